@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One-command set-up for syneval-nb (the README's set-up command is `bash setup.sh`).
+# - creates .venv with Python 3.11 (override with PYTHON=/path/to/python3.11),
+# - installs every dependency at the exact versions of requirements.lock (PyPI only, no model hub),
+# - installs syneval_nb itself in editable mode with its `syneval-nb` command,
+# - registers the Jupyter kernel "syneval-nb" inside .venv, which papermill uses,
+# - checks that Java (needed by the Stanford and Feng-Hirst parsers) is there.
+set -euo pipefail
+cd "$(dirname "$0")"
+PY="${PYTHON:-python3.11}"
+if ! command -v "$PY" >/dev/null 2>&1; then
+    echo "setup.sh: $PY not found; install Python 3.11 or set PYTHON=/path/to/python3.11" >&2
+    exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+    "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet -r requirements.lock
+.venv/bin/python -m pip install --quiet --no-deps -e .
+.venv/bin/python -m ipykernel install --sys-prefix --name syneval-nb --display-name "Python 3 (syneval-nb)" >/dev/null
+if command -v java >/dev/null 2>&1; then
+    echo "setup.sh: Java found: $(java -version 2>&1 | head -n 1)"
+else
+    echo "setup.sh: WARNING: java not found. The Stanford and Feng-Hirst parsers need Java 8 or newer" >&2
+    echo "          (Debian/Ubuntu: sudo apt-get install default-jre-headless). Shipped parses still work." >&2
+fi
+echo "setup.sh: done. Run the notebooks with .venv/bin/syneval-nb run and the tests with .venv/bin/python -m pytest"

@@ -1,0 +1,45 @@
+"""Regression harness: run every notebook in notebooks/ through papermill with small parameters on the real
+shared data and assert on the JSON it writes.
+
+Each notebook ``notebooks/NN_name.ipynb`` needs ``tests/notebook_checks/check_NN_name.py`` with ``PARAMS`` (the
+small CI parameters) and ``check(result: dict)`` (assertions on values). A notebook without one fails here.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+
+import nbformat
+import pytest
+
+from syneval_nb.runner import list_notebooks, run_notebook
+
+NOTEBOOKS = list_notebooks()
+
+
+def test_there_are_notebooks():
+    assert len(NOTEBOOKS) >= 1
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_committed_clean(nb):
+    """Committed without outputs and with a code cell tagged ``parameters``."""
+    book = nbformat.read(str(nb), as_version=4)
+    code = [c for c in book.cells if c.cell_type == "code"]
+    assert any("parameters" in c.metadata.get("tags", []) for c in code), f"{nb.name}: no 'parameters' cell"
+    assert all(not c.outputs for c in code), f"{nb.name} is committed with outputs"
+    src = "".join(c.source for c in code)
+    assert "write_results(" in src, f"{nb.name} does not write its results file"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_runs(nb, shared_data, tmp_path):
+    try:
+        checks = importlib.import_module(f"notebook_checks.check_{nb.stem}")
+    except ModuleNotFoundError:
+        pytest.fail(f"no tests/notebook_checks/check_{nb.stem}.py for {nb.name}")
+    params = {"data_dir": str(shared_data), **getattr(checks, "PARAMS", {})}
+    result = run_notebook(nb, tmp_path, params, html_copy=False)
+    assert json.loads((tmp_path / f"{nb.stem}.json").read_text()) == result
+    checks.check(result)
