@@ -11,10 +11,12 @@ Reading (:func:`read_ptb`) follows what evaluation on parser output needs:
 - words stay as the parser wrote them (``-LRB-`` for "(", ``` `` ``` and ``''`` for quotes);
   :func:`unescape_word` maps them back for display.
 
-The parser's "could not parse" marker ``(())`` makes :func:`read_ptb` raise :class:`EmptyParseError`
-(a :class:`TreeFormatError`); the file readers give ``None`` for it, and for empty lines, so that the output stays
-aligned with the input lines. Any other malformed input raises :class:`TreeFormatError` naming the line, the
-character offset and what was expected.
+The parser's "could not parse" marker ``(())`` (and any tree left without words once empty elements are removed)
+makes :func:`read_ptb` raise :class:`EmptyParseError` (a :class:`TreeFormatError`); the file readers give ``None``
+for it, and for empty lines, so that the output stays aligned with the input lines. Any other malformed input
+raises :class:`TreeFormatError` naming the line, the character offset and what was expected: unbalanced
+brackets, text after the tree, a word outside a preterminal ``(TAG word)``, a preterminal with two words, a
+labelled node with nothing inside (``(S)``), an unlabelled node other than the outer wrapper (``(S ( (NN a)))``).
 
 Trees are :class:`nltk.Tree` objects: nodes are ``Tree`` instances, words are ``str`` leaves, a preterminal is
 ``Tree(tag, [word])``. In a notebook a tree shows as a picture (nltk renders it to SVG through svgling);
@@ -65,7 +67,10 @@ PTB_UNESCAPE = {
     "''": '"',
 }
 # Only ASCII white space separates tokens: Stanford keeps "3\u00a01/2" (no-break space) as one word.
-_TOKEN_RE = re.compile(r"\(|\)|[^ \t\n\r\f\v()]+")
+_W = r"[ \t\n\r\f\v]"
+_N = r"[^ \t\n\r\f\v()]"
+# groups: (tag, word) of a whole preterminal "(TAG word)" | label of an opening "(LABEL" | ")" | a stray word
+_TOKEN_RE = re.compile(rf"\({_W}*({_N}+){_W}+({_N}+){_W}*\)|\({_W}*({_N}*)|(\))|({_N}+)")
 _FUNCTION_TAG_RE = re.compile(r"[-=]")
 
 
@@ -100,91 +105,108 @@ def _token_offset(text: str, k: int) -> int:
     return len(text)
 
 
-def _raw_parse(text: str, line_no: int | None) -> list:
-    """Parse brackets into nested ``[label, children, token_index]`` lists (positions only for error messages)."""
+def _fail(text: str, k: int, line_no: int | None, msg: str) -> TreeFormatError:
+    return TreeFormatError(f"{_where(text, _token_offset(text, k), line_no)}: {msg}")
+
+
+def _parse(text: str, line_no: int | None) -> Tree | None:
+    """One pass over the tokens: check the brackets and build the tree at once.
+
+    A token is a whole preterminal ``(TAG word)``, an opening ``(LABEL`` (label possibly empty), a ``)`` or a
+    stray word (always an error in a PTB tree). A node is closed into ``Tree(strip_label(label), ...)``;
+    ``-NONE-`` nodes and nodes left without words are dropped (``None`` comes back if nothing is left).
+    Unlabelled nodes are allowed only as the outer wrapper ``( (S ...))`` and as the empty parse ``(())``.
+    """
     tokens = _TOKEN_RE.findall(text)
-
-    def fail(k: int, msg: str, cls: type[TreeFormatError] = TreeFormatError) -> TreeFormatError:
-        return cls(f"{_where(text, _token_offset(text, k), line_no)}: {msg}")
-
     if not tokens:
         raise EmptyParseError(f"{_where(text, 0, line_no)}: empty input, expected '('")
-    if tokens[0] != "(":
-        raise fail(0, f"expected '(' but found {tokens[0]!r}")
+    # a frame is [label, surviving child Trees, number of children read, token index of its '(']
     stack: list[list] = []
-    root = None
-    i = 0
-    n = len(tokens)
-    while i < n:
-        tok = tokens[i]
-        if tok == "(":
-            if root is not None and not stack:
-                raise fail(i, "expected end of input after the tree, found another '('")
-            label = ""
-            if i + 1 < n and tokens[i + 1] != "(" and tokens[i + 1] != ")":
-                label = tokens[i + 1]
-            node = [label, [], i]
+    result: Tree | None = None
+    done = False
+    for k, (tag, word, label, close, stray) in enumerate(tokens):
+        if tag:  # a preterminal (TAG word)
+            if not stack:
+                if done:
+                    raise _fail(text, k, line_no, "expected end of input after the tree, found another '('")
+                result = None if tag == EMPTY_ELEMENT else Tree(strip_label(tag), [word])  # e.g. "(NN dog)"
+                done = True
+                continue
+            top = stack[-1]
+            top[2] += 1
+            if tag != EMPTY_ELEMENT:
+                top[1].append(Tree(strip_label(tag), [word]))
+        elif close:
+            if not stack:
+                raise _fail(text, k, line_no, "unbalanced ')', no open bracket to close")
+            label, kids, n_read, _ = stack.pop()
+            if not n_read and label:
+                raise _fail(text, k, line_no, f"expected a word or '(' inside {label!r}, found ')'")
+            node = Tree(strip_label(label), kids) if kids and label != EMPTY_ELEMENT else None
             if stack:
-                siblings = stack[-1][1]
-                if siblings and siblings[-1].__class__ is str:
-                    raise fail(i, f"expected ')' after the word {siblings[-1]!r} of {stack[-1][0]!r}, found '(' "
-                                  "(a preterminal holds exactly one word)")
-                siblings.append(node)
-            stack.append(node)
-            if label:
-                i += 1
-        elif tok == ")":
+                if node is not None:
+                    stack[-1][1].append(node)
+            else:
+                result = node
+                done = True
+        elif stray:
             if not stack:
-                raise fail(i, "unbalanced ')', no open bracket to close")
-            node = stack.pop()
-            if not stack:
-                root = node
-        else:
-            if not stack:
-                raise fail(i, f"expected '(' but found the word {tok!r}")
-            siblings = stack[-1][1]
-            if siblings:
-                what = "a second word" if siblings[-1].__class__ is str else "a word after a subtree"
-                raise fail(i, f"expected ')' or '(' in {stack[-1][0]!r}, found {what} {tok!r}")
-            siblings.append(tok)
-        i += 1
+                where = "end of input after the tree" if done else "'('"
+                raise _fail(text, k, line_no, f"expected {where} but found the word {stray!r}")
+            top = stack[-1]
+            if top[2]:
+                raise _fail(text, k, line_no, f"expected ')' or '(' in {top[0]!r}, found the word {stray!r} "
+                                              "(a word stands only in a preterminal '(TAG word)')")
+            raise _fail(text, k + 1, line_no, f"expected ')' after the word {stray!r} in {top[0]!r}, found "
+                                              f"{_describe(tokens, k + 1)} (a preterminal holds exactly one word)")
+        else:  # an opening bracket, with or without a label
+            if done:
+                raise _fail(text, k, line_no, "expected end of input after the tree, found another '('")
+            if stack:
+                top = stack[-1]
+                if not label and not (len(stack) == 1 and not top[0] and _closes_next(tokens, k)):
+                    raise _fail(text, k, line_no, "expected a label after '('")
+                top[2] += 1
+            stack.append([label, [], 0, k])
     if stack:
-        opened = _where(text, _token_offset(text, stack[-1][2]), line_no)
+        opened = _where(text, _token_offset(text, stack[-1][3]), line_no)
         raise TreeFormatError(
             f"{_where(text, len(text), line_no)}: expected ')' to close {stack[-1][0]!r} opened at "
             f"{opened} ({len(stack)} bracket(s) left open)"
         )
-    return root
+    return result
 
 
-def _build(node: list) -> Tree | None:
-    """Turn a raw node into an nltk Tree, dropping empty elements and constituents left empty."""
-    label, children, _ = node
-    if label == EMPTY_ELEMENT:
-        return None
-    if children and children[0].__class__ is str:
-        return Tree(strip_label(label), [children[0]])
-    kids = [t for t in (_build(c) for c in children) if t is not None]
-    if not kids:
-        return None
-    return Tree(strip_label(label), kids)
+def _closes_next(tokens: list[tuple[str, ...]], k: int) -> bool:
+    """Is the token after ``k`` a ``)`` (the inner ``()`` of the empty parse ``(())``)?"""
+    return k + 1 < len(tokens) and bool(tokens[k + 1][3])
+
+
+def _describe(tokens: list[tuple[str, ...]], k: int) -> str:
+    """How token ``k`` reads in an error message."""
+    if k >= len(tokens):
+        return "the end of the input"
+    tag, word, label, close, stray = tokens[k]
+    if stray:
+        return f"a second word {stray!r}"
+    return "')'" if close else "'('"
 
 
 def read_ptb(text: str, *, line_no: int | None = None) -> Tree:
     """Read one bracketed tree (see the module docstring for what is normalised).
 
     ``line_no`` is the line of ``text`` in its file, used in error messages.
-    Raises :class:`EmptyParseError` for ``(())`` or a tree without words, :class:`TreeFormatError` otherwise.
+    Raises :class:`EmptyParseError` for ``(())`` or a tree without words, :class:`TreeFormatError` for any
+    other malformed input (the message names the line, the character offset and what was expected).
     """
-    raw = _raw_parse(text, line_no)
-    # unwrap (ROOT x), (TOP x), ( x ) while the wrapper has a single child
-    while raw[0] in WRAPPER_LABELS and len(raw[1]) == 1 and not isinstance(raw[1][0], str):
-        raw = raw[1][0]
-    tree = _build(raw)
+    tree = _parse(text, line_no)
     if tree is None:
         raise EmptyParseError(
             f"{_where(text, 0, line_no)}: the tree has no words (the parser's 'could not parse' marker is '(())')"
         )
+    # unwrap (ROOT x), (TOP x), ( x ) while the wrapper has a single child node
+    while tree.label() in WRAPPER_LABELS and len(tree) == 1 and isinstance(tree[0], Tree):
+        tree = tree[0]
     if tree.label() in WRAPPER_LABELS:
         tree.set_label("ROOT")
     return tree

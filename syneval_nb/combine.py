@@ -1,0 +1,547 @@
+"""Combining DR / DR-lex with other metrics (Guzman et al. 2014, sections 4.2 and 5) and the controls of issue 9.
+
+* **Uniform** (section 4.2, "uniform linear interpolation"): every metric is oriented so that higher is better
+  (TER, an error rate, is negated), min-max normalized over the data set being evaluated (:func:`minmax`: over all
+  segments for segment-level results, over the systems for system-level results), and the combination of a base
+  metric with DR (or DR-lex) is the mean of the two normalized scores (:func:`uniform`).
+* **Tuned** (section 4.2, PRO-like): a pairwise-ranking logistic regression (MaxEnt) on *all* human pairs: for each
+  pair of translations of the same segment where the humans prefer ``a`` to ``b``, the feature difference
+  ``f(a) - f(b)`` is a positive example and ``f(b) - f(a)`` a negative one; no intercept; the learned weight
+  vector ``w`` gives the combined score ``w . f`` (:func:`fit_pro`). Trained by cross-validation over whole
+  documents (:func:`tuned_cv`) and on one half of the documents, tested on the other (:func:`tuned_half`).
+* **Evaluation**: segment level, the WMT12 Kendall tau of :func:`syneval_nb.stats.wmt12_tau` (metric ties are
+  discordant); system level, Spearman (:func:`syneval_nb.stats.spearman`) of system scores with human ones.
+* **Controls** (:func:`single_edu_ties`, :func:`length_control`, :func:`partial_correlation`): single-EDU ties,
+  the length-difference baseline, and correlations with length partialled out.
+
+Base metrics (:data:`BASE_METRICS`) are computed by their own modules (:mod:`~syneval_nb.lexical`,
+:mod:`~syneval_nb.syntactic`); a metric whose module is absent is skipped and reported by :func:`missing_metrics`.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+
+DEFAULT_THRESHOLD = 0.5
+"""Minimum MQM difference for a human pair (``|mqm_a - mqm_b| > 0.5``): at least one minor error's worth
+(1 point), so differences made only of minor punctuation errors (0.1 each, up to five of them) do not count."""
+
+# ---------------------------------------------------------------------------------------------------------------
+# base metrics
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """How to compute one base metric: ``module``/``cls`` name, input ``kind`` (``"text"`` or ``"ptb"``),
+    ``higher_is_better``, constructor ``kwargs``."""
+
+    module: str
+    cls: str
+    kind: str = "text"
+    higher_is_better: bool = True
+    kwargs: tuple = ()
+
+    def available(self) -> bool:
+        try:
+            mod = importlib.import_module(f"syneval_nb.{self.module}")
+        except ImportError:
+            return False
+        return hasattr(mod, self.cls)
+
+    def make(self):
+        mod = importlib.import_module(f"syneval_nb.{self.module}")
+        return getattr(mod, self.cls)(**dict(self.kwargs))
+
+
+BASE_METRICS: dict[str, MetricSpec] = {
+    "BLEU": MetricSpec("lexical", "BLEU"),
+    "NIST": MetricSpec("lexical", "NIST"),
+    "TER": MetricSpec("lexical", "TER", higher_is_better=False),
+    "ROUGE-S": MetricSpec("lexical", "RougeS"),
+    "METEOR-ex": MetricSpec("lexical", "MeteorExact"),
+    "GTM": MetricSpec("lexical", "GTM"),
+    "STM": MetricSpec("syntactic", "score_corpus", kind="ptb", kwargs=(("column", "stm_4"),)),
+    "HWCM": MetricSpec("syntactic", "score_corpus", kind="ptb", kwargs=(("column", "hwcm_4"),)),
+    "TKM": MetricSpec("syntactic", "score_corpus", kind="ptb", kwargs=(("column", "tkm"),)),
+}
+"""The kit's base metrics combined with DR / DR-lex (the paper's groups II/III analogs), default options.
+STM and HWCM with maximum depth / chain length 4 (Asiya's ``CP-STM-4`` and ``DP-HWCM-4`` in the paper's
+Asiya-syn), TKM with lambda = 1, all from :func:`syneval_nb.syntactic.score_corpus` on the shipped PTB parses."""
+SYNTACTIC_DEPTH = 4
+
+
+def missing_metrics(names: Sequence[str] | None = None) -> list[str]:
+    """Names of :data:`BASE_METRICS` whose module/class is not importable (skipped by :func:`base_scores`)."""
+    return [n for n in (names or BASE_METRICS) if not BASE_METRICS[n].available()]
+
+
+def _syntactic_scores(names: Sequence[str], ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
+                      systems: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """STM/HWCM/TKM segment scores and corpus scores per system (:func:`syneval_nb.syntactic.score_corpus`,
+    called once per system so that corpus scores come from that system's summed statistics)."""
+    from .syntactic import score_corpus
+
+    cols = {n: dict(BASE_METRICS[n].kwargs)["column"] for n in names}
+    wanted = tuple(sorted({c.split("_")[0] for c in cols.values()}))
+    seg = pd.DataFrame(np.nan, index=range(len(ptb_hyps)), columns=list(names))
+    corpus = {}
+    sys_arr = np.asarray(systems)
+    for s in sorted(set(sys_arr)):
+        idx = np.flatnonzero(sys_arr == s)
+        f = score_corpus([ptb_hyps[i] for i in idx], [list(ptb_refs[i]) for i in idx], metrics=wanted,
+                         max_depth=SYNTACTIC_DEPTH)
+        for n, c in cols.items():
+            seg.loc[idx, n] = f[c].to_numpy(dtype=float)
+        corpus[s] = {n: float(f.attrs["corpus"][c]) for n, c in cols.items()}
+    return seg, pd.DataFrame.from_dict(corpus, orient="index")
+
+
+def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None] | None = None,
+                ptb_refs: Sequence[Sequence[str | None]] | None = None, metrics: Sequence[str] | None = None,
+                systems: Sequence[str] | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Segment scores of the base metrics, one column per metric (raw scale and orientation), and the syntactic
+    metrics' corpus scores per system (index system; empty without parses).
+
+    ``refs[i]`` / ``ptb_refs[i]`` are the references (strings / PTB strings) of segment ``i``; ``systems[i]`` names
+    the system of segment ``i`` (default: one system). Metrics whose module is absent, and syntactic metrics when no
+    parses are given, are left out (see :func:`missing_metrics`).
+    """
+    from tqdm.auto import tqdm
+
+    names = [n for n in (metrics or BASE_METRICS) if BASE_METRICS[n].available()]
+    text = [n for n in names if BASE_METRICS[n].kind == "text"]
+    syn = [n for n in names if BASE_METRICS[n].kind == "ptb"] if ptb_hyps is not None and ptb_refs is not None else []
+    out = {}
+    for name in tqdm(text, desc="lexical metrics", disable=not progress, leave=False):
+        m = BASE_METRICS[name].make()
+        out[name] = np.asarray(m.sentence_scores(list(hyps), [list(r) for r in refs]), dtype=float)
+    seg = pd.DataFrame(out, index=range(len(hyps)))
+    corpus = pd.DataFrame()
+    if syn:
+        sys_ = ["all"] * len(hyps) if systems is None else list(systems)
+        sseg, corpus = _syntactic_scores(syn, ptb_hyps, ptb_refs, sys_)
+        seg = pd.concat([seg, sseg], axis=1)
+    return seg[[n for n in names if n in seg.columns]], corpus
+
+
+def system_base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], systems: Sequence[str],
+                       segment_scores: pd.DataFrame, corpus: pd.DataFrame | None = None) -> pd.DataFrame:
+    """System-level scores: a text metric's ``corpus_score`` over the system's segments (sacrebleu style: summed
+    sufficient statistics); a column of ``corpus`` (the syntactic metrics' corpus scores per system) as given; any
+    other column (DR, DR-lex, ...) the mean of its segment scores. Index: system (sorted)."""
+    sys_arr = np.asarray(systems)
+    names = sorted(set(sys_arr))
+    rows = {}
+    for s in names:
+        idx = np.flatnonzero(sys_arr == s)
+        row = {}
+        for col in segment_scores.columns:
+            spec = BASE_METRICS.get(col)
+            if spec is not None and spec.kind == "text":
+                m = spec.make()
+                row[col] = float(m.corpus_score([hyps[i] for i in idx], [list(refs[i]) for i in idx]).score)
+            elif corpus is not None and col in corpus.columns and s in corpus.index:
+                row[col] = float(corpus.loc[s, col])
+            else:
+                row[col] = float(np.nanmean(segment_scores[col].to_numpy()[idx]))
+        rows[s] = row
+    return pd.DataFrame.from_dict(rows, orient="index")[list(segment_scores.columns)]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# normalization and uniform combination
+# ---------------------------------------------------------------------------------------------------------------
+
+def higher_is_better(name: str) -> bool:
+    """Orientation of a metric column (False only for error rates such as TER)."""
+    spec = BASE_METRICS.get(name)
+    return True if spec is None else spec.higher_is_better
+
+
+def minmax(x: Sequence[float]) -> np.ndarray:
+    """Min-max normalization to [0, 1]: ``(x - min) / (max - min)`` (NaN kept, ignored for min/max); a constant
+    column maps to 0."""
+    a = np.asarray(x, dtype=float)
+    lo, hi = np.nanmin(a), np.nanmax(a)
+    if not np.isfinite(hi - lo) or hi == lo:
+        return np.where(np.isnan(a), np.nan, 0.0)
+    return (a - lo) / (hi - lo)
+
+
+def normalize(scores: pd.DataFrame) -> pd.DataFrame:
+    """Orient every column higher-is-better (error rates negated) and min-max normalize it (Guzman et al. 2014,
+    section 4.2: "a min-max normalization, for each metric, and for each language pair")."""
+    out = {}
+    for c in scores.columns:
+        v = scores[c].to_numpy(dtype=float)
+        out[c] = minmax(v if higher_is_better(c) else -v)
+    return pd.DataFrame(out, index=scores.index)
+
+
+def uniform(normalized: pd.DataFrame, names: Sequence[str]) -> np.ndarray:
+    """Uniform linear interpolation: the mean of the normalized columns ``names``."""
+    return normalized[list(names)].to_numpy(dtype=float).mean(axis=1)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# tuned combination: PRO-like pairwise logistic regression
+# ---------------------------------------------------------------------------------------------------------------
+
+def pairwise_examples(features: np.ndarray, better: np.ndarray, worse: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """PRO training set from human pairs: ``f(better) - f(worse)`` labelled 1 and its negation labelled 0."""
+    f = np.asarray(features, dtype=float)
+    d = f[better] - f[worse]
+    return np.vstack([d, -d]), np.concatenate([np.ones(len(d)), np.zeros(len(d))])
+
+
+def fit_pro(features: np.ndarray, better: np.ndarray, worse: np.ndarray, C: float = 1.0) -> np.ndarray:
+    """Weights of the linear combination from all human pairs (MaxEnt = L2-regularized logistic regression,
+    scikit-learn ``lbfgs``, no intercept: a pairwise difference has no offset). ``C`` is the inverse
+    regularization strength (the paper does not give one; 1.0 is scikit-learn's default)."""
+    from sklearn.linear_model import LogisticRegression
+
+    if len(better) == 0:
+        raise ValueError("no human pairs to train on")
+    X, y = pairwise_examples(features, better, worse)
+    ok = np.isfinite(X).all(axis=1)
+    model = LogisticRegression(C=C, fit_intercept=False, max_iter=1000)
+    model.fit(X[ok], y[ok])
+    return model.coef_.ravel()
+
+
+def _pairs_within(mask: np.ndarray, human: np.ndarray, segments: np.ndarray, threshold: float):
+    idx = np.flatnonzero(mask)
+    b, w = stats.better_worse_pairs(human[idx], segments[idx], threshold)
+    return idx[b], idx[w]
+
+
+def document_folds(groups: Sequence, n_folds: int = 10) -> list[np.ndarray]:
+    """Fold id lists over whole documents: documents are assigned largest first to the currently smallest fold
+    (folds of about equal size, a document never split, as in the paper's section 5.4). With fewer documents
+    than ``n_folds`` there are as many folds as documents (leave-one-document-out)."""
+    g = np.asarray(groups)
+    docs, sizes = np.unique(g, return_counts=True)
+    k = min(n_folds, len(docs))
+    if k < 2:
+        raise ValueError(f"cross-validation over documents needs at least 2 documents, got {len(docs)}")
+    load = np.zeros(k)
+    members: list[list] = [[] for _ in range(k)]
+    for d, s in sorted(zip(docs, sizes), key=lambda x: (-x[1], str(x[0]))):
+        f = int(np.argmin(load))
+        load[f] += s
+        members[f].append(d)
+    return [np.flatnonzero(np.isin(g, m)) for m in members]
+
+
+def tuned_cv(features: np.ndarray, human: Sequence[float], segments: Sequence, groups: Sequence, n_folds: int = 10,
+             threshold: float = DEFAULT_THRESHOLD, C: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Out-of-fold combined scores: for each fold of :func:`document_folds`, train :func:`fit_pro` on the human
+    pairs of the other folds and score the fold. Returns ``(scores, weights)`` with one weight row per fold.
+    Pairs never cross segments, so the WMT12 tau of the pooled out-of-fold scores equals the tau of the pooled
+    per-fold concordance counts."""
+    f = np.asarray(features, dtype=float)
+    h = np.asarray(human, dtype=float)
+    seg = np.asarray(segments)
+    out = np.full(len(f), np.nan)
+    weights = []
+    for test in document_folds(groups, n_folds):
+        train = np.ones(len(f), dtype=bool)
+        train[test] = False
+        b, w = _pairs_within(train, h, seg, threshold)
+        wt = fit_pro(f, b, w, C)
+        weights.append(wt)
+        out[test] = f[test] @ wt
+    return out, np.array(weights)
+
+
+def half_split(groups: Sequence, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two halves of the documents (shuffled with ``seed``, then assigned to the smaller half): boolean masks
+    ``(tune, test)`` -- the analog of the paper's tune-on-WMT12 / test-on-WMT11 experiment."""
+    g = np.asarray(groups)
+    docs, sizes = np.unique(g, return_counts=True)
+    if len(docs) < 2:
+        raise ValueError("a half/half split needs at least 2 documents")
+    order = np.random.default_rng(seed).permutation(len(docs))
+    halves: list[list] = [[], []]
+    load = [0, 0]
+    for i in sorted(order, key=lambda i: -sizes[i]):
+        k = 0 if load[0] <= load[1] else 1
+        halves[k].append(docs[i])
+        load[k] += sizes[i]
+    tune = np.isin(g, halves[0])
+    return tune, ~tune
+
+
+def tuned_half(features: np.ndarray, human: Sequence[float], segments: Sequence, groups: Sequence, seed: int = 0,
+               threshold: float = DEFAULT_THRESHOLD, C: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tune on one half of the documents, score the other: ``(scores on the test half, NaN elsewhere; weights;
+    test mask)``."""
+    f = np.asarray(features, dtype=float)
+    tune, test = half_split(groups, seed)
+    b, w = _pairs_within(tune, np.asarray(human, dtype=float), np.asarray(segments), threshold)
+    wt = fit_pro(f, b, w, C)
+    out = np.full(len(f), np.nan)
+    out[test] = f[test] @ wt
+    return out, wt, test
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# evaluation tables (the paper's Tables 2-4)
+# ---------------------------------------------------------------------------------------------------------------
+
+def segment_tau(metric: Sequence[float], human: Sequence[float], segments: Sequence,
+                threshold: float = DEFAULT_THRESHOLD, mask: np.ndarray | None = None,
+                texts: Sequence[str] | None = None) -> float:
+    """WMT12 Kendall tau (:func:`syneval_nb.stats.wmt12_tau`: pairs of the same segment whose human scores differ
+    by more than ``threshold``; metric ties discordant; tau = (C - D) / (C + D)) over the rows in ``mask`` (all by
+    default); rows with a NaN metric score are dropped.
+
+    With ``texts`` (the hypotheses), pairs of *identical* translations are dropped as well: every metric ties them
+    (a forced discordance), and their human difference is rater noise (TED MQM has one rater per system and
+    segment). The tau over the remaining pairs uses :func:`syneval_nb.stats.better_worse_pairs` and
+    :func:`syneval_nb.stats.concordance_counts` with the same definition as ``wmt12_tau``.
+    """
+    m = np.asarray(metric, dtype=float)
+    keep = np.isfinite(m) if mask is None else (np.isfinite(m) & mask)
+    h, seg = np.asarray(human, dtype=float)[keep], np.asarray(segments)[keep]
+    if texts is None:
+        return stats.wmt12_tau(m[keep], h, seg, threshold)
+    t = np.asarray(texts, dtype=object)[keep]
+    b, w = stats.better_worse_pairs(h, seg, threshold)
+    diff = t[b] != t[w]
+    c, d, ties = stats.concordance_counts(m[keep], b[diff], w[diff])
+    n = c + d + ties
+    return (c - d - ties) / n if n else float("nan")
+
+
+def _finish(table: pd.DataFrame) -> pd.DataFrame:
+    """Append the paper's ``average`` row (base metrics only) and ``diff.`` row (+dr/+dr-lex minus Orig.)."""
+    base = table.drop(index=[i for i in ("DR", "DR-lex") if i in table.index])
+    avg = base.mean(axis=0, skipna=True)
+    diff = pd.Series({c: avg[c] - avg["Orig."] if c != "Orig." else np.nan for c in table.columns})
+    return pd.concat([table, avg.to_frame("average").T, diff.to_frame("diff.").T])
+
+
+def uniform_table(normalized: pd.DataFrame, evaluate: Callable[[np.ndarray], float],
+                  base: Sequence[str], extras: Sequence[str] = ("DR", "DR-lex")) -> pd.DataFrame:
+    """Rows DR, DR-lex and every base metric; columns ``Orig.``, ``+dr``, ``+dr-lex``: ``evaluate`` (a
+    correlation of a score vector with the humans) of the metric alone and of its uniform combination with DR /
+    DR-lex; then the ``average`` and ``diff.`` rows."""
+    cols = {"DR": "+dr", "DR-lex": "+dr-lex"}
+    rows = {}
+    for e in extras:
+        rows[e] = {"Orig.": evaluate(normalized[e].to_numpy()), **{cols[x]: np.nan for x in extras}}
+    for m in base:
+        row = {"Orig.": evaluate(normalized[m].to_numpy())}
+        for e in extras:
+            row[cols[e]] = evaluate(uniform(normalized, [m, e]))
+        rows[m] = row
+    return _finish(pd.DataFrame.from_dict(rows, orient="index"))
+
+
+def tuned_table(normalized: pd.DataFrame, human: Sequence[float], segments: Sequence, groups: Sequence,
+                base: Sequence[str], mode: str = "cv", n_folds: int = 10, seed: int = 0,
+                threshold: float = DEFAULT_THRESHOLD, C: float = 1.0, texts: Sequence[str] | None = None) -> pd.DataFrame:
+    """The paper's Table 4 (``mode="cv"``) / Table 5 (``mode="half"``) analog: segment-level WMT12 tau of each
+    base metric alone (``Orig.``, on the evaluated rows) and of its tuned combination with DR / DR-lex (``+dr``,
+    ``+dr-lex``), plus ``Tuned all``: all base metrics tuned together, with and without DR and DR-lex.
+    ``texts``: see :func:`segment_tau` (drop identical-translation pairs from the evaluation)."""
+    h = np.asarray(human, dtype=float)
+    seg = np.asarray(segments)
+
+    def run(cols: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        f = normalized[list(cols)].to_numpy(dtype=float)
+        f = np.where(np.isnan(f), 0.0, f)
+        if mode == "cv":
+            s, _ = tuned_cv(f, h, seg, groups, n_folds, threshold, C)
+            return s, np.isfinite(s)
+        if mode == "half":
+            s, _, test = tuned_half(f, h, seg, groups, seed, threshold, C)
+            return s, test
+        raise ValueError(f"mode must be 'cv' or 'half', got {mode!r}")
+
+    _, mask = run([base[0]])
+    rows = {e: {"Orig.": segment_tau(normalized[e], h, seg, threshold, mask, texts), "+dr": np.nan, "+dr-lex": np.nan}
+            for e in ("DR", "DR-lex")}
+    for m in list(base) + ["all"]:
+        cols = list(base) if m == "all" else [m]
+        row = {}
+        if m == "all":
+            s, msk = run(cols)
+            row["Orig."] = segment_tau(s, h, seg, threshold, msk, texts)
+        else:
+            row["Orig."] = segment_tau(normalized[m], h, seg, threshold, mask, texts)
+        for e, c in (("DR", "+dr"), ("DR-lex", "+dr-lex")):
+            s, msk = run(cols + [e])
+            row[c] = segment_tau(s, h, seg, threshold, msk, texts)
+        rows["Tuned all" if m == "all" else m] = row
+    return _finish(pd.DataFrame.from_dict(rows, orient="index"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# controls (issue 9, section 4)
+# ---------------------------------------------------------------------------------------------------------------
+
+def single_edu_ties(hyp_rst: Sequence[Mapping | None], ref_rst: Sequence[Mapping | None]) -> dict[str, int]:
+    """Count (hypothesis, reference) pairs by voidness: ``both_void`` pairs score DR = 1.0 whatever their words,
+    ``one_void`` pairs score DR = 0.0; ``neither_void`` pairs are compared on structure; ``missing`` has a None."""
+    from .discourse import is_void
+
+    out = {"both_void": 0, "one_void": 0, "neither_void": 0, "missing": 0}
+    for h, r in zip(hyp_rst, ref_rst):
+        if h is None or r is None:
+            out["missing"] += 1
+            continue
+        v = is_void(h) + is_void(r)
+        out[("neither_void", "one_void", "both_void")[v]] += 1
+    return out
+
+
+def human_pair_ties(metric: Sequence[float], human: Sequence[float], segments: Sequence,
+                    threshold: float = DEFAULT_THRESHOLD, texts: Sequence[str] | None = None) -> dict[str, float]:
+    """How many human pairs (:func:`syneval_nb.stats.better_worse_pairs`) the metric ties (counted as discordant
+    by the WMT12 tau): ``pairs``, ``ties``, ``tie_rate``; with ``texts``, also ``identical`` (pairs of identical
+    translations, which every metric ties)."""
+    b, w = stats.better_worse_pairs(np.asarray(human, dtype=float), np.asarray(segments), threshold)
+    c, d, t = stats.concordance_counts(np.asarray(metric, dtype=float), b, w)
+    n = c + d + t
+    out = {"pairs": n, "ties": t, "tie_rate": t / n if n else float("nan")}
+    if texts is not None:
+        tx = np.asarray(texts, dtype=object)
+        out["identical"] = int((tx[b] == tx[w]).sum())
+    return out
+
+
+def length_control(hyps: Sequence[str], refs: Sequence[str], tokenizer: str = "13a") -> np.ndarray:
+    """The length-difference control baseline: ``-|len(hyp) - len(ref)|`` in tokens (higher = closer in length),
+    with :func:`syneval_nb.lexical.tokenize`."""
+    from .lexical import tokenize
+
+    return -np.array([abs(len(tokenize(h, tokenizer)) - len(tokenize(r, tokenizer))) for h, r in zip(hyps, refs)],
+                     dtype=float)
+
+
+def partial_correlation(x: Sequence[float], y: Sequence[float], z: np.ndarray | Sequence[float]) -> float:
+    """Pearson partial correlation of ``x`` and ``y`` controlling for the column(s) ``z``: the correlation of the
+    residuals of ``x`` and ``y`` after least-squares regression on ``[1, z]``.
+
+    LAST RESORT, to move: :mod:`syneval_nb.stats` has no partial correlation yet (requested in the issue-9 report);
+    this is the textbook residual definition (equal to ``(r_xy - r_xz r_yz) / sqrt((1-r_xz^2)(1-r_yz^2))`` for one
+    control variable), checked against that formula in the tests.
+    """
+    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    za = np.asarray(z, dtype=float).reshape(len(xa), -1)
+    keep = np.isfinite(xa) & np.isfinite(ya) & np.isfinite(za).all(axis=1)
+    A = np.column_stack([np.ones(keep.sum()), za[keep]])
+    rx = xa[keep] - A @ np.linalg.lstsq(A, xa[keep], rcond=None)[0]
+    ry = ya[keep] - A @ np.linalg.lstsq(A, ya[keep], rcond=None)[0]
+    return stats.pearson(rx, ry)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the two data sets, scored (used by notebook 07)
+# ---------------------------------------------------------------------------------------------------------------
+
+def discourse_columns(hyp_rst: Sequence[Mapping | None], ref_rst: Sequence[Mapping | None],
+                      progress: bool = True) -> pd.DataFrame:
+    """``DR``, ``DR-lex`` (NaN where a tree is missing) and the EDU counts ``edus_hyp``, ``edus_ref``."""
+    from .discourse import DiscourseSimilarity, n_edus
+
+    out = {}
+    for lex, name in ((False, "DR"), (True, "DR-lex")):
+        out[name] = DiscourseSimilarity(lexicalized=lex).score_many(hyp_rst, ref_rst, missing="nan",
+                                                                    progress=progress)
+    out["edus_hyp"] = [np.nan if t is None else n_edus(t) for t in hyp_rst]
+    out["edus_ref"] = [np.nan if t is None else n_edus(t) for t in ref_rst]
+    return pd.DataFrame(out)
+
+
+def _sample_segments(seg_ids: Sequence, sample: int | None, seed: int) -> np.ndarray:
+    uniq = np.unique(np.asarray(seg_ids))
+    if sample is None or sample >= len(uniq):
+        return uniq
+    return np.sort(np.random.default_rng(seed).choice(uniq, size=sample, replace=False))
+
+
+def score_frame(hyps: Sequence[str], refs: Sequence[str], hyp_rst: Sequence, ref_rst: Sequence,
+                ptb_hyps: Sequence | None = None, ptb_refs: Sequence | None = None, systems: Sequence | None = None,
+                metrics: Sequence[str] | None = None, progress: bool = True) -> pd.DataFrame:
+    """All segment scores against one reference: base metrics, DR, DR-lex, EDU counts, ``length`` control.
+    ``attrs["syntactic_corpus"]`` holds the syntactic metrics' corpus scores per system."""
+    base, corpus = base_scores(hyps, [[r] for r in refs], ptb_hyps,
+                               None if ptb_refs is None else [[p] for p in ptb_refs], metrics, systems, progress)
+    disc = discourse_columns(hyp_rst, ref_rst, progress)
+    out = pd.concat([base, disc], axis=1)
+    out["length"] = length_control(hyps, refs)
+    out.attrs["syntactic_corpus"] = corpus
+    return out
+
+
+def ted_scores(folder=None, reference: str = "refB", sample: int | None = None, seed: int = 0,
+               include_human: bool = False, metrics: Sequence[str] | None = None,
+               progress: bool = True) -> pd.DataFrame:
+    """TED zh-en, scored: one row per (system, segment) of the MT systems (and the other human translation with
+    ``include_human``), against ``reference`` (``"refB"``, WMT21's choice, or ``"ref"``). ``sample`` = number of
+    segments drawn with ``seed`` (all systems of each drawn segment kept). Columns: ``system, doc, seg_id, mqm``,
+    the base metrics, ``DR, DR-lex, edus_hyp, edus_ref, length``."""
+    from .data import load_ted_zhen_mqm
+    from .discourse import ted_rst
+
+    if reference not in ("ref", "refB"):
+        raise ValueError(f"reference must be 'ref' or 'refB', got {reference!r}")
+    ted = load_ted_zhen_mqm(folder)
+    rst = ted_rst(ted, folder)
+    for k, v in rst.items():
+        ted[k] = pd.Series(v, index=ted.index, dtype=object)
+    keep = (ted["system"] != reference) & (include_human | ~ted["is_human"])
+    keep &= ted["seg_id"].isin(_sample_segments(ted["seg_id"], sample, seed)) & ted["mqm"].notna()
+    d = ted[keep].reset_index(drop=True)
+    scores = score_frame(list(d["target"]), list(d[reference]), list(d["rst"]), list(d[f"rst_{reference}"]),
+                         list(d["ptb"]), list(d[f"ptb_{reference}"]), list(d["system"]), metrics, progress)
+    meta = d[["system", "doc", "seg_id", "mqm", "target", reference]].rename(columns={reference: "reference"})
+    out = pd.concat([meta, scores], axis=1)
+    out.attrs["syntactic_corpus"] = scores.attrs["syntactic_corpus"]
+    return out
+
+
+def wmt21_scores(folder=None, reference: str = "A", sample: int | None = None, seed: int = 0,
+                 metrics: Sequence[str] | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """WMT21 de-en, scored against reference ``A`` (the primary one; ``HUMAN`` in the DA is ref-B): segment frame
+    (``system, seg_id, target, reference``, metrics, ``DR, DR-lex``, EDU counts, ``length``) of the 19 MT systems on ``sample`` lines,
+    and the system DA (``system, da_z, da_raw``) of those systems."""
+    from .data import load_wmt21_deen
+    from .discourse import wmt21_rst
+
+    if reference not in ("A", "B"):
+        raise ValueError(f"reference must be 'A' or 'B', got {reference!r}")
+    w = load_wmt21_deen(folder)
+    seg = w.segments
+    rst = wmt21_rst(seg, folder)
+    seg = seg.assign(**{k: pd.Series(v, index=seg.index, dtype=object) for k, v in rst.items()})
+    seg = seg[seg["seg_id"].isin(_sample_segments(seg["seg_id"], sample, seed))].reset_index(drop=True)
+    scores = score_frame(list(seg["target"]), list(seg[f"ref_{reference}"]), list(seg["rst"]),
+                         list(seg[f"rst_ref_{reference}"]), list(seg["ptb"]), list(seg[f"ptb_ref_{reference}"]),
+                         list(seg["system"]), metrics, progress)
+    da = w.system_da[~w.system_da["is_human"]][["system", "da_z", "da_raw"]].reset_index(drop=True)
+    meta = seg[["system", "seg_id", "target", f"ref_{reference}"]].rename(columns={f"ref_{reference}": "reference"})
+    out = pd.concat([meta, scores], axis=1)
+    out.attrs["syntactic_corpus"] = scores.attrs["syntactic_corpus"]
+    return out, da
+
+
+def system_table(frame: pd.DataFrame, human: pd.Series, base: Sequence[str]) -> pd.DataFrame:
+    """Table 2 analog: system scores (:func:`system_base_scores` of a :func:`ted_scores` / :func:`wmt21_scores`
+    frame), normalized over the systems, Spearman with ``human`` (indexed by system) for each metric alone and
+    uniformly combined with DR / DR-lex."""
+    cols = list(base) + ["DR", "DR-lex"]
+    sys_scores = system_base_scores(list(frame["target"]), [[r] for r in frame["reference"]], list(frame["system"]),
+                                    frame[cols], frame.attrs.get("syntactic_corpus"))
+    h = human.reindex(sys_scores.index).to_numpy(dtype=float)
+    return uniform_table(normalize(sys_scores), lambda s: stats.spearman(s, h), base)

@@ -1,0 +1,554 @@
+"""Datasets and human scores as tidy pandas frames, plus the download of the public files.
+
+Two public data sets, both into English and both with two human translations per segment:
+
+* **WMT21 news, newstest2021 de-en** (:func:`load_wmt21_deen`): 19 MT systems x 1000 segments, references A and B,
+  crowd Direct Assessment (DA) at system level, the segment DA kept *unaligned* (see below), and the COMET
+  system scores WMT published with the outputs. Public repository ``wmt-conference/wmt21-news-systems``.
+* **WMT21 TED talks test suite, zh-en, expert MQM** (:func:`load_ted_zhen_mqm`): 13 MT systems plus the two human
+  translations ``ref`` and ``refB``, 529 annotated segments, MQM computed here from the error rows (it equals the
+  published segment averages). Public repository ``google/wmt-mqm-human-evaluation`` (Apache-2.0).
+* a user's own files (:func:`load_text_set`).
+
+Where the files come from (``folder=None``): :func:`syneval_nb.paths.data_dir` resolves a local copy
+(``SYNEVAL_NB_DATA`` or ``../shared/data`` beside the checkout). Without one, the loaders download the public files
+(:func:`download_dataset`) into ``paths.cache_dir()/data``, at the pinned commits in :data:`SOURCES`. The shipped
+parse files (``parses/stanford-pcfg-3.3.1/*.ptb``) are **not** in those public repositories: users make them with
+``syneval-nb parse``; until then the ``ptb*`` columns are ``None``.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import paths
+
+# --------------------------------------------------------------------------------------------------------------
+# Where the public files live
+# --------------------------------------------------------------------------------------------------------------
+
+DEFAULT_BASE_URL = "https://github.com"
+"""Files are fetched from ``{base_url}/{repo}/raw/{commit}/{remote path}`` (a ``file://`` mirror works too)."""
+
+WMT21_REPO, WMT21_COMMIT = "wmt-conference/wmt21-news-systems", "f41750d"
+MQM_REPO, MQM_COMMIT = "google/wmt-mqm-human-evaluation", "7fadea2"
+
+WMT21_DEEN = "wmt21-deen"
+TED_ZHEN = "ted-zhen-mqm"
+
+WMT21_SYSTEMS: tuple[str, ...] = (
+    "Borderline", "Facebook-AI", "HuaweiTSC", "ICL", "Manifold", "NVIDIA-NeMo", "Online-A", "Online-B",
+    "Online-G", "Online-W", "Online-Y", "P3AI", "SMU", "UEdin", "UF", "VolcTrans-AT", "VolcTrans-GLAT",
+    "Watermelon", "happypoet",
+)
+"""The 19 MT systems of newstest2021 de-en, named as in the txt file names."""
+
+PTB_DIR = Path("parses") / "stanford-pcfg-3.3.1"
+RST_DIR = Path("parses") / "feng-hirst-0.1.4"
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One public file: where it is in its repository and where it goes in the local data folder."""
+
+    repo: str
+    commit: str
+    remote: str
+    local: str
+
+    def url(self, base_url: str = DEFAULT_BASE_URL) -> str:
+        return f"{base_url.rstrip('/')}/{self.repo}/raw/{self.commit}/{self.remote}"
+
+
+def _wmt21_files() -> list[RemoteFile]:
+    f = lambda remote, local: RemoteFile(WMT21_REPO, WMT21_COMMIT, remote, local)  # noqa: E731
+    files = [
+        f("txt/sources/newstest2021.de-en.src.de", "newstest2021.de-en.src.de"),
+        f("txt/references/newstest2021.de-en.ref.A.en", "newstest2021.de-en.ref.A.en"),
+        f("txt/references/newstest2021.de-en.ref.B.en", "newstest2021.de-en.ref.B.en"),
+    ]
+    files += [f(f"txt/system-outputs/newstest2021.de-en.hyp.{s}.en", f"system-outputs/newstest2021.de-en.hyp.{s}.en")
+              for s in WMT21_SYSTEMS]
+    for name in ("ad-seg-scores-de-en.csv", "ad-sys-scores-de-en.csv", "ad-sys-ranking-de-en-z-names.csv"):
+        files.append(f(f"humaneval/newstest2021-toen/{name}", f"humaneval/{name}"))
+    for ref in ("A", "B"):
+        files.append(f(f"scores/COMET/de-en/COMET_newstest2021_ref-{ref}.tsv", f"scores/COMET_newstest2021_ref-{ref}.tsv"))
+    return files
+
+
+def _ted_files() -> list[RemoteFile]:
+    return [
+        RemoteFile(MQM_REPO, MQM_COMMIT, "ted/zhen/mqm_ted_zhen.tsv", "mqm_ted_zhen.tsv"),
+        RemoteFile(MQM_REPO, MQM_COMMIT, "ted/zhen/mqm_ted_zhen.avg_seg_scores.tsv", "mqm_ted_zhen.avg_seg_scores.tsv"),
+        RemoteFile(MQM_REPO, MQM_COMMIT, "LICENSE", "LICENSE"),
+    ]
+
+
+SOURCES: dict[str, list[RemoteFile]] = {WMT21_DEEN: _wmt21_files(), TED_ZHEN: _ted_files()}
+"""Every public file a loader needs, per data set (sub-folder name of the data folder)."""
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Download and folder resolution
+# --------------------------------------------------------------------------------------------------------------
+
+def _fetch(url: str, dest: Path) -> None:
+    """Download one URL to ``dest`` atomically (a partial file never takes the final name)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=60) as resp:  # noqa: S310
+            shutil.copyfileobj(resp, out)
+        os.replace(tmp, dest)
+    except (urllib.error.URLError, OSError) as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(f"could not download {url}: {exc}") from exc
+
+
+def download_dataset(name: str, dest_root: str | os.PathLike | None = None,
+                     base_url: str = DEFAULT_BASE_URL, force: bool = False) -> Path:
+    """Download the public files of data set ``name`` (``"wmt21-deen"`` or ``"ted-zhen-mqm"``).
+
+    Files go to ``<dest_root>/<name>/`` (default ``paths.cache_dir()/data``) under the same relative names as in
+    the shared data folder; files already present are kept unless ``force``. For TED zh-en, ``texts.tsv`` (one row
+    per (system, seg_id) with the marker-free source/target, sorted by system then seg_id) is derived from the
+    error file afterwards, because parse files are aligned with its rows. Returns the data set folder.
+    """
+    if name not in SOURCES:
+        raise ValueError(f"unknown data set {name!r}; known: {sorted(SOURCES)}")
+    from tqdm.auto import tqdm
+
+    root = Path(dest_root) if dest_root is not None else paths.cache_dir() / "data"
+    folder = root / name
+    todo = [rf for rf in SOURCES[name] if force or not (folder / rf.local).is_file()]
+    for rf in tqdm(todo, desc=f"downloading {name}", unit="file", disable=not todo):
+        _fetch(rf.url(base_url), folder / rf.local)
+    if name == TED_ZHEN and (force or not (folder / "texts.tsv").is_file()):
+        write_ted_texts(folder)
+    return folder
+
+
+def _missing(name: str, folder: Path) -> list[str]:
+    return [rf.local for rf in SOURCES[name] if not (folder / rf.local).is_file()]
+
+
+def dataset_dir(name: str, folder: str | os.PathLike | None = None, base_url: str | None = None) -> Path:
+    """The folder holding data set ``name``; downloads it when the kit falls back to its cache.
+
+    ``folder`` is the data folder holding ``<name>/`` (or the data set folder itself). With ``folder=None`` and no
+    local copy configured (``SYNEVAL_NB_DATA``, ``../shared/data``) the public files are downloaded into
+    ``paths.cache_dir()/data``. A configured folder with missing files is an error that names them.
+    """
+    if name not in SOURCES:
+        raise ValueError(f"unknown data set {name!r}; known: {sorted(SOURCES)}")
+    root = paths.data_dir(folder)
+    cand = root if root.name == name and not (root / name).is_dir() else root / name
+    missing = _missing(name, cand)
+    if not missing:
+        return cand
+    cache_root = (paths.cache_dir() / "data").resolve()
+    if folder is None and root.resolve() == cache_root:
+        return download_dataset(name, cache_root, base_url or DEFAULT_BASE_URL)
+    raise FileNotFoundError(
+        f"{cand} lacks {len(missing)} file(s) of {name} (e.g. {missing[0]}); run "
+        f"syneval_nb.data.download_dataset({name!r}, {str(root)!r}) or point SYNEVAL_NB_DATA at a complete copy")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Small readers
+# --------------------------------------------------------------------------------------------------------------
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """Lines of a UTF-8 text file without their line ends (a final newline does not add an empty line)."""
+    text = Path(path).read_text(encoding="utf-8")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln.rstrip("\r") for ln in lines]
+
+
+def _read_ptb_lines(path: Path, n: int) -> list[str | None]:
+    """Parse strings of a shipped ``.ptb`` file, one per line; ``None`` for ``(())`` or when the file is absent."""
+    if not path.is_file():
+        return [None] * n
+    lines = read_lines(path)
+    if len(lines) != n:
+        raise ValueError(f"{path} has {len(lines)} parses for {n} input lines")
+    return [None if ln.strip() in ("(())", "") else ln for ln in lines]
+
+
+def _read_tsv(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, sep="\t", quoting=3, keep_default_na=False, dtype=str)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# TED zh-en MQM
+# --------------------------------------------------------------------------------------------------------------
+
+TED_HUMAN = ("ref", "refB")
+"""The two human translations in the error file; the published averages call them ``ref-A`` and ``ref-B``."""
+TED_PUBLISHED_NAMES = {"ref": "ref-A", "refB": "ref-B"}
+
+MQM_MAJOR, MQM_MINOR, MQM_MINOR_PUNCT, MQM_NON_TRANSLATION = 5.0, 1.0, 0.1, 25.0
+
+_MARKERS = re.compile(r"</?v>")
+
+
+def mqm_weight(category: str, severity: str) -> float:
+    """MQM weight of one error row (Freitag et al. 2021, Table 2 / the repository's README).
+
+    ``Non-translation`` (any severity) 25; Major 5; Minor ``Fluency/Punctuation`` 0.1; other Minor 1;
+    ``No-error`` 0. Categories are matched case-insensitively, ``Non-translation!`` included.
+    """
+    cat, sev = category.strip().lower(), severity.strip().lower()
+    if cat.startswith("non-translation"):
+        return MQM_NON_TRANSLATION
+    if cat == "no-error" or sev in ("no-error", "neutral", ""):
+        return 0.0
+    if sev == "major":
+        return MQM_MAJOR
+    if sev == "minor":
+        return MQM_MINOR_PUNCT if cat == "fluency/punctuation" else MQM_MINOR
+    raise ValueError(f"unknown MQM severity {severity!r} (category {category!r})")
+
+
+def read_mqm_errors(path: str | os.PathLike) -> pd.DataFrame:
+    """The MQM error file, one row per annotated error, with a ``weight`` column and marker-free texts."""
+    e = _read_tsv(Path(path))
+    need = {"system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity"}
+    if not need <= set(e.columns):
+        raise ValueError(f"{path}: expected columns {sorted(need)}, got {list(e.columns)}")
+    e["seg_id"] = e["seg_id"].astype(int)
+    e["doc_id"] = e["doc_id"].astype(int)
+    e["weight"] = [mqm_weight(c, s) for c, s in zip(e["category"], e["severity"])]
+    e["source_clean"] = e["source"].str.replace(_MARKERS, "", regex=True)
+    e["target_clean"] = e["target"].str.replace(_MARKERS, "", regex=True)
+    return e
+
+
+def ted_texts(errors: pd.DataFrame) -> pd.DataFrame:
+    """One row per (system, seg_id) with the marker-free texts, sorted by system then seg_id.
+
+    This is exactly the row order of the shared ``texts.tsv`` (to which the shipped parse files are aligned).
+    """
+    g = (errors.groupby(["system", "seg_id"], sort=True)
+         .agg(doc=("doc", "first"), doc_id=("doc_id", "first"), source=("source_clean", "first"),
+              target=("target_clean", "first"))
+         .reset_index())
+    return g[["system", "doc", "doc_id", "seg_id", "source", "target"]]
+
+
+def write_ted_texts(folder: str | os.PathLike) -> Path:
+    """Derive ``texts.tsv`` from ``mqm_ted_zhen.tsv`` in ``folder`` (what ``syneval-nb parse`` parses)."""
+    folder = Path(folder)
+    out = folder / "texts.tsv"
+    ted_texts(read_mqm_errors(folder / "mqm_ted_zhen.tsv")).to_csv(out, sep="\t", index=False, quoting=3)
+    return out
+
+
+def mqm_scores(errors: pd.DataFrame) -> pd.DataFrame:
+    """Segment MQM per (system, seg_id): summed error weights averaged over the segment's raters.
+
+    Columns ``mqm`` (all categories), ``mqm_fluency`` (categories ``Fluency/*``), ``mqm_fluency_style``
+    (``Fluency/*`` and ``Style/*``), ``mqm_accuracy`` (``Accuracy/*``), ``n_raters``, ``n_errors``.
+    All are in the published sign convention: the *negative* averaged weight (0 is perfect, higher is better).
+
+    What counts as fluency: Freitag et al. (2021, Table 1) put Style/Awkward in its own top-level category next to
+    Accuracy and Fluency, so ``mqm_fluency`` follows their hierarchy (prefix ``Fluency/``: grammar, punctuation,
+    spelling, inconsistency, register). Liu & Gildea's "fluency" is a holistic judgement of how natural the
+    English reads, which arguably includes awkward style; ``mqm_fluency_style`` adds ``Style/*`` for that reading.
+    """
+    e = errors.copy()
+    cat = e["category"].str.lower()
+    e["w_flu"] = np.where(cat.str.startswith("fluency/"), e["weight"], 0.0)
+    e["w_sty"] = np.where(cat.str.startswith("style/"), e["weight"], 0.0) + e["w_flu"]
+    e["w_acc"] = np.where(cat.str.startswith("accuracy/"), e["weight"], 0.0)
+    e["is_err"] = (e["weight"] > 0).astype(int)
+    g = e.groupby(["system", "seg_id"], sort=True).agg(
+        total=("weight", "sum"), flu=("w_flu", "sum"), sty=("w_sty", "sum"), acc=("w_acc", "sum"),
+        n_raters=("rater", "nunique"), n_errors=("is_err", "sum"))
+    out = pd.DataFrame({
+        "mqm": -g["total"] / g["n_raters"],
+        "mqm_fluency": -g["flu"] / g["n_raters"],
+        "mqm_fluency_style": -g["sty"] / g["n_raters"],
+        "mqm_accuracy": -g["acc"] / g["n_raters"],
+        "n_raters": g["n_raters"].astype(int),
+        "n_errors": g["n_errors"].astype(int),
+    })
+    return out.reset_index()
+
+
+def read_published_mqm(path: str | os.PathLike) -> pd.DataFrame:
+    """The published ``*.avg_seg_scores.tsv``: columns ``system`` (renamed ``ref-A``->``ref``, ``ref-B``->``refB``),
+    ``seg_id``, ``mqm_published`` (NaN where the file says ``None``: segment not annotated)."""
+    p = pd.read_csv(path, sep=r"\s+", dtype=str, keep_default_na=False)
+    back = {v: k for k, v in TED_PUBLISHED_NAMES.items()}
+    return pd.DataFrame({
+        "system": p["system"].map(lambda s: back.get(s, s)),
+        "seg_id": p["seg_id"].astype(int),
+        "mqm_published": pd.to_numeric(p["mqm_avg_score"].replace("None", np.nan), errors="raise"),
+    })
+
+
+def load_ted_zhen_mqm(folder: str | os.PathLike | None = None, base_url: str | None = None) -> pd.DataFrame:
+    """TED talks zh-en (WMT21 test suite) with expert MQM, one row per (system, segment): 15 x 529 = 7935 rows.
+
+    Columns: ``system, doc, doc_id, seg_id, source, target, mqm, mqm_fluency, mqm_fluency_style, mqm_accuracy,
+    n_raters, n_errors, mqm_published, is_human, ref, refB, ptb, ptb_ref, ptb_refB, rst_row``.
+
+    * MQM as in :func:`mqm_scores` (Major 5, Minor 1, Minor Fluency/Punctuation 0.1, Non-translation 25,
+      averaged over raters, negated). ``mqm`` equals ``mqm_published`` (the repository's averages) on every
+      annotated segment; ``tests/test_data.py`` checks all of them.
+    * ``ref`` and ``refB`` are both references and scored systems: the rows with ``system`` in
+      :data:`TED_HUMAN` have ``is_human=True``; the published files call them ``ref-A`` / ``ref-B``. In the
+      published ranking refB is the best translation and ref (A) is below every MT system; WMT21 used refB as the
+      reference for this set. Which to score against is the caller's choice.
+    * ``ref`` / ``refB`` columns hold the two human translations of the row's segment, ``ptb``/``ptb_ref``/
+      ``ptb_refB`` the shipped Stanford PCFG parses of target/ref/refB (``None`` where the parse file is absent
+      or the parser failed), ``rst_row`` the row of ``texts.tsv`` (= line of the ``.ptb``/``.jsonl`` files).
+    """
+    d = dataset_dir(TED_ZHEN, folder, base_url)
+    errors = read_mqm_errors(d / "mqm_ted_zhen.tsv")
+    texts = ted_texts(errors)
+    texts["rst_row"] = np.arange(len(texts))
+    ptb = _read_ptb_lines(d / PTB_DIR / "texts.tsv.ptb", len(texts))
+    texts["ptb"] = pd.Series(ptb, dtype=object)
+    df = texts.merge(mqm_scores(errors), on=["system", "seg_id"], how="left", validate="one_to_one")
+    pub_path = d / "mqm_ted_zhen.avg_seg_scores.tsv"
+    if pub_path.is_file():
+        df = df.merge(read_published_mqm(pub_path), on=["system", "seg_id"], how="left", validate="one_to_one")
+    else:
+        df["mqm_published"] = np.nan
+    df["is_human"] = df["system"].isin(TED_HUMAN)
+    for human in TED_HUMAN:
+        h = df.loc[df["system"] == human, ["seg_id", "target", "ptb"]]
+        h = h.rename(columns={"target": human, "ptb": f"ptb_{human}"})
+        df = df.merge(h, on="seg_id", how="left", validate="many_to_one")
+    cols = ["system", "doc", "doc_id", "seg_id", "source", "target", "mqm", "mqm_fluency", "mqm_fluency_style",
+            "mqm_accuracy", "n_raters", "n_errors", "mqm_published", "is_human", "ref", "refB", "ptb", "ptb_ref",
+            "ptb_refB", "rst_row"]
+    return df[cols].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# WMT21 de-en
+# --------------------------------------------------------------------------------------------------------------
+
+WMT21_NAME_MAP = {"Nemo": "NVIDIA-NeMo", "HUMAN": "ref-B"}
+"""Name fixes after stripping the numeric suffix (``UEdin.9`` -> ``UEdin``). ``HUMAN`` is reference B; see
+:func:`load_wmt21_deen` for the evidence."""
+
+SEG_DA_WARNING = (
+    "The SID of ad-seg-scores-de-en.csv does not follow the line order of the txt files: with SID = line number, "
+    "sentence chrF orders the systems of a segment in agreement with DA at a mean Kendall of about 0.005, and "
+    "sentence BLEU's DARR tau is -0.21, at every small offset and in the txt-ts order too. The ratings were "
+    "collected in document context and the WMT21 XML with document ids is not in this copy; a block-by-block "
+    "offset search found no consistent mapping. The segment DA is therefore kept unaligned: use DA at system "
+    "level only (system_da)."
+)
+
+
+def wmt21_system_name(name: str) -> str:
+    """Canonical system name of a DA/COMET name: strip ``.N`` suffixes, ``Nemo`` -> ``NVIDIA-NeMo``,
+    ``HUMAN`` -> ``ref-B``; other names unchanged."""
+    base = re.sub(r"\.\d+$", "", name.strip())
+    return WMT21_NAME_MAP.get(base, base)
+
+
+@dataclass
+class Wmt21DeEn:
+    """newstest2021 de-en, as loaded by :func:`load_wmt21_deen`.
+
+    ``segments``: one row per (MT system, line): ``system, seg_id`` (0-based line), ``source, target, ref_A, ref_B,
+    ptb, ptb_ref_A, ptb_ref_B, rst_row`` (line of the RST ``.jsonl`` files; equals ``seg_id``).
+    ``system_da``: ``system, da_raw, da_z, n, n_all, da_name, is_human`` (20 rows: 19 MT systems and ``ref-B``).
+    ``seg_da_unaligned``: the segment DA file as is (``system, sid, da_raw, da_z, n, da_name``); ``sid`` is **not**
+    a line number (``seg_da_warning`` says why). ``comet``: ``system, comet_ref_A, comet_ref_B`` (published
+    system-level COMET; each file scores the other reference as a system, so ``ref-A`` has only ``comet_ref_B``).
+    """
+
+    segments: pd.DataFrame
+    system_da: pd.DataFrame
+    seg_da_unaligned: pd.DataFrame
+    comet: pd.DataFrame
+    folder: Path
+    seg_da_warning: str = field(default=SEG_DA_WARNING)
+
+    @property
+    def systems(self) -> list[str]:
+        return list(WMT21_SYSTEMS)
+
+
+def _wmt21_segments(d: Path) -> pd.DataFrame:
+    src = read_lines(d / "newstest2021.de-en.src.de")
+    n = len(src)
+    refs, ref_ptb = {}, {}
+    for r in ("A", "B"):
+        fname = f"newstest2021.de-en.ref.{r}.en"
+        refs[r] = read_lines(d / fname)
+        if len(refs[r]) != n:
+            raise ValueError(f"{fname} has {len(refs[r])} lines, the source has {n}")
+        ref_ptb[r] = _read_ptb_lines(d / PTB_DIR / f"{fname}.ptb", n)
+    frames = []
+    for system in WMT21_SYSTEMS:
+        fname = f"newstest2021.de-en.hyp.{system}.en"
+        hyp = read_lines(d / "system-outputs" / fname)
+        if len(hyp) != n:
+            raise ValueError(f"{fname} has {len(hyp)} lines, the source has {n}")
+        frames.append(pd.DataFrame({
+            "system": system, "seg_id": np.arange(n), "source": src, "target": hyp,
+            "ref_A": refs["A"], "ref_B": refs["B"],
+            "ptb": pd.Series(_read_ptb_lines(d / PTB_DIR / f"{fname}.ptb", n), dtype=object),
+            "ptb_ref_A": pd.Series(ref_ptb["A"], dtype=object), "ptb_ref_B": pd.Series(ref_ptb["B"], dtype=object),
+            "rst_row": np.arange(n),
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _wmt21_system_da(d: Path) -> pd.DataFrame:
+    s = pd.read_csv(d / "humaneval" / "ad-sys-scores-de-en.csv", sep=r"\s+")
+    out = pd.DataFrame({
+        "system": s["SYS"].map(wmt21_system_name), "da_raw": s["RAW.SCR"].astype(float),
+        "da_z": s["Z.SCR"].astype(float), "n": s["N"].astype(int), "n_all": s["N.ALL"].astype(int),
+        "da_name": s["SYS"],
+    })
+    out["is_human"] = out["system"].str.startswith("ref-")
+    unknown = set(out["system"]) - set(WMT21_SYSTEMS) - {"ref-B"}
+    if unknown or out["system"].duplicated().any():
+        raise ValueError(f"DA system names do not map onto the 19 systems: {sorted(unknown)}")
+    return out.sort_values("da_z", ascending=False, ignore_index=True)
+
+
+def _wmt21_seg_da(d: Path) -> pd.DataFrame:
+    s = pd.read_csv(d / "humaneval" / "ad-seg-scores-de-en.csv", sep=r"\s+")
+    return pd.DataFrame({
+        "system": s["SYS"].map(wmt21_system_name), "sid": s["SID"].astype(int), "da_raw": s["RAW.SCR"].astype(float),
+        "da_z": s["Z.SCR"].astype(float), "n": s["N"].astype(int), "da_name": s["SYS"],
+    })
+
+
+def _wmt21_comet(d: Path) -> pd.DataFrame:
+    cols = []
+    for r in ("A", "B"):
+        c = pd.read_csv(d / "scores" / f"COMET_newstest2021_ref-{r}.tsv", sep="\t", header=None,
+                        names=["system", f"comet_ref_{r}"])
+        c["system"] = c["system"].map(wmt21_system_name)
+        cols.append(c.set_index("system"))
+    out = pd.concat(cols, axis=1).reset_index()
+    unknown = set(out["system"]) - set(WMT21_SYSTEMS) - {"ref-A", "ref-B"}
+    if unknown:
+        raise ValueError(f"COMET system names do not map onto the 19 systems: {sorted(unknown)}")
+    return out
+
+
+def load_wmt21_deen(folder: str | os.PathLike | None = None, base_url: str | None = None) -> Wmt21DeEn:
+    """newstest2021 German->English: 19 MT systems x 1000 lines, references A and B, DA and COMET.
+
+    System names: DA names lose their numeric suffix (``UEdin.9`` -> ``UEdin``), ``Nemo`` is ``NVIDIA-NeMo``;
+    all 19 DA and COMET names map onto the 19 txt systems (checked here, error otherwise).
+
+    **The DA system ``HUMAN`` is reference B** (``ref-B`` in ``system_da``). Evidence: (1) to-English DA at WMT21
+    is reference-based, and the quality-control items of type ``REF`` (the displayed reference scored as if it
+    were a candidate) average z = +0.81 in ``ad-deen-good-stnd.csv``, while ``HUMAN``'s ordinary items average
+    z = -0.07 (system rank 19 of 20): HUMAN is not the reference raters saw. (2) WMT published COMET against
+    ref-A with ref-B scored as a system (``COMET_newstest2021_ref-A.tsv`` lists ``ref-B``), i.e. A is the
+    primary reference of de-en and B the out-of-competition human "system". Consequence: score metrics against
+    ref-A when ``ref-B`` is among the compared systems.
+
+    **Segment DA is not joined to lines** (``seg_da_unaligned``; :data:`SEG_DA_WARNING` gives the measured reason).
+    """
+    d = dataset_dir(WMT21_DEEN, folder, base_url)
+    return Wmt21DeEn(segments=_wmt21_segments(d), system_da=_wmt21_system_da(d), seg_da_unaligned=_wmt21_seg_da(d),
+                     comet=_wmt21_comet(d), folder=d)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# A user's own files
+# --------------------------------------------------------------------------------------------------------------
+
+def load_text_set(hyp_files: str | os.PathLike | Sequence[str | os.PathLike] | Mapping[str, str | os.PathLike],
+                  ref_files: str | os.PathLike | Sequence[str | os.PathLike],
+                  scores: str | os.PathLike | None = None,
+                  source_file: str | os.PathLike | None = None) -> pd.DataFrame:
+    """Plain-text files, one segment per line, as one frame: a row per (system, line).
+
+    ``hyp_files``: one file, a list (system name = file name) or ``{system: file}``. ``ref_files``: one or more
+    reference files. Columns: ``system, seg_id`` (0-based line), ``source`` (if ``source_file``), ``target``,
+    ``ref_1 .. ref_k`` and ``refs`` (tuple of the k references). ``scores``: optional TSV with a header holding
+    ``seg_id`` (0-based), ``system`` (required when there are several systems) and one or more numeric score
+    columns, joined on (system, seg_id); rows the TSV does not score get NaN.
+
+    Every file must have the same number of lines (and at least one); otherwise ``ValueError`` naming the file.
+    """
+    if isinstance(hyp_files, Mapping):
+        hyps = {str(k): Path(v) for k, v in hyp_files.items()}
+    else:
+        seq = [hyp_files] if isinstance(hyp_files, (str, os.PathLike)) else list(hyp_files)
+        hyps = {Path(p).name: Path(p) for p in seq}
+        if len(hyps) != len(seq):
+            raise ValueError("two hypothesis files share a file name; pass {system: path} instead")
+    ref_seq = [ref_files] if isinstance(ref_files, (str, os.PathLike)) else list(ref_files)
+    if not hyps or not ref_seq:
+        raise ValueError("need at least one hypothesis file and one reference file")
+    refs = [read_lines(p) for p in ref_seq]
+    n = len(refs[0])
+    if n == 0:
+        raise ValueError(f"reference file {ref_seq[0]} is empty")
+    for p, r in zip(ref_seq, refs):
+        if len(r) != n:
+            raise ValueError(f"reference file {p} has {len(r)} lines, {ref_seq[0]} has {n}")
+    src = None
+    if source_file is not None:
+        src = read_lines(source_file)
+        if len(src) != n:
+            raise ValueError(f"source file {source_file} has {len(src)} lines, the references have {n}")
+    frames = []
+    for system, path in hyps.items():
+        h = read_lines(path)
+        if len(h) != n:
+            raise ValueError(f"hypothesis file {path} has {len(h)} lines, the references have {n}")
+        f = pd.DataFrame({"system": system, "seg_id": np.arange(n), "target": h})
+        if src is not None:
+            f.insert(2, "source", src)
+        for k, r in enumerate(refs, 1):
+            f[f"ref_{k}"] = r
+        f["refs"] = list(zip(*refs))
+        frames.append(f)
+    df = pd.concat(frames, ignore_index=True)
+    if scores is not None:
+        df = _join_scores(df, Path(scores), several=len(hyps) > 1)
+    return df
+
+
+def _join_scores(df: pd.DataFrame, path: Path, several: bool) -> pd.DataFrame:
+    s = pd.read_csv(path, sep="\t")
+    if "seg_id" not in s.columns:
+        raise ValueError(f"{path}: the score TSV needs a 'seg_id' column (0-based line), got {list(s.columns)}")
+    keys = ["system", "seg_id"] if "system" in s.columns else ["seg_id"]
+    if several and "system" not in s.columns:
+        raise ValueError(f"{path}: several hypothesis files, so the score TSV needs a 'system' column")
+    if s.duplicated(keys).any():
+        raise ValueError(f"{path}: duplicate rows for the same {' and '.join(keys)}")
+    bad = s[(s["seg_id"] < 0) | (s["seg_id"] >= df["seg_id"].max() + 1)]
+    if len(bad):
+        raise ValueError(f"{path}: seg_id {int(bad['seg_id'].iloc[0])} is outside the files' 0..{df['seg_id'].max()}")
+    if "system" in s.columns:
+        s["system"] = s["system"].astype(str)
+        unknown = set(s["system"]) - set(df["system"])
+        if unknown:
+            raise ValueError(f"{path}: unknown systems {sorted(unknown)}; known: {sorted(set(df['system']))}")
+    value_cols = [c for c in s.columns if c not in keys]
+    if not value_cols:
+        raise ValueError(f"{path}: no score column besides {keys}")
+    return df.merge(s, on=keys, how="left", validate="many_to_one" if keys == ["seg_id"] else "one_to_one")
+

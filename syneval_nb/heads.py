@@ -1,0 +1,429 @@
+"""Collins (1999) head rules and the dependency trees derived from them (Liu & Gildea 2005, section 2.1).
+
+Liu & Gildea derive their dependency trees "from the constituent trees by applying the deterministic headword
+extraction rules used by the parser of Collins (1999)": every constituent gets a head child, the head word of a
+constituent is the head word of its head child, and the head word of every other child depends on it.
+:func:`to_dependencies` does this; :func:`headword_chains` extracts the chains of their Figure 3 from the result
+(for "I have a red pen" the 2-word chains are ``have I``, ``have pen``, ``pen a``, ``pen red``).
+
+The head table
+--------------
+:data:`HEAD_RULES` is the table of Collins (1999, thesis Appendix A, pp. 236-238), row by row as Collins
+distributes it with his parser (the "modified version of Magerman's head table used in my experiments"), checked
+against two public implementations: Stanford CoreNLP ``edu/stanford/nlp/trees/CollinsHeadFinder.java``
+(stanfordnlp/CoreNLP) and the re-implementation of the thesis rules in L. Kong's ``RuleChecker.java``. For a
+parent with direction ``left`` the priority list is walked category by category and, for each category, the
+children are scanned left to right; the first match is the head. ``right`` scans right to left. If no category
+matches, the head is the first child in the search direction (leftmost for ``left``, rightmost for ``right``).
+
+NPs use the special rule of the thesis (:data:`NP_RULES`), where each step scans children by position:
+the rightmost child among NN NNP NNPS NNS NX POS JJR; else the leftmost NP; else the rightmost among $ ADJP PRN;
+else the rightmost CD; else the rightmost among JJ JJS RB QP; else the last word. (The thesis starts with "if the
+last word is tagged POS, return it", which the first step already does, since POS is in its list.)
+
+Coordination (thesis Appendix A): if the chosen head ``Y_h`` of ``X -> Y_1 ... Y_n`` is preceded by a
+coordinator (``Y_{h-1}`` is CC or CONJP) and ``h > 2``, the head becomes ``Y_{h-2}``, the left conjunct.
+
+Punctuation (:data:`PUNCT_TAGS`: ``, : . `` '' -LRB- -RRB-``, the punctuation tags of Stanford's
+``PennTreebankLanguagePack``). In Collins' parser punctuation never heads a constituent: the trees are
+preprocessed so that punctuation is taken out of the head-finding (removed at the sentence edges, raised out of
+constituents elsewhere; Collins 1999, and Bikel 2004 for the details), so it also never stands between a
+coordinator and the conjunct the head moves to. We follow that by choosing heads among the children that are
+not punctuation: a preterminal with a punctuation tag, or a constituent all of whose words are punctuation, is
+skipped by the table, by the defaults ("first child", "last word") and by the coordination rule, unless every
+child is punctuation. (Kong's re-implementation skips punctuation in the defaults and the coordination rule in
+the same way.) Punctuation words stay in the dependency tree, attached to the head word of the constituent that
+contains them; ``drop_punct=True`` removes them (no other word can depend on one, see :func:`to_dependencies`).
+
+Deviations and choices (all deliberate, all visible in the tests)
+-----------------------------------------------------------------
+- Collins *raises* punctuation as high as possible in the tree; we leave each punctuation mark where the parser
+  put it, so it depends on the head of its own constituent.
+- Labels without a row (NX, X, and anything a parser invents) take the leftmost non-punctuation child: Collins'
+  table has no NX or X row and his parser falls back to the leftmost child (Bikel 2004, section 3.12). Stanford's
+  ``CollinsHeadFinder`` adds ``X -> right``; we do not.
+- The coordination rule also looks at CONJP (as Stanford's implementation does; the thesis names CC) and applies
+  to every choice, including the defaults (Stanford applies it only when a table entry matched).
+- Collins' parser does not move the head inside base NPs (NPB; Bikel 2004, Figure 6); Appendix A states the rule
+  without that exception and so do we: in ``(NP (NNP John) (CC and) (NNP Jane))`` the head is ``John``.
+- Collins' parser also re-heads NPs it has flattened (possessives, base NPs); we apply the rules to the tree as
+  given, which is what a head table over parser output can do.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+from nltk import Tree
+
+from .trees import TreeFormatError, read_ptb
+
+__all__ = [
+    "PUNCT_TAGS",
+    "COORDINATORS",
+    "HEAD_RULES",
+    "NP_RULES",
+    "DependencyTree",
+    "find_head_child",
+    "explain_head",
+    "to_dependencies",
+    "lexicalize",
+    "headword_chains",
+    "attachment_statistics",
+]
+
+PUNCT_TAGS: frozenset[str] = frozenset({",", ":", ".", "``", "''", "-LRB-", "-RRB-"})
+"""Part-of-speech tags treated as punctuation (Stanford ``PennTreebankLanguagePack.punctuationTags``)."""
+
+COORDINATORS: frozenset[str] = frozenset({"CC", "CONJP"})
+
+# Collins (1999), Appendix A: parent -> (direction, priority list). "left" = search starts at the left end.
+HEAD_RULES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "ADJP": ("left", ("NNS", "QP", "NN", "$", "ADVP", "JJ", "VBN", "VBG", "ADJP", "JJR", "NP", "JJS", "DT", "FW",
+                      "RBR", "RBS", "SBAR", "RB")),
+    "ADVP": ("right", ("RB", "RBR", "RBS", "FW", "ADVP", "TO", "CD", "JJR", "JJ", "IN", "NP", "JJS", "NN")),
+    "CONJP": ("right", ("CC", "RB", "IN")),
+    "FRAG": ("right", ()),
+    "INTJ": ("left", ()),
+    "LST": ("right", ("LS", ":")),
+    "NAC": ("left", ("NN", "NNS", "NNP", "NNPS", "NP", "NAC", "EX", "$", "CD", "QP", "PRP", "VBG", "JJ", "JJS",
+                     "JJR", "ADJP", "FW")),
+    "PP": ("right", ("IN", "TO", "VBG", "VBN", "RP", "FW")),
+    "PRN": ("left", ()),
+    "PRT": ("right", ("RP",)),
+    "QP": ("left", ("$", "IN", "NNS", "NN", "JJ", "RB", "DT", "CD", "NCD", "QP", "JJR", "JJS")),
+    "RRC": ("right", ("VP", "NP", "ADVP", "ADJP", "PP")),
+    "S": ("left", ("TO", "IN", "VP", "S", "SBAR", "ADJP", "UCP", "NP")),
+    "SBAR": ("left", ("WHNP", "WHPP", "WHADVP", "WHADJP", "IN", "DT", "S", "SQ", "SINV", "SBAR", "FRAG")),
+    "SBARQ": ("left", ("SQ", "S", "SINV", "SBARQ", "FRAG")),
+    "SINV": ("left", ("VBZ", "VBD", "VBP", "VB", "MD", "VP", "S", "SINV", "ADJP", "NP")),
+    "SQ": ("left", ("VBZ", "VBD", "VBP", "VB", "MD", "VP", "SQ")),
+    "UCP": ("right", ()),
+    "VP": ("left", ("TO", "VBD", "VBN", "MD", "VBZ", "VB", "VBG", "VBP", "VP", "ADJP", "NN", "NNS", "NP")),
+    "WHADJP": ("left", ("CC", "WRB", "JJ", "ADJP")),
+    "WHADVP": ("right", ("CC", "WRB")),
+    "WHNP": ("left", ("WDT", "WP", "WP$", "WHADJP", "WHPP", "WHNP")),
+    "WHPP": ("right", ("IN", "TO", "FW")),
+}
+
+# Collins (1999), Appendix A, the NP rule: steps tried in order; each scans the children by position.
+NP_RULES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("right", frozenset({"NN", "NNP", "NNPS", "NNS", "NX", "POS", "JJR"})),
+    ("left", frozenset({"NP"})),
+    ("right", frozenset({"$", "ADJP", "PRN"})),
+    ("right", frozenset({"CD"})),
+    ("right", frozenset({"JJ", "JJS", "RB", "QP"})),
+)
+
+_DEFAULT_DIRECTION = "left"  # labels without a row (NX, X, ...): leftmost child, as in Collins' parser
+
+
+def _choose(label: str, labels: Sequence[str], punct: Sequence[bool]) -> tuple[int, str]:
+    """The head child's index among ``labels`` and the rule that chose it (see the module docstring)."""
+    n = len(labels)
+    if n == 1:
+        return 0, "only child"
+    cand = [j for j in range(n) if not punct[j]] or list(range(n))  # punctuation is never the head
+    cl = [labels[j] for j in cand]
+    m = len(cl)
+    pos, why = -1, ""
+    if label == "NP":
+        for step, (direction, cats) in enumerate(NP_RULES, 1):
+            order = range(m - 1, -1, -1) if direction == "right" else range(m)
+            pos = next((p for p in order if cl[p] in cats), -1)
+            if pos >= 0:
+                which = "rightmost" if direction == "right" else "leftmost"
+                why = f"NP rule {step}: {which} of {' '.join(sorted(cats))}"
+                break
+        else:
+            pos, why = m - 1, "NP rule 6: the last word"
+    else:
+        direction, priority = HEAD_RULES.get(label, (_DEFAULT_DIRECTION, ()))
+        order = list(range(m - 1, -1, -1) if direction == "right" else range(m))
+        for cat in priority:
+            pos = next((p for p in order if cl[p] == cat), -1)
+            if pos >= 0:
+                why = f"{label} ({direction}): first of the priority list found is {cat}"
+                break
+        else:
+            pos = order[0]
+            which = "rightmost" if direction == "right" else "leftmost"
+            why = (f"{label} ({direction}): no listed category, the {which} child" if label in HEAD_RULES
+                   else f"{label}: no row in the table, the leftmost child")
+    if pos >= 2 and cl[pos - 1] in COORDINATORS:
+        why += f"; coordination: {cl[pos]} follows {cl[pos - 1]}, the head moves to {cl[pos - 2]}"
+        pos -= 2
+    return cand[pos], why
+
+
+@lru_cache(maxsize=1 << 16)
+def _head_index(label: str, labels: tuple[str, ...], punct: tuple[bool, ...]) -> int:
+    return _choose(label, labels, punct)[0]
+
+
+def find_head_child(label: str, child_labels: Sequence[str], punct: Sequence[bool] | None = None) -> int:
+    """Index of the head child of ``label -> child_labels`` under the Collins (1999) rules.
+
+    ``punct[j]`` says whether child ``j`` is punctuation (a punctuation tag, or a phrase of punctuation words
+    only); by default a child is punctuation when its label is in :data:`PUNCT_TAGS`.
+    """
+    if not child_labels:
+        raise ValueError(f"{label!r} has no children, there is no head to find")
+    labels = tuple(child_labels)
+    p = tuple(l in PUNCT_TAGS for l in labels) if punct is None else tuple(bool(x) for x in punct)
+    if len(p) != len(labels):
+        raise ValueError(f"{len(labels)} child labels but {len(p)} punctuation flags")
+    return _head_index(label, labels, p)
+
+
+def explain_head(label: str, child_labels: Sequence[str], punct: Sequence[bool] | None = None) -> tuple[int, str]:
+    """Like :func:`find_head_child`, with a sentence naming the rule that chose the head (for notebooks)."""
+    if not child_labels:
+        raise ValueError(f"{label!r} has no children, there is no head to find")
+    p = [l in PUNCT_TAGS for l in child_labels] if punct is None else list(punct)
+    return _choose(label, list(child_labels), p)
+
+
+# ------------------------------------------------------------------------------------------ dependencies
+
+
+@dataclass
+class DependencyTree:
+    """Words with their tags and heads (0-based word indices; ``-1`` marks the root). Exactly one root.
+
+    ``str(dep)`` is an indented picture; :meth:`to_conll` the CoNLL-X columns; :meth:`to_nltk` the word-labelled
+    tree that DSTM/DTKM and the tree kernel consume; in a notebook the tree shows as an SVG picture.
+    """
+
+    words: list[str]
+    tags: list[str]
+    heads: list[int]
+    _kids: list[list[int]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        n = len(self.words)
+        if len(self.tags) != n or len(self.heads) != n:
+            raise ValueError(f"{n} words, {len(self.tags)} tags and {len(self.heads)} heads: lengths must agree")
+        kids: list[list[int]] = [[] for _ in range(n)]
+        roots = []
+        for d, h in enumerate(self.heads):
+            if h == -1:
+                roots.append(d)
+            elif 0 <= h < n and h != d:
+                kids[h].append(d)
+            else:
+                raise ValueError(f"word {d} ({self.words[d]!r}) has head {h}, expected -1 or another word 0..{n - 1}")
+        if n and len(roots) != 1:
+            raise ValueError(f"a dependency tree has exactly one root (head -1), found {len(roots)}: {roots}")
+        self._kids = kids
+        if n and self._reachable() != n:
+            raise ValueError("the heads contain a cycle: not every word is reached from the root")
+
+    def _reachable(self) -> int:
+        stack, seen = [self.root], 0
+        while stack:
+            i = stack.pop()
+            seen += 1
+            stack.extend(self._kids[i])
+        return seen
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @property
+    def root(self) -> int:
+        """Index of the root word (the sentence's head word)."""
+        if not self.words:
+            raise ValueError("an empty dependency tree has no root")
+        return self.heads.index(-1)
+
+    def children(self, i: int) -> list[int]:
+        """Indices of the dependents of word ``i``, in surface order."""
+        return list(self._kids[i])
+
+    def to_nltk(self) -> Tree:
+        """The word-labelled tree: node label = word, children = its dependents' trees in surface order."""
+        if not self.words:
+            raise ValueError("an empty dependency tree has no nltk form")
+
+        def build(i: int) -> Tree:
+            return Tree(self.words[i], [build(k) for k in self._kids[i]])
+
+        return build(self.root)
+
+    def to_conll(self) -> str:
+        """CoNLL-X style lines ``ID FORM POSTAG HEAD`` (1-based ids, head 0 for the root)."""
+        return "\n".join(f"{d + 1}\t{w}\t{t}\t{h + 1}" for d, (w, t, h) in
+                         enumerate(zip(self.words, self.tags, self.heads)))
+
+    def pretty(self) -> str:
+        """An indented drawing, one word per line: ``word/TAG``, dependents below their head."""
+        if not self.words:
+            return "(empty)"
+        lines: list[str] = []
+
+        def walk(i: int, prefix: str, branch: str, last: bool) -> None:
+            lines.append(f"{prefix}{branch}{self.words[i]}/{self.tags[i]}")
+            kids = self._kids[i]
+            ext = prefix + ("" if not branch else ("    " if last else "│   "))
+            for j, k in enumerate(kids):
+                end = j == len(kids) - 1
+                walk(k, ext, "└── " if end else "├── ", end)
+
+        walk(self.root, "", "", True)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.pretty()
+
+    def draw(self, **options):
+        """An svgling picture of :meth:`to_nltk` (see :func:`syneval_nb.trees.draw`)."""
+        from .trees import draw
+
+        return draw(self.to_nltk(), **options)
+
+    def _repr_svg_(self) -> str:  # Jupyter
+        return self.draw()._repr_svg_()
+
+
+def _is_preterminal(node: Tree) -> bool:
+    return len(node) == 1 and isinstance(node[0], str)
+
+
+def to_dependencies(tree: Tree | str, drop_punct: bool = False) -> DependencyTree:
+    """The dependency tree of a constituency tree under the Collins (1999) head rules (module docstring).
+
+    Every word's head is the head word of the lowest constituent in which the word's own maximal projection is
+    not the head child; the head word of the whole tree is the root. ``drop_punct=True`` removes the words tagged
+    with :data:`PUNCT_TAGS` afterwards; since punctuation is never chosen as a head while a sibling is not
+    punctuation, no other word depends on a punctuation mark and the rest of the tree is unchanged (a sentence
+    made only of punctuation gives an empty tree). ``tree`` may also be a bracketed string (read with
+    :func:`~syneval_nb.trees.read_ptb`).
+    """
+    if isinstance(tree, str):
+        tree = read_ptb(tree)
+    if not isinstance(tree, Tree):
+        raise TypeError(f"to_dependencies expects an nltk.Tree or a bracketed string, got {type(tree).__name__}")
+    words: list[str] = []
+    tags: list[str] = []
+    heads: list[int] = []
+
+    def walk(node: Tree) -> tuple[int, bool]:
+        """Returns (index of the node's head word, whether all its words are punctuation)."""
+        labels, punct, hws = [], [], []
+        for c in node:
+            if c.__class__ is str or not isinstance(c, Tree):
+                if len(node) == 1:  # a preterminal (TAG word)
+                    tag = node.label()
+                    heads.append(-1)
+                    words.append(c)
+                    tags.append(tag)
+                    return len(words) - 1, tag in PUNCT_TAGS
+                raise TreeFormatError(f"constituent {node.label()!r} mixes the word {c!r} with other children; "
+                                      "a word stands only in a preterminal (TAG word)")
+            w, p = walk(c)
+            labels.append(c.label())
+            punct.append(p)
+            hws.append(w)
+        if not hws:
+            raise TreeFormatError(f"constituent {node.label()!r} has no children")
+        h = _head_index(node.label(), tuple(labels), tuple(punct))
+        hw = hws[h]
+        for w in hws:
+            if w != hw:
+                heads[w] = hw
+        return hw, all(punct)
+
+    walk(tree)
+    dep = DependencyTree(words, tags, heads)
+    return _drop_punct(dep) if drop_punct else dep
+
+
+def _drop_punct(dep: DependencyTree) -> DependencyTree:
+    keep = [i for i, t in enumerate(dep.tags) if t not in PUNCT_TAGS]
+    new = {old: k for k, old in enumerate(keep)}
+    heads = []
+    for i in keep:
+        h = dep.heads[i]
+        if h != -1 and h not in new:  # cannot happen with the rules above; kept as a guard
+            raise ValueError(f"word {dep.words[i]!r} depends on the punctuation mark {dep.words[h]!r}")
+        heads.append(-1 if h == -1 or h not in new else new[h])
+    if keep and dep.tags[dep.root] in PUNCT_TAGS:
+        raise ValueError("the root is punctuation but other words are not")
+    return DependencyTree([dep.words[i] for i in keep], [dep.tags[i] for i in keep], heads)
+
+
+def lexicalize(tree: Tree) -> Tree:
+    """A copy of ``tree`` whose phrase labels carry their head word, ``NP[pen]``, for pictures of the rules."""
+
+    def walk(node: Tree) -> tuple[Tree, str, bool]:
+        if _is_preterminal(node):
+            return Tree(node.label(), [node[0]]), node[0], node.label() in PUNCT_TAGS
+        res = [walk(c) for c in node]
+        punct = tuple(p for _, _, p in res)
+        h = _head_index(node.label(), tuple(c.label() for c in node), punct)
+        head_word = res[h][1]
+        return Tree(f"{node.label()}[{head_word}]", [t for t, _, _ in res]), head_word, all(punct)
+
+    return walk(tree)[0]
+
+
+def headword_chains(dep: DependencyTree, max_len: int) -> list[tuple[str, ...]]:
+    """All head-to-dependent downward paths of 1..``max_len`` words (Liu & Gildea 2005, Figure 3).
+
+    A chain of length 1 is a word; a chain of length ``k + 1`` extends a chain of length ``k`` by one dependent
+    of its last word. Returned from short to long; within a length, in the order of their first word and then of
+    the dependents (surface order). Every occurrence is listed (these are counts, as in BLEU's n-grams).
+    """
+    if max_len < 1:
+        raise ValueError(f"max_len must be at least 1, got {max_len}")
+    words = dep.words
+    kids = dep._kids
+    level = [(i,) for i in range(len(words))]
+    out = [(w,) for w in words]
+    for _ in range(max_len - 1):
+        level = [c + (k,) for c in level for k in kids[c[-1]]]
+        if not level:
+            break
+        out.extend(tuple(words[i] for i in c) for c in level)
+    return out
+
+
+def attachment_statistics(deps: Iterable[DependencyTree]) -> dict:
+    """Descriptive statistics of a set of dependency trees (for notebooks and the closing notes).
+
+    Over all non-root words: ``head_left`` is the share whose head precedes them (head to the left), ``head_right``
+    the share whose head follows them; ``mean_dependency_length`` is the mean of ``|head - dependent|``;
+    ``mean_children`` the mean number of dependents of a word. ``root_tags`` counts the root word's tag per tree
+    (a Counter), ``punct_share`` is the share of words tagged with :data:`PUNCT_TAGS`.
+    """
+    n_trees = n_words = n_arcs = left = punct = 0
+    dist = 0
+    roots: Counter = Counter()
+    for dep in deps:
+        n_trees += 1
+        n_words += len(dep)
+        if not len(dep):
+            continue
+        roots[dep.tags[dep.root]] += 1
+        for d, h in enumerate(dep.heads):
+            if dep.tags[d] in PUNCT_TAGS:
+                punct += 1
+            if h < 0:
+                continue
+            n_arcs += 1
+            left += h < d
+            dist += abs(h - d)
+    return {
+        "n_trees": n_trees,
+        "n_words": n_words,
+        "n_arcs": n_arcs,
+        "head_left": left / n_arcs if n_arcs else float("nan"),
+        "head_right": (n_arcs - left) / n_arcs if n_arcs else float("nan"),
+        "mean_dependency_length": dist / n_arcs if n_arcs else float("nan"),
+        "mean_children": n_arcs / n_words if n_words else float("nan"),
+        "punct_share": punct / n_words if n_words else float("nan"),
+        "root_tags": roots,
+    }

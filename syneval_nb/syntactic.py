@@ -1,0 +1,975 @@
+"""Liu & Gildea (2005) syntactic metrics: STM, TKM, HWCM, DSTM and DTKM (paper section 2), plus Asiya's variants.
+
+All metrics compare the parse of a hypothesis with the parses of its references. They take constituency trees
+(:class:`nltk.Tree` from :func:`syneval_nb.trees.read_ptb`); the dependency metrics convert them with the Collins
+(1999) head rules of :mod:`syneval_nb.heads` (conversion cached per tree object).
+
+**STM** (subtree metric, section 2)::
+
+    STM = 1/D * sum_{d=1..D}  sum_{t in subtrees_d(hyp)} count_clip(t) / sum_{t in subtrees_d(hyp)} count(t)
+
+A *subtree of depth d* rooted at a node ``n`` is ``n`` with all its descendants down to ``d`` node levels; it exists
+when ``n``'s height is at least ``d``. Words are not nodes (the paper's worked example counts 7 depth-1 subtrees,
+``S, NP, VP, PRON, V, NP, PRON``, for "I have it"), so STM on constituency trees compares labels only. A node whose
+own subtree ends above level ``d`` (a preterminal under ``S``) is part of the depth-``d`` subtree as it is.
+``count_clip(t) = min(count_hyp(t), max_r count_r(t))``: clipped by the largest count in any *single* reference, the
+references used simultaneously, as in BLEU. Worked example (section 2): ``(6/7 + 3/4 + 1/2) / 3 = 0.702``.
+
+**TKM**: ``max_r K(h, r) / sqrt(K(h, h) K(r, r))`` with the Collins & Duffy all-subtree kernel of
+:mod:`syneval_nb.kernels` (a preterminal's production includes its word). ``lam`` (default 1, the paper's plain
+count) is the kernel's decay.
+
+**HWCM** (headword chain metric): the same clipped, per-length precision as STM over the *headword chains* of the
+dependency trees (a chain is a downward path, head first: "have I", "pen red"; length 1 chains are the words),
+lengths ``1..D``, arithmetic mean. As in the paper's experiments (section 3), a zero precision is replaced by
+``epsilon = 1e-3``, so a hypothesis without any matching chain scores exactly ``epsilon``.
+
+**DSTM / DTKM**: STM and TKM on the word-labelled dependency trees (:meth:`DependencyTree.to_nltk`): every word is a
+node labelled with the word, so DSTM's depth-1 subtrees are the words, depth 2 a head with its dependents, ...
+
+Decisions the paper leaves open (all recorded in ``.signature()``):
+
+- *Depths the hypothesis does not have.* A hypothesis whose tree has height 3 has no subtree of depth 4, so its
+  depth-4 fraction is 0/0. With ``effective_order=True`` (default) such depths are left out of the mean, as
+  sacrebleu's ``effective_order`` does for sentence BLEU; identical hypothesis and reference then score 1.0
+  whatever ``D``. With ``effective_order=False`` they count as a zero fraction (HWCM: as ``epsilon``), the literal
+  ``1/D`` of the formula, which penalises short sentences.
+- *Corpus level.* The paper scores systems at corpus level from summed statistics ("the overlapping n-grams of all
+  the sentences and their references will be summed up", section 3): ``corpus_score`` sums the clipped matches and
+  the totals per depth over the segments, then applies the same formula. TKM/DTKM have no additive statistic; their
+  corpus score is the mean sentence score.
+- *Unparsed input.* A hypothesis that could not be parsed (``None``, the parser's ``(())``) gets ``NaN``; a
+  reference that could not be parsed is left out of its segment's reference set, and a segment without any parsed
+  reference gets ``NaN``. :func:`score_corpus` reports the counts in ``DataFrame.attrs``.
+
+**Asiya's variants** (:func:`asiya_stm`, :func:`asiya_hwcm`), kept apart for comparison only: Asiya's CP-STM counts
+*label chains* (root-to-descendant label paths of length ``1..D``, like headword chains over constituent labels)
+and scores ``sum min(h, r) / sum max(h, r)`` with the counts of all lengths pooled, the maximum over references;
+its HWCM scores each reference alone with the paper's formula and takes the maximum. These follow the Asiya
+technical manual's description; the Asiya source was not available to check them against.
+
+Speed: :class:`References` reads, encodes and counts every reference once and keeps its statistics (subtree-count
+maxima, chain maxima, kernel self-similarities), so scoring many systems against the same references only does the
+hypothesis side; :func:`score_corpus` keeps the last few :class:`References` in a cache keyed by the parse strings.
+"""
+from __future__ import annotations
+
+import gc
+import math
+import warnings
+from contextlib import contextmanager
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from nltk import Tree
+
+from . import __version__
+from .kernels import KernelTree, cosine, kernel_contributions
+from .trees import EncodedTree, Interner, encode, read_ptb, EmptyParseError, TreeFormatError
+
+__all__ = [
+    "DEFAULT_DEPTH",
+    "EPSILON",
+    "METRICS",
+    "Space",
+    "Parse",
+    "RefSet",
+    "References",
+    "DepthResult",
+    "KernelResult",
+    "STM",
+    "DSTM",
+    "HWCM",
+    "TKM",
+    "DTKM",
+    "stm",
+    "dstm",
+    "hwcm",
+    "tkm",
+    "dtkm",
+    "asiya_stm",
+    "asiya_hwcm",
+    "subtree_ids",
+    "render_subtree",
+    "score_corpus",
+]
+
+DEFAULT_DEPTH = 4
+"""Default maximum depth / chain length of the sentence-level functions (``score_corpus`` computes 1..9)."""
+EPSILON = 1e-3
+"""Liu & Gildea (2005) section 3: a zero precision of BLEU or HWCM is replaced by 10^-3."""
+METRICS = ("stm", "tkm", "hwcm", "dstm", "dtkm")
+
+
+# ============================================================================================ shared integer tables
+
+
+class Space:
+    """The integer tables shared by the trees that are compared with each other.
+
+    ``interner`` numbers labels and productions (:func:`syneval_nb.trees.encode`, for the kernels); ``shapes``
+    numbers truncated subtree shapes (:func:`subtree_ids`, for STM/DSTM). References insert into ``shapes``; hypotheses only look shapes up (a shape
+    no reference has can never match), so the table stays bounded by the references however many systems are scored.
+    """
+
+    __slots__ = ("interner", "shapes")
+
+    def __init__(self) -> None:
+        self.interner = Interner()
+        self.shapes: dict[Any, int] = {}
+
+
+def subtree_ids(tree: Tree, depth: int, shapes: dict, insert: bool) -> list[list[int]]:
+    """The shape id of every subtree of depth ``1..depth`` (STM's ``subtrees_d``), bottom-up in one pass.
+
+    ``out[d-1]`` lists, in postorder, the ids of the depth-``d`` subtrees (one per node of height >= ``d``; words are
+    not nodes). The depth-1 shape of a node is its label; the depth-``k`` shape is the label with the depth-``k-1``
+    shapes of its child nodes (a child of smaller height contributes its whole subtree). Shapes of different depths
+    never share an id. With ``insert=False`` an unknown shape gets id ``-1``, and so does every shape above it (it
+    cannot be in the table either).
+    """
+    out: list[list[int]] = [[] for _ in range(depth)]
+    first = out[0]
+    get = shapes.get
+
+    def rec(node: Tree) -> list[int]:
+        kids = [rec(c) for c in node if isinstance(c, Tree)]
+        lab = node._label
+        sid = get(lab)
+        if sid is None:
+            if insert:
+                sid = shapes[lab] = len(shapes)
+            else:
+                sid = -1
+        first.append(sid)
+        if not kids or depth == 1:
+            return [sid]
+        ids = [sid]
+        h = max(map(len, kids)) + 1
+        if h > depth:
+            h = depth
+        for k in range(1, h):
+            parts = tuple([t[k - 1] if len(t) >= k else t[-1] for t in kids])
+            if insert:
+                key = (lab, parts)
+                sid = get(key)
+                if sid is None:
+                    sid = shapes[key] = len(shapes)
+            elif sid == -1 or -1 in parts:
+                sid = -1
+            else:
+                sid = get((lab, parts), -1)
+            ids.append(sid)
+            out[k].append(sid)
+        return ids
+
+    rec(tree)
+    return out
+
+
+def _postorder_heights(tree: Tree) -> list[tuple[Tree, int, int]]:
+    """``(node, height, preorder index)`` of every node in postorder (the order of :func:`subtree_ids`)."""
+    out: list[tuple[Tree, int, int]] = []
+    counter = [0]
+
+    def rec(node: Tree) -> int:
+        pre = counter[0]
+        counter[0] += 1
+        hs = [rec(c) for c in node if isinstance(c, Tree)]
+        h = 1 + max(hs) if hs else 1
+        out.append((node, h, pre))
+        return h
+
+    rec(tree)
+    return out
+
+
+def render_subtree(node: Tree, depth: int) -> str:
+    """A depth-``depth`` subtree as brackets over node labels (words are left out): ``(S (NP PRON) (VP V NP))``."""
+    kids = [c for c in node if isinstance(c, Tree)]
+    if depth <= 1 or not kids:
+        return str(node.label())
+    return "(" + str(node.label()) + "".join(" " + render_subtree(c, depth - 1) for c in kids) + ")"
+
+
+# ============================================================================================ dependency conversion
+
+_DEP_CACHE: "OrderedDict[int, tuple[Tree, Any]]" = OrderedDict()
+_DEP_CACHE_SIZE = 8192
+
+
+def _dependencies(tree: Tree):
+    """Collins-head dependency tree of ``tree``, cached per tree object (trees are treated as immutable)."""
+    key = id(tree)
+    hit = _DEP_CACHE.get(key)
+    if hit is not None and hit[0] is tree:
+        _DEP_CACHE.move_to_end(key)
+        return hit[1]
+    from .heads import to_dependencies
+
+    dep = to_dependencies(tree)
+    _DEP_CACHE[key] = (tree, dep)  # the strong reference keeps id(tree) from being reused while cached
+    if len(_DEP_CACHE) > _DEP_CACHE_SIZE:
+        _DEP_CACHE.popitem(last=False)
+    return dep
+
+
+# ============================================================================================ one parsed sentence
+
+
+class Parse:
+    """One parsed sentence and its derived views, each computed once on first use.
+
+    ``tree`` is the constituency tree (``None``: unparsed). Views: ``enc``/``ktree`` (constituency encoding and
+    kernel view), ``dep`` (Collins-head dependencies), ``dep_enc``/``dep_ktree``, ``shapes(depth, dep, insert)``
+    (subtree ids per depth), ``chains(length)`` (headword chain counts per length).
+    """
+
+    __slots__ = ("tree", "space", "_cache")
+
+    def __init__(self, tree: Tree | None, space: Space) -> None:
+        if tree is not None and not isinstance(tree, Tree):
+            raise TypeError(f"expected an nltk.Tree or None, got {type(tree).__name__}")
+        self.tree = tree
+        self.space = space
+        self._cache: dict[Any, Any] = {}
+
+    @classmethod
+    def from_ptb(cls, text: str | None, space: Space, where: str = "") -> "Parse":
+        """Read a bracketed parse; ``None``, an empty string and the parser's ``(())`` give an unparsed sentence."""
+        if text is None or not str(text).strip():
+            return cls(None, space)
+        try:
+            return cls(read_ptb(text), space)
+        except EmptyParseError:
+            return cls(None, space)
+        except TreeFormatError as exc:
+            raise TreeFormatError(f"{where}: {exc}" if where else str(exc)) from None
+
+    @property
+    def ok(self) -> bool:
+        return self.tree is not None
+
+    def _get(self, key: Any, make: Callable[[], Any]) -> Any:
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = make()
+        return v
+
+    @property
+    def enc(self) -> EncodedTree:
+        return self._get("enc", lambda: encode(self.tree, self.space.interner))
+
+    @property
+    def ktree(self) -> KernelTree:
+        return self._get("kt", lambda: KernelTree(self.enc))
+
+    @property
+    def dep(self):
+        return self._get("dep", lambda: _dependencies(self.tree))
+
+    @property
+    def dep_tree(self) -> Tree:
+        return self._get("dtree", lambda: self.dep.to_nltk())
+
+    @property
+    def dep_enc(self) -> EncodedTree:
+        return self._get("denc", lambda: encode(self.dep_tree, self.space.interner))
+
+    @property
+    def dep_ktree(self) -> KernelTree:
+        return self._get("dkt", lambda: KernelTree(self.dep_enc))
+
+    def shapes(self, depth: int, dep: bool, insert: bool) -> list[list[int]]:
+        """:func:`subtree_ids` of the constituency (``dep=False``) or dependency tree, cached per (depth, dep)."""
+        key = ("shapes", depth, dep, insert)
+        return self._get(key, lambda: subtree_ids(self.dep_tree if dep else self.tree, depth,
+                                                  self.space.shapes, insert))
+
+    def chains(self, length: int) -> list[Counter]:
+        """Headword chain counts: ``out[n-1]`` counts the chains of ``n`` words, ``n = 1..length``."""
+        def make() -> list[Counter]:
+            from .heads import headword_chains
+
+            out: list[Counter] = [Counter() for _ in range(length)]
+            for ch in headword_chains(self.dep, length):
+                out[len(ch) - 1][ch] += 1
+            return out
+
+        return self._get(("chains", length), make)
+
+
+# ============================================================================================ statistics
+
+
+def _max_counts(counters: Iterable[Counter]) -> dict:
+    """Element-wise maximum of counts over references (the clipping ceiling)."""
+    best: dict = {}
+    for c in counters:
+        for k, v in c.items():
+            if v > best.get(k, 0):
+                best[k] = v
+    return best
+
+
+def _clip_ids(hyp: list[list[int]], ceiling: dict, depth: int) -> tuple[list[int], list[int]]:
+    """Clipped matches and totals per depth for hypothesis shape ids (-1 = unknown to every reference)."""
+    matches, totals = [], []
+    for d in range(depth):
+        ids = hyp[d] if d < len(hyp) else []
+        totals.append(len(ids))
+        m = 0
+        if ids:
+            for k, v in Counter(ids).items():
+                if k >= 0:
+                    r = ceiling.get(k, 0)
+                    m += v if v < r else r
+        matches.append(m)
+    return matches, totals
+
+
+def _clip_counters(hyp: list[Counter], ceiling: dict, depth: int) -> tuple[list[int], list[int]]:
+    matches, totals = [], []
+    for d in range(depth):
+        c = hyp[d] if d < len(hyp) else Counter()
+        totals.append(sum(c.values()))
+        m = 0
+        for k, v in c.items():
+            r = ceiling.get(k, 0)
+            m += v if v < r else r
+        matches.append(m)
+    return matches, totals
+
+
+def depth_score(matches: Sequence[float], totals: Sequence[float], effective_order: bool = True,
+                epsilon: float | None = None) -> float:
+    """The mean over depths ``1..len(totals)`` of ``matches/totals`` (STM, HWCM).
+
+    A depth with ``totals == 0`` is skipped when ``effective_order`` (else it is a zero fraction). A zero fraction
+    becomes ``epsilon`` when one is given (HWCM). ``NaN`` when no depth is left.
+    """
+    acc, n = 0.0, 0
+    for m, t in zip(matches, totals):
+        if t == 0:
+            if effective_order:
+                continue
+            p = 0.0
+        else:
+            p = m / t
+        if p == 0.0 and epsilon is not None:
+            p = epsilon
+        acc += p
+        n += 1
+    return acc / n if n else math.nan
+
+
+# ============================================================================================ results
+
+
+@dataclass(frozen=True)
+class DepthResult:
+    """STM / DSTM / HWCM of one hypothesis (or a corpus): clipped matches and totals per depth and the score.
+
+    ``fractions[d-1]`` is the clipped precision at depth (chain length) ``d`` (``NaN`` if the hypothesis has none);
+    ``scores_by_depth[d-1]`` is the metric with maximum depth ``D = d`` (the paper's tables are indexed this way).
+    """
+
+    metric: str
+    matches: tuple[int, ...]
+    totals: tuple[int, ...]
+    effective_order: bool
+    epsilon: float | None
+    signature_text: str
+    explain_fn: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def depth(self) -> int:
+        return len(self.totals)
+
+    @property
+    def score(self) -> float:
+        if not self.totals:
+            return math.nan
+        return depth_score(self.matches, self.totals, self.effective_order, self.epsilon)
+
+    @property
+    def fractions(self) -> tuple[float, ...]:
+        return tuple(m / t if t else math.nan for m, t in zip(self.matches, self.totals))
+
+    @property
+    def scores_by_depth(self) -> tuple[float, ...]:
+        return tuple(depth_score(self.matches[:d], self.totals[:d], self.effective_order, self.epsilon)
+                     for d in range(1, self.depth + 1))
+
+    def signature(self) -> str:
+        return self.signature_text
+
+    def explain(self):
+        """A DataFrame with one row per distinct hypothesis subtree (chain): ``depth, item, count, ref_max,
+        clipped, matched``. Empty for an unparsed sentence or a corpus result."""
+        import pandas as pd
+
+        if self.explain_fn is None:
+            return pd.DataFrame(columns=["depth", "item", "count", "ref_max", "clipped", "matched"])
+        return self.explain_fn()
+
+    def __float__(self) -> float:
+        return float(self.score)
+
+
+@dataclass(frozen=True)
+class KernelResult:
+    """TKM / DTKM of one hypothesis: the cosine with each reference, the best one and the score (their maximum)."""
+
+    metric: str
+    cosines: tuple[float, ...]
+    lam: float
+    signature_text: str
+    explain_fn: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def score(self) -> float:
+        return max(self.cosines) if self.cosines else math.nan
+
+    @property
+    def best_ref(self) -> int:
+        return max(range(len(self.cosines)), key=self.cosines.__getitem__) if self.cosines else -1
+
+    def signature(self) -> str:
+        return self.signature_text
+
+    def explain(self):
+        """A DataFrame with one row per hypothesis node: ``node`` (its production), ``shared`` (the number of
+        fragments rooted there that the best reference also has, ``lam``-weighted) and ``share`` of ``K(h, r)``."""
+        import pandas as pd
+
+        if self.explain_fn is None:
+            return pd.DataFrame(columns=["node", "shared", "share"])
+        return self.explain_fn()
+
+    def __float__(self) -> float:
+        return float(self.score)
+
+
+# ============================================================================================ reference sets
+
+
+class RefSet:
+    """The references of one segment with their statistics, each computed once on first use."""
+
+    __slots__ = ("parses", "_cache")
+
+    def __init__(self, parses: Sequence[Parse]) -> None:
+        self.parses = [p for p in parses if p.ok]
+        self._cache: dict[Any, Any] = {}
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.parses)
+
+    def shape_ceiling(self, depth: int, dep: bool) -> dict:
+        key = ("shape", depth, dep)
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = _max_counts(
+                Counter(i for ids in p.shapes(depth, dep, True) for i in ids) for p in self.parses)
+        return v
+
+    def chain_ceiling(self, length: int) -> dict:
+        key = ("chain", length)
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = _max_counts(c for p in self.parses for c in p.chains(length))
+        return v
+
+
+def _as_refset(refs: Sequence[Tree | None], space: Space) -> RefSet:
+    if isinstance(refs, Tree) or isinstance(refs, str):
+        raise TypeError("refs must be a list of trees (one per reference), not a single tree")
+    if len(refs) == 0:
+        raise ValueError("no references given: refs must hold at least one tree")
+    return RefSet([Parse(r, space) for r in refs])
+
+
+# ============================================================================================ metric objects
+
+
+def _sig(name: str, **opts: Any) -> str:
+    parts = [name] + [f"{k}:{v}" for k, v in opts.items()] + [f"version:{__version__}"]
+    return "|".join(parts)
+
+
+class _DepthMetric:
+    """Shared machinery of STM, DSTM and HWCM (clipped precision per depth, arithmetic mean)."""
+
+    name = ""
+    epsilon: float | None = None
+
+    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = True) -> None:
+        if int(depth) < 1:
+            raise ValueError(f"depth must be >= 1, got {depth}")
+        self.depth = int(depth)
+        self.effective_order = bool(effective_order)
+
+    # -- to be specialised
+    def _hyp_items(self, hyp: Parse) -> Any:
+        raise NotImplementedError
+
+    def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
+        raise NotImplementedError
+
+    def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
+        raise NotImplementedError
+
+    def signature(self) -> str:
+        opts = {"depth": self.depth, "eff": "yes" if self.effective_order else "no"}
+        if self.epsilon is not None:
+            opts["eps"] = self.epsilon
+        return _sig(self.name, **opts, **self._sig_extra())
+
+    def _sig_extra(self) -> dict:
+        return {}
+
+    # -- public
+    def sentence_stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]] | None:
+        """Clipped matches and totals per depth (the sufficient statistics); ``None`` if unscorable."""
+        if not hyp.ok or not refs.ok:
+            return None
+        return self._stats(hyp, refs)
+
+    def _result(self, stats, explain_fn=None) -> DepthResult:
+        m, t = stats if stats is not None else ((), ())
+        return DepthResult(self.name, tuple(m), tuple(t), self.effective_order, self.epsilon, self.signature(),
+                           explain_fn)
+
+    def sentence_score(self, hyp: Tree | None, refs: Sequence[Tree | None]) -> DepthResult:
+        """Score one hypothesis tree against its reference trees (``None`` entries are unparsed sentences)."""
+        space = Space()
+        rs = _as_refset(refs, space)
+        h = Parse(hyp, space)
+        stats = self.sentence_stats(h, rs)
+        if stats is None:
+            return self._result(None)
+
+        def explain():
+            import pandas as pd
+
+            return pd.DataFrame(self._explain_rows(h, rs))
+
+        return self._result(stats, explain)
+
+    def corpus_score(self, hyps: Sequence[Tree | None], refs: Sequence[Sequence[Tree | None]]) -> DepthResult:
+        """Corpus-level score from the summed statistics of all scorable segments (unscorable ones are skipped)."""
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
+        M = [0] * self.depth
+        T = [0] * self.depth
+        for h, r in zip(hyps, refs):
+            space = Space()
+            st = self.sentence_stats(Parse(h, space), _as_refset(r, space))
+            if st is None:
+                continue
+            for d in range(self.depth):
+                M[d] += st[0][d]
+                T[d] += st[1][d]
+        return self._result((M, T))
+
+
+class STM(_DepthMetric):
+    """Liu & Gildea's subtree metric on constituency trees (module docstring); ``depth`` is D."""
+
+    name = "STM"
+    dependency = False
+
+    def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
+        ceiling = refs.shape_ceiling(self.depth, self.dependency)
+        return _clip_ids(hyp.shapes(self.depth, self.dependency, False), ceiling, self.depth)
+
+    def _sig_extra(self) -> dict:
+        return {"tree": "dependency" if self.dependency else "constituency"}
+
+    def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
+        tree = hyp.dep_tree if self.dependency else hyp.tree
+        ids = hyp.shapes(self.depth, self.dependency, False)
+        ceiling = refs.shape_ceiling(self.depth, self.dependency)
+        post = _postorder_heights(tree)
+        order = sorted(range(len(post)), key=lambda i: post[i][2])  # preorder
+        rows = []
+        for d in range(1, self.depth + 1):
+            nodes = [(node, k) for k, (node, h, _) in enumerate(post) if h >= d]
+            idx = {k: sid for (_, k), sid in zip(nodes, ids[d - 1])}
+            seen: dict[str, dict] = {}
+            for k in order:
+                if k not in idx:
+                    continue
+                sid = idx[k]
+                text = render_subtree(post[k][0], d)
+                row = seen.get(text)
+                if row is None:
+                    r = ceiling.get(sid, 0) if sid >= 0 else 0
+                    row = seen[text] = {"depth": d, "item": text, "count": 0, "ref_max": r}
+                row["count"] += 1
+            for row in seen.values():
+                row["clipped"] = min(row["count"], row["ref_max"])
+                row["matched"] = row["clipped"] > 0
+                rows.append(row)
+        return rows
+
+
+class DSTM(STM):
+    """STM on the Collins-head dependency trees (word-labelled nodes)."""
+
+    name = "DSTM"
+    dependency = True
+
+
+class HWCM(_DepthMetric):
+    """Liu & Gildea's headword chain metric; ``depth`` is the maximum chain length D; zero precisions -> epsilon."""
+
+    name = "HWCM"
+
+    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = True, epsilon: float = EPSILON) -> None:
+        super().__init__(depth, effective_order)
+        if not epsilon > 0:
+            raise ValueError(f"epsilon must be > 0, got {epsilon}")
+        self.epsilon = float(epsilon)
+
+    def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
+        return _clip_counters(hyp.chains(self.depth), refs.chain_ceiling(self.depth), self.depth)
+
+    def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
+        ceiling = refs.chain_ceiling(self.depth)
+        rows = []
+        for d, c in enumerate(hyp.chains(self.depth), start=1):
+            for ch, v in c.items():
+                r = ceiling.get(ch, 0)
+                rows.append({"depth": d, "item": " ".join(ch), "count": v, "ref_max": r, "clipped": min(v, r),
+                             "matched": r > 0})
+        return rows
+
+
+class TKM:
+    """Liu & Gildea's tree kernel metric: the maximum over references of the all-subtree kernel's cosine."""
+
+    name = "TKM"
+    dependency = False
+
+    def __init__(self, lam: float = 1.0) -> None:
+        if not 0.0 < float(lam) <= 1.0:
+            raise ValueError(f"the decay lam must be in (0, 1], got {lam}")
+        self.lam = float(lam)
+
+    def signature(self) -> str:
+        return _sig(self.name, lam=self.lam, tree="dependency" if self.dependency else "constituency")
+
+    def _kt(self, p: Parse) -> KernelTree:
+        return p.dep_ktree if self.dependency else p.ktree
+
+    def sentence_stats(self, hyp: Parse, refs: RefSet) -> tuple[float, ...] | None:
+        """The cosine with each parsed reference; ``None`` if unscorable."""
+        if not hyp.ok or not refs.ok:
+            return None
+        h = self._kt(hyp)
+        return tuple(cosine(h, self._kt(r), self.lam) for r in refs.parses)
+
+    def sentence_score(self, hyp: Tree | None, refs: Sequence[Tree | None]) -> KernelResult:
+        space = Space()
+        rs = _as_refset(refs, space)
+        h = Parse(hyp, space)
+        cos = self.sentence_stats(h, rs)
+        if cos is None:
+            return KernelResult(self.name, (), self.lam, self.signature())
+
+        def explain():
+            import pandas as pd
+
+            best = max(range(len(cos)), key=cos.__getitem__)
+            a, b = self._kt(h), self._kt(rs.parses[best])
+            per = kernel_contributions(a, b, self.lam)
+            total = sum(per) or 1.0
+            rows = [{"node": _production_text(a.enc.nodes[i]), "shared": v, "share": v / total}
+                    for i, v in enumerate(per)]
+            return pd.DataFrame(rows)
+
+        return KernelResult(self.name, cos, self.lam, self.signature(), explain)
+
+    def corpus_score(self, hyps: Sequence[Tree | None], refs: Sequence[Sequence[Tree | None]]) -> float:
+        """The mean sentence score over the scorable segments (a cosine has no additive statistic)."""
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
+        vals = [self.sentence_score(h, r).score for h, r in zip(hyps, refs)]
+        vals = [v for v in vals if not math.isnan(v)]
+        return sum(vals) / len(vals) if vals else math.nan
+
+
+class DTKM(TKM):
+    """TKM on the Collins-head dependency trees."""
+
+    name = "DTKM"
+    dependency = True
+
+
+def _production_text(node: Tree) -> str:
+    rhs = [c.label() if isinstance(c, Tree) else repr(c) for c in node]
+    return f"{node.label()} -> {' '.join(map(str, rhs))}" if rhs else str(node.label())
+
+
+# ============================================================================================ sentence functions
+
+
+def stm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH,
+        effective_order: bool = True) -> DepthResult:
+    """STM of one hypothesis tree against its reference trees (see :class:`STM`)."""
+    return STM(depth, effective_order).sentence_score(hyp, refs)
+
+
+def dstm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH,
+         effective_order: bool = True) -> DepthResult:
+    """DSTM: STM on the Collins-head dependency trees (see :class:`DSTM`)."""
+    return DSTM(depth, effective_order).sentence_score(hyp, refs)
+
+
+def hwcm(hyp: Tree | None, refs: Sequence[Tree | None], length: int = DEFAULT_DEPTH, effective_order: bool = True,
+         epsilon: float = EPSILON) -> DepthResult:
+    """HWCM over headword chains of length 1..``length`` (see :class:`HWCM`)."""
+    return HWCM(length, effective_order, epsilon).sentence_score(hyp, refs)
+
+
+def tkm(hyp: Tree | None, refs: Sequence[Tree | None], lam: float = 1.0) -> KernelResult:
+    """TKM: maximum over references of the all-subtree kernel cosine (see :class:`TKM`)."""
+    return TKM(lam).sentence_score(hyp, refs)
+
+
+def dtkm(hyp: Tree | None, refs: Sequence[Tree | None], lam: float = 1.0) -> KernelResult:
+    """DTKM: TKM on the Collins-head dependency trees (see :class:`DTKM`)."""
+    return DTKM(lam).sentence_score(hyp, refs)
+
+
+# ============================================================================================ Asiya's variants
+
+
+def _label_chains(t: Tree, length: int) -> Counter:
+    """Downward label paths of 1..``length`` nodes (words are not nodes), as tuples of labels."""
+    out: Counter = Counter()
+
+    def walk(node: Tree, above: tuple) -> None:
+        path = (above + (node.label(),))[-length:]
+        for k in range(1, len(path) + 1):
+            out[path[-k:]] += 1
+        for c in node:
+            if isinstance(c, Tree):
+                walk(c, path)
+
+    walk(t, ())
+    return out
+
+
+def _minmax(h: Counter, r: Counter) -> float:
+    num = sum(min(v, r.get(k, 0)) for k, v in h.items())
+    den = sum(max(h.get(k, 0), r.get(k, 0)) for k in set(h) | set(r))
+    return num / den if den else 0.0
+
+
+def asiya_stm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH) -> float:
+    """Asiya's CP-STM (for comparison, **not** Liu & Gildea's STM): label chains of length 1..``depth`` pooled,
+    ``sum min / sum max`` against each reference alone, the maximum over references. ``NaN`` if unscorable."""
+    if len(refs) == 0:
+        raise ValueError("no references given: refs must hold at least one tree")
+    rs = [r for r in refs if r is not None]
+    if hyp is None or not rs:
+        return math.nan
+    h = _label_chains(hyp, depth)
+    return max(_minmax(h, _label_chains(r, depth)) for r in rs)
+
+
+def asiya_hwcm(hyp: Tree | None, refs: Sequence[Tree | None], length: int = DEFAULT_DEPTH,
+               epsilon: float = EPSILON) -> float:
+    """Asiya-style HWCM (for comparison): the paper's HWCM against each reference alone, the maximum over them."""
+    if len(refs) == 0:
+        raise ValueError("no references given: refs must hold at least one tree")
+    rs = [r for r in refs if r is not None]
+    if hyp is None or not rs:
+        return math.nan
+    return max(hwcm(hyp, [r], length, epsilon=epsilon).score for r in rs)
+
+
+# ============================================================================================ batch scoring
+
+
+@contextmanager
+def _no_gc():
+    """Pause the cyclic garbage collector while many small acyclic objects are made (trees, tuples, Counters):
+    with thousands of reference trees alive, its full collections would otherwise cost as much as the scoring.
+    Reference counting still frees everything; the collector's previous state is restored afterwards."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+
+def _split_refs(ref_parses: Sequence[Any]) -> list[list[str | None]]:
+    out = []
+    for i, r in enumerate(ref_parses):
+        if r is None or isinstance(r, str):
+            out.append([r])
+        else:
+            out.append(list(r))
+            if not out[-1]:
+                raise ValueError(f"segment {i}: no references")
+    return out
+
+
+class References:
+    """The references of a test set, read and encoded once, with per-segment statistics kept for reuse.
+
+    ``ref_parses[i]`` holds the bracketed parses of segment ``i``'s references (a string for a single reference).
+    Scoring several systems with :meth:`score` reuses the reference trees, their subtree counts, chain counts,
+    dependency trees and kernel self-similarities (each computed on first use).
+    """
+
+    def __init__(self, ref_parses: Sequence[Any], max_depth: int = 9) -> None:
+        if int(max_depth) < 1:
+            raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+        self.space = Space()
+        self.max_depth = int(max_depth)
+        sets = _split_refs(ref_parses)
+        self.n_refs = [len(s) for s in sets]
+        self.segments: list[RefSet] = []
+        self.n_unparsed = 0
+        with _no_gc():
+            for i, s in enumerate(sets):
+                parses = [Parse.from_ptb(t, self.space, where=f"segment {i}, reference {k}")
+                          for k, t in enumerate(s)]
+                self.n_unparsed += sum(not p.ok for p in parses)
+                self.segments.append(RefSet(parses))
+
+    def __len__(self) -> int:
+        return len(self.segments)
+
+    def _metric_objects(self, metrics: Sequence[str], lam: float, effective_order: bool,
+                        epsilon: float) -> dict[str, Any]:
+        unknown = set(metrics) - set(METRICS)
+        if unknown:
+            raise ValueError(f"unknown metrics {sorted(unknown)}; choose from {METRICS}")
+        D = self.max_depth
+        make = {"stm": lambda: STM(D, effective_order), "dstm": lambda: DSTM(D, effective_order),
+                "hwcm": lambda: HWCM(D, effective_order, epsilon), "tkm": lambda: TKM(lam),
+                "dtkm": lambda: DTKM(lam)}
+        return {m: make[m]() for m in metrics}
+
+    def score(self, hyp_parses: Sequence[str | None], metrics: Sequence[str] = METRICS, lam: float = 1.0,
+              effective_order: bool = True, epsilon: float = EPSILON, progress: bool = False):
+        """Segment-level scores of one system (see :func:`score_corpus` for the columns and ``attrs``)."""
+        import numpy as np
+        import pandas as pd
+
+        objs = self._metric_objects(tuple(metrics), lam, effective_order, epsilon)
+        if len(hyp_parses) != len(self.segments):
+            raise ValueError(f"{len(hyp_parses)} hypothesis parses but {len(self.segments)} reference sets")
+        D = self.max_depth
+        cols: dict[str, list[float]] = {}
+        for m, obj in objs.items():
+            for name in ([f"{m}_{d}" for d in range(1, D + 1)] if isinstance(obj, _DepthMetric) else [m]):
+                cols[name] = []
+        sums = {m: ([0] * D, [0] * D) for m, obj in objs.items() if isinstance(obj, _DepthMetric)}
+        n_hyp_unparsed = n_no_ref = 0
+        it: Iterable[int] = range(len(self.segments))
+        if progress:
+            from tqdm.auto import tqdm
+
+            it = tqdm(it, desc="segments", leave=False)
+        with _no_gc():
+            for i in it:
+                refs = self.segments[i]
+                hyp = Parse.from_ptb(hyp_parses[i], self.space, where=f"segment {i}, hypothesis")
+                n_hyp_unparsed += not hyp.ok
+                n_no_ref += hyp.ok and not refs.ok
+                scorable = hyp.ok and refs.ok
+                for m, obj in objs.items():
+                    if m in sums:
+                        self._add_depth_row(obj, hyp, refs, scorable, cols, m, sums[m])
+                    else:
+                        st = obj.sentence_stats(hyp, refs) if scorable else None
+                        cols[m].append(max(st) if st else math.nan)
+        df = pd.DataFrame(cols)
+        corpus: dict[str, float] = {}
+        for m, obj in objs.items():
+            if m in sums:
+                M, T = sums[m]
+                for d in range(1, D + 1):
+                    corpus[f"{m}_{d}"] = depth_score(M[:d], T[:d], effective_order, obj.epsilon)
+            else:
+                corpus[m] = float(np.nanmean(df[m])) if df[m].notna().any() else math.nan
+        df.attrs["corpus"] = corpus
+        df.attrs["n_hyp_unparsed"] = int(n_hyp_unparsed)
+        df.attrs["n_ref_unparsed"] = int(self.n_unparsed)
+        df.attrs["n_no_reference"] = int(n_no_ref)
+        df.attrs["signatures"] = {m: obj.signature() for m, obj in objs.items()}
+        if n_hyp_unparsed or n_no_ref:
+            warnings.warn(f"{n_hyp_unparsed} unparsed hypotheses and {n_no_ref} segments without a parsed reference "
+                          "scored NaN", stacklevel=3)
+        return df
+
+    def _add_depth_row(self, obj: "_DepthMetric", hyp: Parse, refs: RefSet, scorable: bool,
+                       cols: dict[str, list[float]], m: str, sums: tuple[list[int], list[int]]) -> None:
+        """Append one segment's ``m_1..m_D`` (the metric with maximum depth d) and add its statistics to ``sums``."""
+        D = self.max_depth
+        if not scorable:
+            for d in range(1, D + 1):
+                cols[f"{m}_{d}"].append(math.nan)
+            return
+        mm, tt = obj._stats(hyp, refs)
+        eff, eps = obj.effective_order, obj.epsilon
+        acc, n = 0.0, 0
+        M, T = sums
+        for d in range(D):
+            t = tt[d]
+            M[d] += mm[d]
+            T[d] += t
+            if t or not eff:
+                p = mm[d] / t if t else 0.0
+                acc += eps if (p == 0.0 and eps is not None) else p
+                n += 1
+            cols[f"{m}_{d + 1}"].append(acc / n if n else math.nan)
+
+
+_REF_CACHE: "OrderedDict[tuple, References]" = OrderedDict()
+_REF_CACHE_SIZE = 4
+
+
+def _references(ref_parses: Sequence[Any], max_depth: int) -> References:
+    key = (max_depth, tuple(tuple(s) for s in _split_refs(ref_parses)))
+    refs = _REF_CACHE.get(key)
+    if refs is None:
+        refs = _REF_CACHE[key] = References(ref_parses, max_depth)
+        if len(_REF_CACHE) > _REF_CACHE_SIZE:
+            _REF_CACHE.popitem(last=False)
+    else:
+        _REF_CACHE.move_to_end(key)
+    return refs
+
+
+def score_corpus(hyp_parses: Sequence[str | None], ref_parses: "Sequence[Any] | References",
+                 metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
+                 effective_order: bool = True, epsilon: float = EPSILON, progress: bool = False):
+    """Score one system's parses against reference parses: one row per segment.
+
+    Columns: ``stm_1..stm_D``, ``dstm_1..``, ``hwcm_1..`` (the metric with maximum depth / chain length ``D = d``,
+    as the paper's tables are indexed), ``tkm``, ``dtkm``; ``NaN`` for an unparsed hypothesis or a segment without
+    a parsed reference. ``ref_parses[i]`` lists segment ``i``'s reference parses (or is one string), or pass a
+    :class:`References` built once. The references are read and counted once and cached (keyed by the parse
+    strings), so scoring many systems against the same references repeats only the hypothesis side.
+
+    ``DataFrame.attrs``: ``corpus`` (corpus-level scores from summed statistics; TKM/DTKM: mean), ``signatures``,
+    and the counts ``n_hyp_unparsed``, ``n_ref_unparsed``, ``n_no_reference``.
+    """
+    refs = ref_parses if isinstance(ref_parses, References) else _references(ref_parses, max_depth)
+    if refs.max_depth != max_depth:
+        raise ValueError(f"the References were built with max_depth={refs.max_depth}, not {max_depth}")
+    return refs.score(hyp_parses, metrics, lam=lam, effective_order=effective_order, epsilon=epsilon,
+                      progress=progress)

@@ -1,0 +1,134 @@
+"""ParseCache: hits and misses, exact keys, persistence, several processes, foreign and damaged files."""
+from __future__ import annotations
+
+import multiprocessing as mp
+import sqlite3
+
+import pytest
+
+from syneval_nb.cache import CacheError, ParseCache
+
+KEY = "stanford-test/maxLength=150"
+
+
+def test_hit_and_miss(tmp_path):
+    with ParseCache(tmp_path / "c.sqlite") as c:
+        assert c.get_many(KEY, ["A dog barks."]) == {}
+        c.put(KEY, "A dog barks.", "(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ barks)) (. .)))")
+        got = c.get_many(KEY, ["A dog barks.", "unseen", "A dog barks."])
+        assert got == {"A dog barks.": "(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ barks)) (. .)))"}
+        # another backend key is another namespace: a miss
+        assert c.get_many("spacy-test", ["A dog barks."]) == {}
+        with pytest.raises(KeyError):
+            c.get(KEY, "unseen")
+        assert c.get(KEY, "unseen", None) is None
+        assert c.count() == 1 and c.count(KEY) == 1 and c.count("spacy-test") == 0
+
+
+def test_keys_are_exact_text(tmp_path):
+    # no normalisation: white space, case and Unicode composition all make different keys
+    texts = ["café", "cafe\u0301", "Café", "café ", " café"]
+    with ParseCache(tmp_path / "c.sqlite") as c:
+        c.put_many(KEY, [(t, f"r{i}") for i, t in enumerate(texts)])
+        assert c.get_many(KEY, texts) == {t: f"r{i}" for i, t in enumerate(texts)}
+        assert len(c) == 5
+
+
+def test_failure_is_stored_as_none_and_can_be_replaced(tmp_path):
+    with ParseCache(tmp_path / "c.sqlite") as c:
+        c.put(KEY, "too long", None)
+        assert c.get_many(KEY, ["too long"]) == {"too long": None}  # a hit whose value is None
+        c.put(KEY, "too long", "(ROOT (X (SYM x)))")  # a retry that succeeded replaces it
+        assert c.get(KEY, "too long") == "(ROOT (X (SYM x)))"
+        assert c.count(KEY) == 1
+
+
+def test_many_texts_and_persistence(tmp_path):
+    path = tmp_path / "c.sqlite"
+    items = [(f"sentence {i}", f"(ROOT (NN s{i}))") for i in range(1234)]  # > one 500-text SELECT chunk
+    with ParseCache(path) as c:
+        c.put_many(KEY, items)
+    with ParseCache(path) as c:  # reopened: everything is still there
+        got = c.get_many(KEY, [t for t, _ in items] + ["missing"])
+        assert len(got) == 1234 and got["sentence 1233"] == "(ROOT (NN s1233))"
+        assert c.backend_keys() == {KEY: 1234}
+        assert c.delete(KEY, ["sentence 0", "sentence 1"]) == 2
+        assert c.count(KEY) == 1232
+
+
+def test_put_stores_immediately(tmp_path):
+    # a second connection (another process in real life) sees each put at once, without close()
+    path = tmp_path / "c.sqlite"
+    writer = ParseCache(path)
+    reader = ParseCache(path)
+    for i in range(3):
+        writer.put(KEY, f"s{i}", f"r{i}")
+        assert reader.count(KEY) == i + 1
+    writer.close()
+    reader.close()
+
+
+def test_wal_mode(tmp_path):
+    path = tmp_path / "c.sqlite"
+    ParseCache(path).close()
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    con.close()
+
+
+def _writer(path: str, w: int, n: int) -> None:
+    with ParseCache(path) as c:
+        for i in range(n):
+            c.put(KEY, f"w{w} s{i}", f"r{w}.{i}")
+
+
+def test_several_processes_write_at_once(tmp_path):
+    path = str(tmp_path / "c.sqlite")
+    ParseCache(path).close()
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(path, w, 150)) for w in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert [p.exitcode for p in procs] == [0, 0, 0]
+    with ParseCache(path) as c:
+        assert c.count(KEY) == 450
+        assert c.get(KEY, "w2 s149") == "r2.149"
+
+
+def test_not_sqlite_is_a_clear_error(tmp_path):
+    path = tmp_path / "notes.sqlite"
+    path.write_text("this is a text file, not a database\n" * 50)
+    with pytest.raises(CacheError, match="not a usable syneval-nb parse cache"):
+        ParseCache(path)
+
+
+def test_foreign_sqlite_is_a_clear_error(tmp_path):
+    path = tmp_path / "other.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE songs (title TEXT)")
+    con.commit()
+    con.close()
+    with pytest.raises(CacheError, match=r"foreign SQLite database \(tables: songs\)"):
+        ParseCache(path)
+
+
+def test_damaged_file_is_a_clear_error(tmp_path):
+    path = tmp_path / "c.sqlite"
+    with ParseCache(path) as c:
+        c.put_many(KEY, [(f"s{i}", "x" * 200) for i in range(2000)])
+    con = sqlite3.connect(path)  # fold the WAL into the main file so the damage hits the data pages
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    data = bytearray(path.read_bytes())
+    assert len(data) > 40_000
+    data[8192:24576] = b"\xa5" * 16384  # overwrite pages 3-6
+    path.write_bytes(bytes(data))
+    with pytest.raises(CacheError, match="not a usable syneval-nb parse cache"):
+        ParseCache(path)
+
+
+def test_rejects_non_string_results(tmp_path):
+    with ParseCache(tmp_path / "c.sqlite") as c, pytest.raises(TypeError, match="str | None"):
+        c.put(KEY, "s", {"tree": 1})  # type: ignore[arg-type]

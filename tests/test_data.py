@@ -1,0 +1,232 @@
+"""Loaders: MQM against the published averages, WMT21 name mapping, downloads from a file:// mirror, own files."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import sacrebleu
+from scipy import stats as sps
+
+from syneval_nb import data, paths
+
+
+@pytest.fixture(scope="module")
+def ted(shared_data: Path) -> pd.DataFrame:
+    return data.load_ted_zhen_mqm(shared_data)
+
+
+@pytest.fixture(scope="module")
+def wmt(shared_data: Path) -> data.Wmt21DeEn:
+    return data.load_wmt21_deen(shared_data)
+
+
+# ---------------------------------------------------------------- MQM
+
+def test_mqm_weights_by_hand():
+    assert data.mqm_weight("Accuracy/Mistranslation", "Major") == 5
+    assert data.mqm_weight("Fluency/Punctuation", "Major") == 5
+    assert data.mqm_weight("Fluency/Punctuation", "Minor") == 0.1
+    assert data.mqm_weight("Fluency/Grammar", "Minor") == 1
+    assert data.mqm_weight("Non-translation!", "Major") == 25
+    assert data.mqm_weight("No-error", "No-error") == 0
+    with pytest.raises(ValueError, match="severity"):
+        data.mqm_weight("Fluency/Grammar", "Critical")
+
+
+def test_ted_shape_and_humans(ted):
+    assert len(ted) == 15 * 529 == 7935
+    assert ted.groupby("system").size().eq(529).all()
+    assert sorted(ted.loc[ted.is_human, "system"].unique()) == ["ref", "refB"]
+    assert ted["n_raters"].eq(1).all()  # one rater per (system, segment) in this set (README)
+    for col in ["system", "doc", "seg_id", "source", "target", "mqm", "mqm_fluency", "mqm_accuracy", "n_raters",
+                "is_human", "ref", "refB", "ptb", "ptb_ref", "ptb_refB", "rst_row"]:
+        assert col in ted.columns
+    # the ref/refB columns are the human rows' targets of the same segment
+    r = ted[ted.system == "refB"].set_index("seg_id")["target"]
+    assert (ted["refB"] == ted["seg_id"].map(r)).all()
+
+
+def test_mqm_equals_published_on_every_segment(ted):
+    scored = ted.dropna(subset=["mqm_published"])
+    assert len(scored) == 7935  # 12645 published rows, 4710 of them 'None' (not annotated)
+    np.testing.assert_allclose(scored["mqm"], scored["mqm_published"], atol=1e-9)
+
+
+def test_mqm_system_means_match_readme(ted):
+    means = -ted.groupby("system")["mqm"].mean()
+    assert means["refB"] == pytest.approx(0.42, abs=0.005)  # README: ref.B 0.42, rank 1
+    assert means["ref"] == pytest.approx(5.52, abs=0.005)  # README: ref.A 5.52, rank 15
+    mt = means.drop(["ref", "refB"])
+    assert len(mt) == 13 and mt.min() == pytest.approx(1.65, abs=0.005) and mt.max() == pytest.approx(2.99, abs=0.005)
+
+
+def test_mqm_parts_by_hand(ted):
+    # Borderline seg 84: Style/Awkward Major (5) + Fluency/Grammar Major (5) + 2 more rows in the error file;
+    # recomputed here from the raw rows with the weights written out.
+    e = pd.read_csv(Path(data.dataset_dir(data.TED_ZHEN)) / "mqm_ted_zhen.tsv", sep="\t", quoting=3, dtype=str)
+    rows = e[(e.system == "Borderline") & (e.seg_id == "84")]
+    w = {"Major": 5.0, "Minor": 1.0}
+    total = sum(0.1 if (c == "Fluency/Punctuation" and s == "Minor") else w.get(s, 0.0)
+                for c, s in zip(rows.category, rows.severity))
+    flu = sum(w[s] for c, s in zip(rows.category, rows.severity) if c.startswith("Fluency/"))
+    row = ted[(ted.system == "Borderline") & (ted.seg_id == 84)].iloc[0]
+    assert row.mqm == -total == -20.0
+    assert row.mqm_fluency == -flu
+    assert row.mqm_fluency + row.mqm_accuracy >= row.mqm  # other categories only lower the total
+
+
+def _leaves(ptb: str) -> list[str]:
+    return re.findall(r"\(([^()\s]+) ([^()\s]+)\)", ptb)
+
+
+def test_ted_parses_are_aligned(ted):
+    # first word of the target equals the first leaf of its parse (PTB escapes aside) on nearly every row
+    ok = 0
+    for tgt, ptb in zip(ted["target"], ted["ptb"]):
+        first = _leaves(ptb)[0][1]
+        ok += tgt.split()[0].startswith(first.replace("``", '"')[:1])
+    assert ok / len(ted) > 0.97
+
+
+# ---------------------------------------------------------------- WMT21
+
+def test_wmt21_segments(wmt):
+    s = wmt.segments
+    assert len(s) == 19 * 1000 and s["system"].nunique() == 19
+    assert set(s["system"]) == set(data.WMT21_SYSTEMS)
+    assert s["seg_id"].min() == 0 and s["seg_id"].max() == 999
+    for col in ["system", "seg_id", "source", "target", "ref_A", "ref_B", "ptb", "ptb_ref_A", "ptb_ref_B"]:
+        assert col in s.columns
+    first = s[(s.system == "UEdin") & (s.seg_id == 0)].iloc[0]
+    assert first.ptb_ref_A.startswith("(ROOT (S (NP (NNP Biker))")
+    assert first.ref_A.startswith("Biker reacts lightning fast")
+
+
+def test_wmt21_names_map(wmt):
+    assert data.wmt21_system_name("Nemo.7") == "NVIDIA-NeMo"
+    assert data.wmt21_system_name("UEdin.9") == "UEdin"
+    assert data.wmt21_system_name("VolcTrans-GLAT.10") == "VolcTrans-GLAT"
+    assert data.wmt21_system_name("HUMAN.0") == "ref-B"
+    da = wmt.system_da
+    assert set(da.loc[~da.is_human, "system"]) == set(data.WMT21_SYSTEMS)
+    assert set(wmt.seg_da_unaligned["system"]) == set(data.WMT21_SYSTEMS) | {"ref-B"}
+    assert set(wmt.comet["system"]) == set(data.WMT21_SYSTEMS) | {"ref-A", "ref-B"}
+
+
+def test_comet_anchor(wmt):
+    # shared README: against DA z over the 19 MT systems, COMET (ref-A) has Pearson 0.361
+    m = wmt.system_da.merge(wmt.comet, on="system")
+    m = m[~m.is_human]
+    assert len(m) == 19
+    assert sps.pearsonr(m.comet_ref_A, m.da_z)[0] == pytest.approx(0.361, abs=0.0005)
+
+
+def test_human_is_not_the_displayed_reference(shared_data):
+    # evidence for HUMAN = ref-B: the REF quality-control items (displayed reference as candidate) score high,
+    # HUMAN's ordinary items score like an average MT system.
+    d = pd.read_csv(shared_data / "wmt21-deen" / "humaneval" / "ad-deen-good-stnd.csv", sep=r"\s+")
+    ref_z = d.loc[d.type == "REF", "score"].mean()
+    human_z = d.loc[(d.type == "SYSTEM") & d.sys_id.str.startswith("HUMAN"), "score"].mean()
+    assert ref_z == pytest.approx(0.812, abs=0.001)
+    assert human_z == pytest.approx(-0.068, abs=0.001)
+
+
+def test_segment_da_does_not_follow_lines(wmt):
+    """Reproduce the README's warning: with SID = line + 1, sentence chrF does not order systems like DA."""
+    seg = wmt.seg_da_unaligned
+    seg = seg[seg.system != "ref-B"]
+    s = wmt.segments.set_index(["system", "seg_id"])
+    taus = []
+    for sid, g in seg[seg.sid <= 150].groupby("sid"):
+        if len(g) < 8:
+            continue
+        chrf = [sacrebleu.sentence_chrf(s.loc[(sy, sid - 1), "target"], [s.loc[(sy, sid - 1), "ref_A"]]).score
+                for sy in g.system]
+        t = sps.kendalltau(chrf, g.da_raw)[0]
+        if np.isfinite(t):
+            taus.append(t)
+    assert len(taus) > 100
+    assert abs(np.mean(taus)) < 0.06  # a real alignment gives clearly positive values (~0.2-0.3)
+    assert "unaligned" in wmt.seg_da_warning
+
+
+# ---------------------------------------------------------------- downloads
+
+def _mirror(shared_data: Path, root: Path) -> str:
+    """A file:// mirror laid out like {base}/{repo}/raw/{commit}/{remote path}, from the shared copy."""
+    for name, files in data.SOURCES.items():
+        src_dir = shared_data / name
+        for rf in files:
+            dest = root / rf.repo / "raw" / rf.commit / rf.remote
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.symlink_to(src_dir / rf.local)
+    return root.as_uri()
+
+
+def test_download_from_mirror(shared_data, tmp_path):
+    base = _mirror(shared_data, tmp_path / "mirror")
+    for name in data.SOURCES:
+        got = data.download_dataset(name, tmp_path / "dl", base_url=base)
+        for rf in data.SOURCES[name]:
+            assert (got / rf.local).read_bytes() == (shared_data / name / rf.local).read_bytes()
+    # the derived texts.tsv has the same rows as the shared one (the parses' alignment)
+    a = pd.read_csv(tmp_path / "dl" / "ted-zhen-mqm" / "texts.tsv", sep="\t", quoting=3, dtype=str)
+    b = pd.read_csv(shared_data / "ted-zhen-mqm" / "texts.tsv", sep="\t", quoting=3, dtype=str)
+    pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(OSError, match="could not download"):
+        data.download_dataset("wmt21-deen", tmp_path / "dl2", base_url=(tmp_path / "nowhere").as_uri())
+    with pytest.raises(ValueError, match="unknown data set"):
+        data.download_dataset("wmt99", tmp_path)
+
+
+def test_folder_none_downloads_into_cache(shared_data, tmp_path, monkeypatch):
+    base = _mirror(shared_data, tmp_path / "mirror")
+    monkeypatch.setattr(paths, "shared_data_dir", lambda: None)
+    monkeypatch.delenv("SYNEVAL_NB_DATA", raising=False)
+    monkeypatch.setenv("SYNEVAL_NB_CACHE", str(tmp_path / "cache"))
+    ted = data.load_ted_zhen_mqm(base_url=base)
+    assert (tmp_path / "cache" / "data" / "ted-zhen-mqm" / "mqm_ted_zhen.tsv").is_file()
+    assert len(ted) == 7935 and ted["ptb"].isna().all()  # no parses in the public repositories
+    w = data.load_wmt21_deen(base_url=base)
+    assert len(w.segments) == 19000 and w.segments["ptb"].isna().all()
+
+
+def test_configured_folder_missing_files(tmp_path):
+    (tmp_path / "wmt21-deen").mkdir()
+    with pytest.raises(FileNotFoundError, match="lacks"):
+        data.load_wmt21_deen(tmp_path)
+
+
+# ---------------------------------------------------------------- own files
+
+def test_load_text_set(tmp_path):
+    (tmp_path / "sysA.txt").write_text("a b c\nd e\n", encoding="utf-8")
+    (tmp_path / "sysB.txt").write_text("a b\nd e f\n", encoding="utf-8")
+    (tmp_path / "ref1.txt").write_text("a b c\nd e f\n", encoding="utf-8")
+    (tmp_path / "ref2.txt").write_text("a c\nd f\n", encoding="utf-8")
+    (tmp_path / "scores.tsv").write_text("system\tseg_id\thuman\nsysA.txt\t0\t0.5\nsysB.txt\t1\t0.9\n", encoding="utf-8")
+    df = data.load_text_set([tmp_path / "sysA.txt", tmp_path / "sysB.txt"], [tmp_path / "ref1.txt", tmp_path / "ref2.txt"],
+                            scores=tmp_path / "scores.tsv")
+    assert list(df["system"]) == ["sysA.txt", "sysA.txt", "sysB.txt", "sysB.txt"]
+    assert df.loc[3, "refs"] == ("d e f", "d f")
+    assert df.loc[0, "human"] == 0.5 and np.isnan(df.loc[1, "human"]) and df.loc[3, "human"] == 0.9
+
+    (tmp_path / "short.txt").write_text("only one\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="short.txt has 1 lines"):
+        data.load_text_set({"x": tmp_path / "short.txt"}, tmp_path / "ref1.txt")
+    with pytest.raises(ValueError, match="ref2.txt has 1 lines"):
+        (tmp_path / "ref2.txt").write_text("a c\n", encoding="utf-8")
+        data.load_text_set(tmp_path / "sysA.txt", [tmp_path / "ref1.txt", tmp_path / "ref2.txt"])
+    (tmp_path / "noseg.tsv").write_text("system\thuman\nsysA\t1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="seg_id"):
+        data.load_text_set(tmp_path / "sysA.txt", tmp_path / "ref1.txt", scores=tmp_path / "noseg.tsv")
+    (tmp_path / "nosys.tsv").write_text("seg_id\thuman\n0\t1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="'system' column"):
+        data.load_text_set([tmp_path / "sysA.txt", tmp_path / "sysB.txt"], tmp_path / "ref1.txt",
+                           scores=tmp_path / "nosys.tsv")
+    (tmp_path / "empty.txt").write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match="empty"):
+        data.load_text_set(tmp_path / "sysA.txt", tmp_path / "empty.txt")

@@ -1,0 +1,317 @@
+"""Tests of syneval_nb.discourse (RST reading, DR / DR-lex shapes, kernel values by hand, the Feng-Hirst backend)
+and of syneval_nb.combine (normalization, uniform and PRO-tuned combinations, folds, taus, controls).
+
+Kernel values are Collins & Duffy counts with lambda = 1 worked out by hand in the comments:
+Delta(n1, n2) = 0 for different productions, 1 for equal pre-terminals (children all terminals, or none),
+prod_j (1 + Delta(c1j, c2j)) otherwise; K = sum over node pairs; normalized K(a,b)/sqrt(K(a,a)K(b,b)).
+"""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+from nltk import Tree
+
+from syneval_nb import combine as C
+from syneval_nb import discourse as D
+from syneval_nb import stats
+
+# Elaboration[N][S] over (EDU, Attribution[S][N] over two EDUs): the shape of the paper's Figure 4 example
+T = {"label": "Elaboration[N][S]",
+     "children": ["the voters worried", {"label": "Attribution[S][N]", "children": ["analysts suggest",
+                                                                                   "the ECB should be the lender"]}]}
+U = {"label": "Elaboration[N][S]", "children": ["a b", "c d"]}
+X = {"label": "Elaboration[N][S]", "children": ["a", "b"]}
+Y = {"label": "Joint[N][N]", "children": ["a", "b"]}
+VOID_A = {"label": "EDU", "children": ["the cat"]}
+VOID_B = {"label": "EDU", "children": ["the dog"]}
+
+
+def have_kernels() -> bool:
+    try:
+        from syneval_nb import kernels  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_kernels = pytest.mark.skipif(not have_kernels(), reason="syneval_nb.kernels (issue 5) not there yet")
+
+
+# ---------------------------------------------------------------------------------------------------- reading
+def test_parse_label():
+    assert D.parse_label("Elaboration[N][S]") == ("Elaboration", ["N", "S"])
+    assert D.parse_label("same-unit[N][N]") == ("same-unit", ["N", "N"])
+    with pytest.raises(D.RSTFormatError, match="malformed RST label"):
+        D.parse_label("Elaboration")
+
+
+@pytest.mark.parametrize("bad, msg", [
+    ({"label": "Joint[N][N]", "children": ["a"]}, "1 children"),
+    ({"label": "Joint[N][N][N]", "children": ["a", "b"]}, "3 nuclearities"),
+    ({"label": "EDU", "children": ["a", "b"]}, "exactly one string child"),
+    ({"label": "Joint[N][N]", "children": ["a", {"label": "EDU", "children": ["b"]}]}, "only be the root"),
+    ({"children": []}, "expected a dict"),
+])
+def test_validate_rejects(bad, msg):
+    with pytest.raises(D.RSTFormatError, match=msg):
+        D.validate_rst(bad)
+
+
+def test_load_rst_jsonl(tmp_path):
+    p = tmp_path / "x.jsonl"
+    p.write_text("\n".join(json.dumps({"i": i, "tree": t}) for i, t in enumerate([T, None, VOID_A])) + "\n")
+    assert D.load_rst_jsonl(p) == [T, None, VOID_A]
+    p.write_text(json.dumps({"i": 1, "tree": T}) + "\n")
+    with pytest.raises(D.RSTFormatError, match=r"x.jsonl:1: expected \{'i': 0"):
+        D.load_rst_jsonl(p)
+    p.write_text('{"i": 0, "tree": {"label": "Joint", "children": ["a", "b"]}}\n')
+    with pytest.raises(D.RSTFormatError, match="malformed RST label"):
+        D.load_rst_jsonl(p)
+
+
+def test_edus():
+    assert D.edus(T) == ["the voters worried", "analysts suggest", "the ECB should be the lender"]
+    assert D.n_edus(T) == 3 and D.n_edus(VOID_A) == 1
+    assert D.is_void(VOID_A) and not D.is_void(T)
+
+
+def test_shipped_counts(ted_dir, deen_dir):
+    """The counts of issue 9: 4,998 of 7,935 TED texts, 11,932 of 21,000 de-en lines have more than one EDU."""
+    ted = D.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
+    assert len(ted) == 7935 and sum(t is not None and not D.is_void(t) for t in ted) == 4998
+    files = sorted((deen_dir / "parses/feng-hirst-0.1.4").glob("*.jsonl"))
+    assert len(files) == 21
+    deen = [t for f in files for t in D.load_rst_jsonl(f)]
+    assert len(deen) == 21000 and sum(t is not None and not D.is_void(t) for t in deen) == 11932
+
+
+# ---------------------------------------------------------------------------------------------- representations
+def test_dr_tree_shape():
+    assert D.dr_tree(T) == Tree("Elaboration", [Tree("Nucleus", []), Tree("Satellite", [
+        Tree("Attribution", [Tree("Satellite", []), Tree("Nucleus", [])])])])
+    assert D.dr_tree(VOID_A) == Tree("VOID", [])
+    assert not any(isinstance(x, str) for x in D.dr_tree(T).leaves())  # no words at all
+
+
+def test_dr_lex_tree_shape():
+    def edu(nuc, words):
+        return Tree("EDU", [Tree("NUC", [nuc]), Tree("NGRAM", [Tree(w, ["*"]) for w in words])])
+
+    assert D.dr_lex_tree(X) == Tree("SPAN", [Tree("NUC", ["Root"]), Tree("REL", ["Elaboration"]),
+                                             edu("Nucleus", ["a"]), edu("Satellite", ["b"])])
+    assert D.dr_lex_tree(VOID_A) == edu("Root", ["the", "cat"])
+    inner = D.dr_lex_tree(T)[3]
+    assert inner.label() == "SPAN" and inner[0] == Tree("NUC", ["Satellite"]) and inner[1] == Tree("REL",
+                                                                                                ["Attribution"])
+    assert D.dr_lex_tree({"label": "EDU", "children": ["The Cat"]}, lowercase=True) == edu("Root", ["the", "cat"])
+
+
+def test_none_is_an_error():
+    with pytest.raises(ValueError, match="parser failed"):
+        D.dr_tree(None)
+
+
+# ---------------------------------------------------------------------------------------------- similarity
+@needs_kernels
+def test_dr_identity_and_void():
+    assert D.dr(T, T) == pytest.approx(1.0)
+    assert D.dr_lex(T, T) == pytest.approx(1.0)
+    assert D.dr(VOID_A, VOID_B) == pytest.approx(1.0)  # void vs void: a tie whatever the words
+    assert D.dr(VOID_A, T) == 0.0
+
+
+@needs_kernels
+def test_dr_hand_values():
+    # dr_tree(T): Nucleus-leaf x2, Satellite-leaf, Attribution, Satellite->Attribution, Elaboration.
+    # K(T,T): Nucleus leaves 2x2=4, Satellite leaf 1, Attribution (1+1)(1+1)=4, Sat->Attr 1+4=5,
+    #         Elaboration (1+1)(1+5)=12; total 26.  K(U,U) = 1+1+(2)(2)=6.
+    # K(T,U): Nucleus leaves 2x1=2, Satellite leaf 1, Elaboration (1+1)(1+0)=2; total 5.
+    assert D.dr(T, U) == pytest.approx(5 / math.sqrt(26 * 6))
+    # X=(Elab (Nucleus)(Satellite)), Y=(Joint (Nucleus)(Nucleus)): K(X,Y)=2 (Nucleus leaves 1x2),
+    # K(X,X)=6, K(Y,Y)=4+(2)(2)=8.
+    assert D.dr(X, Y) == pytest.approx(2 / math.sqrt(48))
+
+
+@needs_kernels
+def test_dr_lex_hand_values():
+    # (EDU (NUC Root) (NGRAM (the *) (cat *))): K(a,a) = NUC 1 + the 1 + cat 1 + NGRAM (2)(2)=4 + EDU (2)(5)=10 = 17
+    # K(a,b) = NUC 1 + the 1 + NGRAM 0 (different productions) + EDU (2)(1)=2 = 4
+    assert D.dr_lex(VOID_A, VOID_B) == pytest.approx(4 / 17)
+    # X vs Y (same words, same skeleton, different relation and second nuclearity):
+    # K(X,Y): NUC 1+2, words 2, NGRAM 4, EDU 6+2+1+3=12, SPAN (2)(1)(7)(4)=56 -> 77
+    # K(X,X) = 3+1+2+4+14+196 = 220, K(Y,Y) = 5+1+2+4+16+196 = 224
+    assert D.dr_lex(X, Y) == pytest.approx(77 / math.sqrt(220 * 224))
+    # the skeleton gives DR-lex partial credit where DR has little
+    assert D.dr_lex(X, Y) > D.dr(X, Y)
+
+
+@needs_kernels
+def test_metric_object_max_over_refs_and_missing():
+    m = D.DiscourseSimilarity(lexicalized=False)
+    assert m.sentence_score(T, [U, T]) == pytest.approx(1.0)
+    assert m.sentence_score(T, U) == pytest.approx(D.dr(T, U))
+    s = m.score_many([T, None], [U, [T]], missing="nan")
+    assert s[0] == pytest.approx(D.dr(T, U)) and math.isnan(s[1])
+    with pytest.raises(ValueError, match="missing discourse tree"):
+        m.score_many([None], [T])
+    assert m.corpus_score([T, T], [U, T]) == pytest.approx((D.dr(T, U) + 1) / 2)
+    assert "DR|" in m.signature() and "DR-lex" in D.DiscourseSimilarity(True).signature()
+
+
+# ---------------------------------------------------------------------------------------------- the parser
+def test_parse_tree_to_rst():
+    from nltk import Tree as NT
+
+    assert D.parse_tree_to_rst(NT("n/a", ["one edu ."])) == {"label": "EDU", "children": ["one edu ."]}
+    pt = NT("Joint[N][N]", ["a", NT("Elaboration[N][S]", ["b", "c"])])
+    assert D.parse_tree_to_rst(pt) == {"label": "Joint[N][N]", "children": [
+        "a", {"label": "Elaboration[N][S]", "children": ["b", "c"]}]}
+
+
+def test_parse_rst_rejects_empty():
+    with pytest.raises(ValueError, match="text 1 is empty"):
+        D.parse_rst(["fine.", "  "], cache=None)
+
+
+@pytest.mark.slow
+def test_backend_reproduces_shipped_trees(ted_dir, tmp_path):
+    """Parse 3 TED texts (two multi-EDU, one single-EDU) and compare with the shipped trees; then from the cache."""
+    import csv
+
+    from syneval_nb.cache import ParseCache
+
+    with open(ted_dir / "texts.tsv", encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+    shipped = D.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
+    idx = [0, 2, 4]  # row 2 is a single EDU
+    texts = [rows[i][5] for i in idx]
+    cache = ParseCache(tmp_path / "c.sqlite")
+    got = D.parse_rst(texts, cache=cache, progress=False)
+    assert got == [shipped[i] for i in idx]
+    assert D.is_void(got[1])
+    assert cache.count(D.backend_key()) == 3
+    assert D.parse_rst(texts, cache=cache, progress=False) == got  # served from the cache
+    java = subprocess.run(["pgrep", "-P", str(__import__("os").getpid()), "java"], capture_output=True, text=True)
+    assert java.stdout.strip() == ""  # no JVM left behind by this process
+
+
+# ============================================================================================== combine
+def test_minmax_and_normalize():
+    assert C.minmax([1, 3, 2]).tolist() == [0.0, 1.0, 0.5]
+    assert C.minmax([2, 2]).tolist() == [0.0, 0.0]
+    m = C.minmax([1, np.nan, 5])
+    assert m[0] == 0 and math.isnan(m[1]) and m[2] == 1
+    n = C.normalize(pd.DataFrame({"TER": [0.2, 0.4, 0.3], "BLEU": [0.1, 0.3, 0.2]}))
+    assert n["TER"].tolist() == pytest.approx([1.0, 0.0, 0.5])  # an error rate is flipped
+    assert n["BLEU"].tolist() == pytest.approx([0.0, 1.0, 0.5])
+    assert C.uniform(n, ["TER", "BLEU"]).tolist() == pytest.approx([0.5, 0.5, 0.5])
+
+
+def test_pairwise_examples():
+    f = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])
+    X, y = C.pairwise_examples(f, np.array([2, 0]), np.array([1, 1]))
+    # f2-f1 = (3,-1), f0-f1 = (1,-2), then the negations with label 0
+    assert X.tolist() == [[3, -1], [1, -2], [-3, 1], [-1, 2]]
+    assert y.tolist() == [1, 1, 0, 0]
+
+
+def _toy(n_seg=40, n_sys=5, seed=0):
+    """Humans prefer higher feature 0; feature 1 is noise. Segment s belongs to document s % 4."""
+    rng = np.random.default_rng(seed)
+    f0 = rng.normal(size=n_seg * n_sys)
+    f1 = rng.normal(size=n_seg * n_sys)
+    seg = np.repeat(np.arange(n_seg), n_sys)
+    return np.column_stack([f0, f1]), 2 * f0, seg, seg % 4
+
+
+def test_fit_pro_finds_the_informative_feature():
+    f, h, seg, _ = _toy()
+    b, w = stats.better_worse_pairs(h, seg)
+    wt = C.fit_pro(f, b, w)
+    assert wt[0] > 0 and abs(wt[0]) > 5 * abs(wt[1])
+    with pytest.raises(ValueError, match="no human pairs"):
+        C.fit_pro(f, b[:0], w[:0])
+
+
+def test_document_folds():
+    groups = ["a"] * 5 + ["b"] * 3 + ["c"] * 2 + ["d"] * 2
+    # largest first into the smallest fold: a->0 (5), b->1 (3), c->1 (5), d->0 (7, first of the tied folds)
+    f = C.document_folds(groups, 2)
+    assert [sorted(set(np.asarray(groups)[x])) for x in f] == [["a", "d"], ["b", "c"]]
+    assert len(C.document_folds(groups, 10)) == 4  # fewer documents than folds: leave-one-document-out
+    with pytest.raises(ValueError, match="at least 2 documents"):
+        C.document_folds(["a", "a"], 10)
+
+
+def test_half_split_keeps_documents_whole():
+    g = np.array(["a"] * 5 + ["b"] * 3 + ["c"] * 2 + ["d"] * 2)
+    tune, test = C.half_split(g, seed=1)
+    assert (tune ^ test).all()
+    for d in "abcd":
+        assert len(set(tune[g == d])) == 1
+
+
+def test_tuned_cv_and_half_on_toy_data():
+    f, h, seg, docs = _toy()
+    s, weights = C.tuned_cv(f, h, seg, docs, n_folds=10)
+    assert np.isfinite(s).all() and weights.shape == (4, 2)
+    # a positive multiple of feature 0 plus a little noise ranks almost every pair right
+    assert C.segment_tau(s, h, seg, threshold=0.0) > 0.9
+    s2, wt, test = C.tuned_half(f, h, seg, docs, seed=0)
+    assert np.isnan(s2[~test]).all() and np.isfinite(s2[test]).all() and wt[0] > 0
+
+
+def test_segment_tau_drops_identical_pairs():
+    metric = np.array([0.5, 0.5, 0.9, 0.1])
+    human = np.array([-1.0, -3.0, 0.0, -2.0])
+    seg = np.array([0, 0, 1, 1])
+    # pairs: seg0 (0 better than 1, metric tie -> discordant), seg1 (2 better than 3, concordant): tau = 0
+    assert C.segment_tau(metric, human, seg, 0.0) == pytest.approx(stats.wmt12_tau(metric, human, seg)) == 0.0
+    texts = ["same", "same", "x", "y"]  # the tied pair is two identical translations: dropped -> tau = 1
+    assert C.segment_tau(metric, human, seg, 0.0, texts=texts) == 1.0
+    assert C.human_pair_ties(metric, human, seg, 0.0, texts) == {"pairs": 2, "ties": 1, "tie_rate": 0.5,
+                                                                 "identical": 1}
+
+
+def test_partial_correlation_matches_formula():
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=200)
+    x = z + rng.normal(size=200)
+    y = z + rng.normal(size=200)
+    rxy, rxz, ryz = stats.pearson(x, y), stats.pearson(x, z), stats.pearson(y, z)
+    expected = (rxy - rxz * ryz) / math.sqrt((1 - rxz ** 2) * (1 - ryz ** 2))
+    assert C.partial_correlation(x, y, z) == pytest.approx(expected)
+
+
+def test_length_control_and_void_counts():
+    assert C.length_control(["a b c", "a"], ["a b", "a b c d"]).tolist() == [-1.0, -3.0]
+    void = {"label": "EDU", "children": ["x"]}
+    rel = {"label": "Joint[N][N]", "children": ["a", "b"]}
+    assert C.single_edu_ties([void, void, rel, None], [void, rel, rel, rel]) == {
+        "both_void": 1, "one_void": 1, "neither_void": 1, "missing": 1}
+
+
+def test_uniform_table_average_and_diff():
+    norm = pd.DataFrame({"A": [0.0, 1.0], "DR": [1.0, 0.0], "DR-lex": [0.0, 1.0]})
+    t = C.uniform_table(norm, lambda s: float(s[1] - s[0]), ["A"])
+    # A alone 1; A+DR = mean -> (0.5, 0.5) -> 0; A+DR-lex -> 1; DR alone -1, DR-lex alone 1
+    assert t.loc["A"].tolist() == [1.0, 0.0, 1.0]
+    assert t.loc["DR", "Orig."] == -1.0 and t.loc["DR-lex", "Orig."] == 1.0
+    assert t.loc["average"].tolist() == [1.0, 0.0, 1.0]
+    assert t.loc["diff.", "+dr"] == -1.0 and t.loc["diff.", "+dr-lex"] == 0.0
+
+
+def test_ted_scores_real_sample(shared_data):
+    f = C.ted_scores(shared_data, sample=6, metrics=["BLEU"], progress=False)
+    assert f["seg_id"].nunique() == 6 and set(f["system"]).isdisjoint({"ref", "refB"})
+    assert len(f) == 6 * 13
+    assert f["DR"].between(0, 1).all() and f["DR-lex"].between(0, 1).all()
+    # single-EDU hypothesis against single-EDU reference: DR is exactly 1
+    both = (f["edus_hyp"] == 1) & (f["edus_ref"] == 1)
+    assert (f.loc[both, "DR"] == 1.0).all()
+    assert ((f["target"] == f["reference"]) <= (f["DR-lex"] > 0.999)).all()

@@ -1,0 +1,286 @@
+"""Tests of syneval_nb.hybrid: the paper's two worked examples, a literal brute-force Equ() oracle, and properties."""
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nltk import Tree
+
+from syneval_nb.hybrid import (
+    detokenize,
+    equivalent_nodes,
+    equivalent_pairs,
+    hybridize,
+    hybridize_corpus,
+    hybridize_segment,
+    length_distribution,
+    node_lengths,
+    reference_statistics,
+    table5,
+)
+from syneval_nb.paths import KIT_DATA_DIR
+from syneval_nb.trees import read_ptb, read_ptb_file
+
+EXAMPLES = KIT_DATA_DIR / "examples"
+
+# Section 3 of the paper: the eight references of the Figure 1 pair.
+FIGURE1_HYBRIDS = """Machine Translation develops constantly
+Machine Translation develops persistently
+Machine Translation progresses constantly
+Machine Translation progresses persistently
+MT develops constantly
+MT develops persistently
+MT progresses constantly
+MT progresses persistently""".split("\n")
+
+# Section 4: the four original LDC2008E43 references and the six additional ones.
+ALABAMA_ORIGINALS = """Ten churches burned down in 10 days in the American state of Alabama
+Burning of ten churches in ten days in the American state of Alabama
+Ten churches set on fire in ten days in American state of Alabama
+Torching of ten churches within ten days in American state of Alabama""".split("\n")
+ALABAMA_ADDITIONAL = """Torching of ten churches in ten days in the American state of Alabama
+Torching of ten churches within ten days in the American state of Alabama
+Torching of ten churches in ten days in American state of Alabama
+Burning of ten churches within ten days in American state of Alabama
+Burning of ten churches within ten days in the American state of Alabama
+Burning of ten churches in ten days in American state of Alabama""".split("\n")
+
+
+def _lower(texts) -> set[str]:
+    return {t.lower() for t in texts}
+
+
+@pytest.fixture(scope="module")
+def figure1() -> list[Tree]:
+    return read_ptb_file(EXAMPLES / "wang_figure1.ptb")
+
+
+@pytest.fixture(scope="module")
+def alabama() -> list[Tree]:
+    return read_ptb_file(EXAMPLES / "wang_alabama.ptb")
+
+
+# ------------------------------------------------------------------------------------ the paper
+
+
+def test_figure1_five_equivalent_pairs(figure1):
+    pairs = equivalent_pairs(*figure1)
+    got = [(p.label1, " ".join(p.seg1), " ".join(p.seg2)) for p in pairs]
+    assert got == [
+        ("S", "Machine translation develops constantly", "MT progresses persistently"),
+        ("NP", "Machine translation", "MT"),
+        ("VP", "develops constantly", "progresses persistently"),
+        ("VV", "develops", "progresses"),
+        ("ADV", "constantly", "persistently"),
+    ]
+    assert [p.pos1 for p in pairs] == [(), (0,), (1,), (1, 0), (1, 1)]
+
+
+def test_figure1_eight_references(figure1):
+    hs = hybridize(figure1, max_refs=None)
+    assert len(hs) == 8
+    assert _lower(h.text for h in hs) == _lower(FIGURE1_HYBRIDS)
+    assert [h.is_original for h in hs] == [True, True] + [False] * 6
+
+
+def test_alabama_six_additional_references(alabama):
+    assert [" ".join(t.leaves()).lower() for t in alabama] == [s.lower() for s in ALABAMA_ORIGINALS]
+    hs = hybridize(alabama, max_refs=None, texts=ALABAMA_ORIGINALS)
+    originals = [h.text for h in hs if h.is_original]
+    additional = [h.text for h in hs if not h.is_original]
+    assert originals == ALABAMA_ORIGINALS
+    assert len(additional) == 6
+    assert _lower(additional) == _lower(ALABAMA_ADDITIONAL)
+
+
+def test_alabama_equivalent_nodes(alabama):
+    # refs 1 and 3 ("Burning of ..." / "Torching of ...") share the NP/PP spine down to "of Alabama":
+    # TOP is stripped, so per tree the paired nodes are NP(root), NPB, PP, IN, NP, NPB, CD, NNS, PP, IN, NP,
+    # NPB, CD, NNS, PP, IN, NP, NPB, PP, IN, NPB, NNP = 22 (counted by hand on the printed trees; the NPBs
+    # "Burning"/"Torching" (NN vs NNP) and "the American State"/"American State" stop the descent);
+    # refs 0 and 2 (both S) share S, NPB, CD, NNS and VP = 5 nodes; the S/NP roots pair with each other too.
+    flags = equivalent_nodes(alabama)
+    assert [sum(f) for f in flags] == [5, 22, 5, 22]
+    stats = reference_statistics([alabama])
+    assert stats["n_equivalent_nodes"].tolist() == [5, 22, 5, 22]
+    assert stats["n_words"].tolist() == [13, 13, 13, 12]
+
+
+# ------------------------------------------------------------------- a literal oracle for Equ()
+
+
+def _paper_equ_set(trees: list[Tree]) -> set[tuple[str, ...]]:
+    """R' computed literally as in Section 3: materialised sets, equivalents from the synchronous traversal."""
+    equiv: dict[tuple[int, tuple], list[tuple[int, tuple]]] = {}
+
+    def pair(i, a, j, b, pa, pb):
+        equiv.setdefault((i, pa), []).append((j, pb))
+        equiv.setdefault((j, pb), []).append((i, pa))
+        ka = [c for c in a if isinstance(c, Tree)]
+        kb = [c for c in b if isinstance(c, Tree)]
+        if ka and len(ka) == len(a) and [c.label() for c in ka] == [c.label() for c in kb]:
+            for n, (ca, cb) in enumerate(zip(ka, kb)):
+                pair(i, ca, j, cb, pa + (n,), pb + (n,))
+
+    for i, j in itertools.combinations(range(len(trees)), 2):
+        pair(i, trees[i], j, trees[j], (), ())
+
+    def equ(i, node, pos):
+        out = {tuple(node.leaves())}
+        for j, p in equiv.get((i, pos), []):
+            out.add(tuple(trees[j][p].leaves()))
+        kids = [c for c in node if isinstance(c, Tree)]
+        if kids:
+            prod = {()}
+            for n, c in enumerate(kids):
+                prod = {a + b for a in prod for b in equ(i, c, pos + (n,))}
+            out |= prod
+        return out
+
+    return set().union(*(equ(i, t, ()) for i, t in enumerate(trees)))
+
+
+LABELS = ["NP", "VP", "PP"]
+WORDS = ["a", "b", "c", "d", "e"]
+
+
+def _random_tree(rng: random.Random, depth: int, leaf_prob: float) -> Tree:
+    if depth == 0 or rng.random() < leaf_prob:
+        return Tree(rng.choice(["DT", "NN"]), [rng.choice(WORDS)])
+    return Tree(rng.choice(LABELS), [_random_tree(rng, depth - 1, leaf_prob) for _ in range(rng.randint(1, 3))])
+
+
+def _variant(rng: random.Random, base: Tree) -> Tree:
+    """A reference sharing ``base``'s structure: words redrawn, 1 subtree in 8 replaced (half keep the label)."""
+    if rng.random() < 1 / 8:
+        fresh = _random_tree(rng, 2, 0.5)
+        if rng.random() < 0.5 and not isinstance(fresh[0], str):
+            fresh.set_label(base.label())
+        return fresh
+    if isinstance(base[0], str):
+        return Tree(base.label(), [rng.choice(WORDS)])
+    return Tree(base.label(), [_variant(rng, c) for c in base])
+
+
+def _reference_set(seed: int, min_size: int = 1, max_size: int = 3) -> list[Tree]:
+    rng = random.Random(seed)
+    base = _random_tree(rng, 3, 0.25)
+    return [_variant(rng, base) for _ in range(rng.randint(min_size, max_size))]
+
+
+def test_matches_literal_equ_recursion():
+    n_nontrivial = 0
+    for seed in range(300):
+        trees = _reference_set(seed)
+        got = hybridize(trees, max_refs=None)
+        expected = _paper_equ_set(trees)
+        assert {h.tokens for h in got} == expected, f"seed {seed}: {[str(t) for t in trees]}"
+        assert len({h.tokens for h in got}) == len(got)  # duplicates removed
+        for h in got:  # every hybrid's tree spells its tokens
+            assert tuple(h.tree.leaves()) == h.tokens
+        n_nontrivial += len(expected) > len({tuple(t.leaves()) for t in trees})
+    assert n_nontrivial >= 60  # the random sets do exercise the hybridization (measured: 105 of 300)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10**6), st.integers(min_value=3, max_value=12))
+def test_cap_properties(seed, cap):
+    trees = _reference_set(seed, min_size=2)
+    full = hybridize_segment(trees, max_refs=None)
+    capped = hybridize_segment(trees, max_refs=cap)
+    assert len(capped) == min(cap, len(full))
+    assert capped.capped == (len(full) > cap)
+    # the capped set is a prefix of the canonical enumeration, originals first, by number of swaps
+    assert [h.tokens for h in capped.hybrids] == [h.tokens for h in full.hybrids][:cap]
+    swaps = [h.n_swaps for h in capped.hybrids]
+    assert swaps == sorted(swaps)
+    originals = {tuple(t.leaves()) for t in trees}
+    assert {h.tokens for h in capped.hybrids if h.is_original} == originals
+    # deterministic
+    again = hybridize_segment(trees, max_refs=cap)
+    assert [(h.tokens, h.source, h.swaps) for h in again.hybrids] == [(h.tokens, h.source, h.swaps)
+                                                                       for h in capped.hybrids]
+
+
+def test_cap_never_materialises_the_product():
+    # 2 references, 40 preterminal slots with different words under identical structure: 2^40 strings.
+    a = Tree("S", [Tree("NN", [f"a{k}"]) for k in range(40)])
+    b = Tree("S", [Tree("NN", [f"b{k}"]) for k in range(40)])
+    hs = hybridize_segment([a, b], max_refs=50)
+    assert hs.n_derivations == 2 * 2 ** 40  # each root: every subset of the 40 slots swapped
+    assert len(hs) == 50 and hs.capped
+    # originals, then the 40 + 40 single swaps come next (first 48 of them, round-robin over the two roots)
+    assert [h.n_swaps for h in hs.hybrids] == [0, 0] + [1] * 48
+    assert hs.hybrids[2].tokens == ("b0",) + tuple(f"a{k}" for k in range(1, 40))
+    assert hs.hybrids[3].tokens == ("a0",) + tuple(f"b{k}" for k in range(1, 40))
+
+
+def test_identical_references_give_one_original():
+    t = read_ptb("(S (NP (DT the) (NN cat)) (VP (VBD sat)))")
+    hs = hybridize([t, t.copy(deep=True)], max_refs=None)
+    assert len(hs) == 1 and hs[0].is_original
+
+
+def test_swapped_subtree_comes_from_the_other_tree(figure1):
+    hs = hybridize(figure1, max_refs=None)
+    h = next(h for h in hs if h.text == "MT develops constantly")
+    assert h.tree == read_ptb("(S (NP (NN MT)) (VP (VV develops) (ADV constantly)))")
+    assert h.swaps == ((1, 1, 1),)  # node 1 (NP) of tree 0 <- node 1 (NP) of tree 1
+
+
+def test_bad_input():
+    t = read_ptb("(S (NP (NN a)) (VP (VB b)))")
+    with pytest.raises(ValueError, match="no reference trees"):
+        hybridize([])
+    with pytest.raises(ValueError, match="max_refs=1"):
+        hybridize([t, t], max_refs=1)
+    with pytest.raises(ValueError, match="1 texts for 2"):
+        hybridize([t, t], texts=["a b"])
+    with pytest.raises(TypeError, match="reference 1"):
+        hybridize([t, "(S (NN a))"])
+
+
+def test_corpus_keeps_references_without_tree(figure1):
+    sets = hybridize_corpus([[figure1[0], None, figure1[1]]],
+                            texts=[["Machine translation develops constantly", "MT evolves.", "MT progresses persistently"]],
+                            max_refs=None, progress=False)
+    hs = sets[0]
+    assert len(hs) == 9
+    assert [h.text for h in hs.originals] == ["Machine translation develops constantly", "MT evolves.",
+                                             "MT progresses persistently"]
+    assert hs.hybrids[1].tree is None and hs.hybrids[2].source == 2
+    with pytest.raises(ValueError, match="segment 0: references \\[1\\] have no tree"):
+        hybridize_corpus([[figure1[0], None]], progress=False)
+
+
+# ---------------------------------------------------------------------------------- detokenize
+
+
+@pytest.mark.parametrize("tokens, text", [
+    ("He said , `` I do n't know -LRB- really -RRB- . ''", 'He said, "I don\'t know (really)."'),
+    ("It 's John 's cat , is n't it ?", "It's John's cat, isn't it?"),
+    ("The U.S. economy grew 3 % in 2020 .", "The U.S. economy grew 3% in 2020."),
+])
+def test_detokenize(tokens, text):
+    assert detokenize(tokens.split()) == text
+
+
+# -------------------------------------------------------------------------- Table 5, Figures 2-5
+
+
+def test_node_lengths_and_distribution(figure1):
+    lengths = node_lengths([figure1])
+    # tree 0: S(4) NP(2) NN(1) NN(1) VP(2) VV(1) ADV(1); tree 1: S(3) NP(1) NN(1) VP(2) VV(1) ADV(1)
+    assert lengths["length"].tolist() == [4, 2, 1, 1, 2, 1, 1, 3, 1, 1, 2, 1, 1]
+    assert lengths["is_equivalent"].tolist() == [True, True, False, False, True, True, True,
+                                                 True, True, False, True, True, True]
+    dist = length_distribution(lengths, max_length=4).set_index("length")
+    assert dist["tree_nodes"].tolist() == [8, 3, 1, 1]
+    assert dist["equivalent_nodes"].tolist() == [5, 3, 1, 1]
+    assert dist.loc[1, "proportion"] == pytest.approx(5 / 8)
+    t5 = table5(reference_statistics([figure1]))
+    assert t5["Average length of reference"] == pytest.approx(3.5)
+    assert t5["Total tree nodes"] == 13 and t5["Total equivalent nodes"] == 10

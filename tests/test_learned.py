@@ -1,0 +1,402 @@
+"""Tests for syneval_nb.learned (Kulesza & Shieber 2004)."""
+from __future__ import annotations
+
+import math
+
+import nltk
+import numpy as np
+import pandas as pd
+import pytest
+
+from syneval_nb import learned
+from syneval_nb.learned import (
+    FEATURE_NAMES,
+    FULL_GRID,
+    FeatureConfig,
+    LearnedMetric,
+    balance,
+    build_pool,
+    class_accuracy,
+    feature_frame,
+    features,
+    grid_search,
+    split_sources,
+    training_sets,
+)
+
+
+# --------------------------------------------------------------------------------------------- features
+
+
+def test_features_hand_example():
+    # hyp  = the cat sat on the mat                (6 words)
+    # ref1 = the cat is on the mat                 (6 words)
+    # ref2 = there is a cat on the mat             (7 words)
+    # p1: hyp unigrams the x2, cat, sat, on, mat; pooled ref counts the 2+1=3, cat 2, sat 0, on 2, mat 2
+    #     matched min(2,3)+1+0+1+1 = 5 of 6
+    # p2: hyp bigrams the-cat, cat-sat, sat-on, on-the, the-mat; matched the-cat, on-the, the-mat = 3 of 5
+    # p3: the-cat-sat, cat-sat-on, sat-on-the, on-the-mat; only on-the-mat is in a reference: 1 of 4
+    # p4: the-cat-sat-on, cat-sat-on-the, sat-on-the-mat: none (0 of 3); p5: none (0 of 2)
+    # length ratios 6/6 and 6/7
+    # wer: ref1 needs one substitution (sat -> is) = 1; ref2 needs more; min = 1
+    # per: ref1 common multiset {the,the,cat,on,mat} = 5 -> max(6,6)-5 = 1;
+    #      ref2 common {the,cat,on,mat} = 4 -> max(6,7)-4 = 3; min = 1
+    f = features("the cat sat on the mat", ["the cat is on the mat", "there is a cat on the mat"])
+    assert list(f) == list(FEATURE_NAMES)
+    expected = {"p1": 5 / 6, "p2": 3 / 5, "p3": 1 / 4, "p4": 0.0, "p5": 0.0,
+                "len_ratio_min": 6 / 7, "len_ratio_max": 1.0, "wer": 1.0, "per": 1.0}
+    for k, v in expected.items():
+        assert f[k] == pytest.approx(v), k
+
+
+def test_reference_ngrams_are_pooled_not_clipped_per_reference():
+    # "the" occurs once in each reference: 2 reference occurrences in the pool, so 2 of the 3 hypothesis
+    # "the"s match (BLEU's clipping by the single-reference maximum would give 1/3).
+    f = features("the the the", ["the cat", "the dog"])
+    assert f["p1"] == pytest.approx(2 / 3)
+    # each reference occurrence matches at most once: one reference "the" for three hypothesis "the"s
+    assert features("the the the", ["the cat"])["p1"] == pytest.approx(1 / 3)
+
+
+def test_wer_and_per_are_raw_counts_that_differ():
+    # hyp a b c, ref c d: edit distance 3 (delete a, delete b, insert d; no 2-edit path since only "c" is shared)
+    # per: common multiset {c} = 1; max(3, 2) - 1 = 2
+    f = features(["a", "b", "c"], [["c", "d"]])
+    assert f["wer"] == 3.0 and f["per"] == 2.0
+    # a pure reordering: PER 0, WER positive
+    f = features("on the mat the cat sat", ["the cat sat on the mat"])
+    assert f["per"] == 0.0
+    assert f["wer"] == nltk.edit_distance("on the mat the cat sat".split(), "the cat sat on the mat".split())
+
+
+def test_wer_is_min_edit_distance_over_references_against_nltk():
+    rng = np.random.default_rng(3)
+    vocab = list("abcde")
+    for _ in range(30):
+        hyp = list(rng.choice(vocab, rng.integers(1, 8)))
+        refs = [list(rng.choice(vocab, rng.integers(1, 8))) for _ in range(3)]
+        f = features(hyp, refs)
+        assert f["wer"] == min(nltk.edit_distance(hyp, r) for r in refs)
+        # PER by brute force: remove the shorter's words one by one from the longer
+        def per(h, r):
+            longer, shorter = (list(h), r) if len(h) >= len(r) else (list(r), h)
+            for w in shorter:
+                if w in longer:
+                    longer.remove(w)
+            return len(longer)
+        assert f["per"] == min(per(hyp, r) for r in refs)
+
+
+def test_short_hypothesis_has_zero_higher_order_precision():
+    f = features("the cat", ["the cat sat"])
+    assert f["p1"] == 1.0 and f["p2"] == 1.0 and f["p3"] == 0.0 and f["p5"] == 0.0
+    assert f["len_ratio_min"] == pytest.approx(2 / 3)
+
+
+def test_tokenization_and_lowercase_options():
+    # 13a splits the final period off: "mat ." -> 2 tokens
+    assert features("The mat.", ["the mat."])["p1"] == pytest.approx(2 / 3)
+    assert features("The mat.", ["the mat."], lowercase=True)["p1"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "hyp, refs, msg",
+    [("", ["a"], "empty hypothesis"), ("a", [], "at least one reference"), ("a", ["a", ""], "reference 1 is empty")],
+)
+def test_bad_input(hyp, refs, msg):
+    with pytest.raises(ValueError, match=msg):
+        features(hyp, refs)
+
+
+def test_refs_as_string_is_an_error():
+    with pytest.raises(TypeError):
+        features("a b", "a b")
+
+
+def test_feature_frame_alignment_errors():
+    with pytest.raises(ValueError, match="2 hypotheses but 1"):
+        feature_frame(["a", "b"], [["a"]], progress=False)
+    with pytest.raises(ValueError, match="syntax=True"):
+        feature_frame(["a"], [["a"]], FeatureConfig(syntax=True), progress=False)
+
+
+# --------------------------------------------------------------------------------------------- data pools
+
+
+def _toy_long() -> pd.DataFrame:
+    rows = []
+    for seg in range(10):
+        rows.append({"system": "H1", "seg_id": seg, "target": f"human one {seg}", "is_human": True, "mqm": 0.0})
+        rows.append({"system": "H2", "seg_id": seg, "target": f"human two {seg}", "is_human": True, "mqm": 0.0})
+        for s in ("m1", "m2", "m3"):
+            rows.append({"system": s, "seg_id": seg, "target": f"{s} out {seg}", "is_human": False,
+                         "mqm": -float(seg)})
+    return pd.DataFrame(rows)
+
+
+def test_build_pool_uses_one_reference_and_labels():
+    pool = build_pool(_toy_long(), human="H2", reference="H1")
+    assert len(pool) == 10 * 4  # 1 human + 3 machine per segment
+    assert (pool["ref"] == pool["seg_id"].map(lambda s: f"human one {s}")).all()
+    assert set(pool.loc[pool.label == 1, "system"]) == {"H2"}
+    assert set(pool.loc[pool.label == 0, "system"]) == {"m1", "m2", "m3"}
+    assert "mqm" in pool.columns
+    with pytest.raises(ValueError, match="different"):
+        build_pool(_toy_long(), human="H1", reference="H1")
+    with pytest.raises(ValueError, match="not in the data"):
+        build_pool(_toy_long(), human="X", reference="H1")
+
+
+def test_split_is_disjoint_complete_and_seeded():
+    ids = range(1000)
+    a = split_sources(ids, val_frac=0.25, test_frac=0.3, seed=7)
+    b = split_sources(ids, val_frac=0.25, test_frac=0.3, seed=7)
+    c = split_sources(ids, val_frac=0.25, test_frac=0.3, seed=8)
+    assert (len(a["train"]), len(a["val"]), len(a["test"])) == (450, 250, 300)
+    assert set(a["train"]) | set(a["val"]) | set(a["test"]) == set(ids)
+    assert not (set(a["train"]) & set(a["val"])) and not (set(a["train"]) & set(a["test"]))
+    assert not (set(a["val"]) & set(a["test"]))
+    assert all((a[k] == b[k]).all() for k in a) and not (a["test"] == c["test"]).all()
+
+
+def test_balance_and_training_sets_have_no_source_overlap():
+    pool = build_pool(_toy_long(), human="H2", reference="H1")
+    bal = balance(pool, seed=0)
+    assert (bal.groupby("seg_id")["label"].agg(["sum", "count"]) == [1, 2]).all().all()
+    assert bal.equals(balance(pool, seed=0))
+    sets = training_sets(pool, split_sources(pool.seg_id, val_frac=0.3, test_frac=0.3, seed=1), seed=0)
+    ids = {k: set(v["seg_id"]) for k, v in sets.items()}
+    assert not (ids["train"] & ids["val"]) and not (ids["train"] & ids["test"]) and not (ids["val"] & ids["test"])
+    assert (sets["test"]["label"] == 0).all() and len(sets["test"]) == 3 * 3  # all MT outputs of 3 test sources
+    assert sets["train"]["label"].mean() == 0.5
+
+
+# --------------------------------------------------------------------------------------------- the SVM
+
+
+def _synthetic(n: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """Humans have higher precisions and fewer errors than machines, with noise (overlapping classes)."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([1, 0], n // 2)
+    base = np.where(y == 1, 0.6, 0.4)[:, None]
+    X = np.clip(base + rng.normal(0, 0.15, (n, 5)), 0, 1)
+    ratio = rng.normal(1.0, 0.1, (n, 2))
+    errs = np.where(y == 1, 8, 12)[:, None] + rng.normal(0, 3, (n, 2))
+    return pd.DataFrame(np.hstack([X, ratio, errs]), columns=FEATURE_NAMES), y
+
+
+def test_training_is_reproducible_and_human_side_is_positive():
+    X, y = _synthetic(200, 0)
+    a = LearnedMetric(C=1.0, sigma=2.0).fit(X, y)
+    b = LearnedMetric(C=1.0, sigma=2.0).fit(X, y)
+    Xt, yt = _synthetic(100, 1)
+    assert np.array_equal(a.score_features(Xt), b.score_features(Xt))
+    s = a.score_features(Xt)
+    assert s[yt == 1].mean() > s[yt == 0].mean()  # more human-like = higher
+    assert np.array_equal(a.predict(Xt), (a.decision_function(Xt) > 0).astype(int))
+    assert class_accuracy(yt, a.predict(Xt))["acc"] > 0.7
+
+
+def test_signed_distance_uses_the_kernel_space_norm():
+    X, y = _synthetic(120, 2)
+    m = LearnedMetric(C=5.0, sigma=1.5).fit(X, y)
+    svm = m.pipeline.named_steps["svm"]
+    # ||w||^2 = sum_ij a_i a_j exp(-||x_i - x_j||^2 / (2 sigma^2)) over the (scaled) support vectors
+    sv = svm.support_vectors_
+    d2 = ((sv[:, None, :] - sv[None, :, :]) ** 2).sum(-1)
+    a = svm.dual_coef_[0]
+    norm = math.sqrt(a @ np.exp(-d2 / (2 * 1.5**2)) @ a)
+    assert m.w_norm == pytest.approx(norm, rel=1e-9)
+    assert np.allclose(m.score_features(X), m.decision_function(X) / norm)
+
+
+def test_save_load_roundtrip_gives_identical_scores(tmp_path):
+    X, y = _synthetic(100, 3)
+    m = LearnedMetric(C=50.0, sigma=10.0, seed=4).fit(X, y)
+    path = m.save(tmp_path / "ks.joblib")
+    m2 = LearnedMetric.load(path)
+    assert m2.signature() == m.signature() and m2.C == 50.0 and m2.sigma == 10.0
+    assert np.array_equal(m.score_features(X), m2.score_features(X))
+
+
+def test_load_refuses_other_format_version(tmp_path):
+    import joblib
+
+    X, y = _synthetic(60, 4)
+    path = LearnedMetric(C=1.0, sigma=1.0).fit(X, y).save(tmp_path / "m.joblib")
+    payload = joblib.load(path)
+    payload["format_version"] = learned.FORMAT_VERSION + 1
+    joblib.dump(payload, path)
+    with pytest.raises(ValueError, match="format"):
+        LearnedMetric.load(path)
+
+
+def test_scores_raw_text_with_the_stored_feature_pipeline():
+    X, y = _synthetic(100, 5)
+    m = LearnedMetric(C=1.0, sigma=3.0).fit(X, y)
+    hyps, refs = ["the cat sat on the mat", "mat the"], [["the cat is on the mat"], ["the cat is on the mat"]]
+    direct = m.score_features(pd.DataFrame([features(h, r) for h, r in zip(hyps, refs)]))
+    assert np.array_equal(m.sentence_scores(hyps, refs), direct)
+    assert m.sentence_score(hyps[0], refs[0]) == direct[0]
+    assert m.corpus_score(hyps, refs) == pytest.approx(direct.mean())
+
+
+def test_unfitted_and_bad_frames():
+    with pytest.raises(RuntimeError, match="not trained"):
+        LearnedMetric().decision_function(pd.DataFrame(columns=FEATURE_NAMES))
+    X, y = _synthetic(40, 6)
+    with pytest.raises(ValueError, match="lacks columns"):
+        LearnedMetric().fit(X.drop(columns="per"), y)
+    with pytest.raises(ValueError, match="both classes"):
+        LearnedMetric().fit(X, np.ones(len(X)))
+    with pytest.raises(ValueError, match="positive"):
+        learned.make_pipeline(C=0.0)
+
+
+def test_make_pipeline_gamma_from_sigma():
+    svc = learned.make_pipeline(C=50, sigma=10).named_steps["svm"]
+    assert svc.kernel == "rbf" and svc.C == 50 and svc.gamma == pytest.approx(1 / 200)
+
+
+def test_grid_search_selects_by_validation_accuracy():
+    X, y = _synthetic(160, 7)
+    Xv, yv = _synthetic(80, 8)
+    g = grid_search(X, y, Xv, yv, Cs=(0.1, 50.0), sigmas=(0.5, 10.0), progress=False)
+    assert len(g.table) == 4 and set(g.models) == {(0.1, 0.5), (0.1, 10.0), (50.0, 0.5), (50.0, 10.0)}
+    best = g.table["acc"].max()
+    row = g.table[(g.table.C == g.best.C) & (g.table.sigma == g.best.sigma)].iloc[0]
+    assert row["acc"] == best
+    # accuracies recomputed independently of the table
+    for (C, s), m in g.models.items():
+        acc = float((m.predict(Xv) == yv).mean())
+        assert g.table[(g.table.C == C) & (g.table.sigma == s)]["acc"].iloc[0] == pytest.approx(acc)
+    assert 50.0 in FULL_GRID["C"] and 10.0 in FULL_GRID["sigma"]
+
+
+def test_class_accuracy_hand():
+    # human: 2 of 3 right; machine: 1 of 1 right; overall 3 of 4
+    assert class_accuracy([1, 1, 1, 0], [1, 0, 1, 0]) == {"acc_human": 2 / 3, "acc_machine": 1.0, "acc": 0.75}
+
+
+# --------------------------------------------------------------------------------------------- real data
+
+
+def test_deen_pool_sizes(deen_dir):
+    from syneval_nb.data import load_wmt21_deen
+
+    wmt = load_wmt21_deen(deen_dir.parent)
+    pool = build_pool(learned.deen_long(wmt.segments), human="ref_B", reference="ref_A")
+    assert (pool.label == 1).sum() == 1000 and (pool.label == 0).sum() == 19000
+    assert (pool.loc[pool.label == 1, "hyp"].to_numpy() == wmt.segments.drop_duplicates("seg_id")["ref_B"]).all()
+    bal = balance(pool, seed=0)
+    assert len(bal) == 2000
+
+
+def test_ted_pool_sizes(ted_dir):
+    from syneval_nb.data import load_ted_zhen_mqm
+
+    ted = load_ted_zhen_mqm(ted_dir.parent)
+    pool = build_pool(ted, human="refB", reference="ref")
+    assert (pool.label == 1).sum() == 529 and (pool.label == 0).sum() == 13 * 529
+    assert pool["mqm"].notna().all()
+
+
+# --------------------------------------------------------------------------------------------- vs lexical, stats
+
+
+def test_wer_per_features_are_lexical_rates_times_reference_length():
+    from syneval_nb.lexical import PER, WER
+
+    hyp, ref = "the cat sat on the mat today", "a cat is sitting on the mat"
+    f = features(hyp, [ref])
+    # 7 reference words; the feature is the count, lexical's score the rate
+    assert f["wer"] == pytest.approx(WER().sentence_score(hyp, [ref]).score * 7)
+    assert f["per"] == pytest.approx(PER().sentence_score(hyp, [ref]).score * 7)
+    # hand: common multiset {cat, on, the, mat} = 4 -> per = max(7, 7) - 4 = 3
+    assert f["per"] == 3.0
+
+
+def test_correlation_table_values():
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=200)
+    good = human + rng.normal(scale=0.5, size=200)
+    bad = human + rng.normal(scale=3.0, size=200)
+    t = learned.correlation_table({"good": good, "bad": bad}, human, against="good").set_index("metric")
+    assert t.loc["good", "r"] == pytest.approx(np.corrcoef(good, human)[0, 1])
+    assert t.loc["bad", "r_vs"] == pytest.approx(np.corrcoef(good, bad)[0, 1])
+    assert t.loc["good", "ci_low"] < t.loc["good", "r"] < t.loc["good", "ci_high"]
+    assert t.loc["bad", "p_better"] < 0.001 and t.loc["bad", "p_two_sided"] == pytest.approx(2 * t.loc["bad", "p_better"])
+    with pytest.raises(ValueError, match="not among"):
+        learned.correlation_table({"a": good}, human, against="b")
+
+
+def test_system_means_and_sampling():
+    rows = pd.DataFrame({"system": ["b", "a", "b", "a"], "seg_id": [1, 1, 2, 2]})
+    sm = learned.system_means(rows, {"m": [1.0, 2.0, 3.0, 6.0]})
+    assert sm.loc["a", "m"] == 4.0 and sm.loc["b", "m"] == 2.0  # (2+6)/2, (1+3)/2
+    pool = build_pool(_toy_long(), human="H2", reference="H1")
+    s = learned.sample_sources(pool, 4, seed=1)
+    assert s["seg_id"].nunique() == 4 and s.equals(learned.sample_sources(pool, 4, seed=1))
+    assert learned.sample_sources(pool, None) is pool
+
+
+def test_run_experiment_on_ted_sample(ted_dir):
+    from syneval_nb.data import load_ted_zhen_mqm
+
+    pool = learned.sample_sources(build_pool(load_ted_zhen_mqm(ted_dir.parent), human="refB", reference="ref"),
+                                  80, seed=0)
+    exp = learned.run_experiment("ted", pool, Cs=(1.0,), sigmas=(10.0,), val_frac=0.25, test_frac=0.25,
+                                 progress=False)
+    sizes = exp.sizes().set_index("part")
+    assert sizes.loc["test", "machine"] == 20 * 13 and sizes.loc["train", "human"] == 40
+    assert sizes.loc["train", "human"] == sizes.loc["train", "machine"]
+    again = learned.run_experiment("ted", pool, Cs=(1.0,), sigmas=(10.0,), val_frac=0.25, test_frac=0.25,
+                                   progress=False)
+    assert np.array_equal(exp.best.score_features(exp.X["test"]), again.best.score_features(again.X["test"]))
+    base = learned.baseline_scores(exp.sets["test"], progress=False)
+    assert list(base.columns) == ["WER", "PER", "F-measure", "BLEU"] and (base["WER"] <= 0).all()
+
+
+# --------------------------------------------------------------------------------------------- syntactic extension
+
+HYP_PTB = "(ROOT (S (NP (DT the) (NN cat)) (VP (VBD sat))))"
+REF_PTB = "(ROOT (S (NP (DT the) (NN dog)) (VP (VBD sat))))"
+
+
+def test_syntactic_columns_hand_example():
+    # STM compares labels only (words are not nodes): every subtree of depth 1..3 of the hypothesis is in the
+    # reference, so stm_1 = stm_2 = stm_3 = 1.
+    # TKM (Collins & Duffy, lambda 1): C(S,S) = (1 + C(NP,NP)) (1 + C(VP,VP)).
+    #   K(h,h): DT 1, NN 1, VBD 1, VP 1+1 = 2, NP (1+1)(1+1) = 4, S (1+4)(1+2) = 15 -> 24 (same for K(r,r))
+    #   K(h,r): DT 1, NN 0 (cat vs dog), VBD 1, VP 2, NP (1+1)(1+0) = 2, S (1+2)(1+2) = 9 -> 15; cosine 15/24
+    # HWCM (Collins heads: S <- VP <- sat, NP <- NN): chains sat, cat, the | sat-cat, cat-the | sat-cat-the
+    #   vs sat, dog, the | sat-dog, dog-the | sat-dog-the: precisions 2/3, 0 -> 1e-3, 0 -> 1e-3
+    #   hwcm_d is the mean over lengths 1..d
+    df = learned.syntactic_frame([HYP_PTB], [[REF_PTB]], depth=3)
+    assert list(df.columns) == learned.syntactic_feature_names(3)
+    row = df.iloc[0]
+    assert row["stm_1"] == row["stm_2"] == row["stm_3"] == 1.0
+    assert row["tkm"] == pytest.approx(15 / 24)
+    assert row["hwcm_1"] == pytest.approx(2 / 3)
+    assert row["hwcm_2"] == pytest.approx((2 / 3 + 1e-3) / 2)
+    assert row["hwcm_3"] == pytest.approx((2 / 3 + 2e-3) / 3)
+
+
+def test_syntax_model_roundtrip_on_raw_text_and_parses(tmp_path):
+    cfg = FeatureConfig(syntax=True, syntax_depth=2)
+    hyps = ["the cat sat", "the dog sat", "cat the sat", "the the cat"] * 5
+    refs = [["the dog sat"]] * len(hyps)
+    parses = {"the cat sat": HYP_PTB, "the dog sat": REF_PTB,
+              "cat the sat": "(ROOT (S (NP (NN cat)) (NP (DT the)) (VP (VBD sat))))",
+              "the the cat": "(ROOT (NP (DT the) (DT the) (NN cat)))"}
+    ht, rt = [parses[h] for h in hyps], [[REF_PTB]] * len(hyps)
+    X = feature_frame(hyps, refs, cfg, hyp_trees=ht, ref_trees=rt, progress=False)
+    assert list(X.columns) == list(FEATURE_NAMES) + ["stm_1", "stm_2", "hwcm_1", "hwcm_2", "tkm"]
+    assert X.loc[1, "tkm"] == pytest.approx(1.0) and X.loc[1, "p3"] == 1.0
+    y = np.array([1, 1, 0, 0] * 5)
+    m = LearnedMetric(config=cfg, C=1.0, sigma=1.0).fit(X, y)
+    m2 = LearnedMetric.load(m.save(tmp_path / "syn.joblib"))
+    assert m2.config == cfg and "syntax" in m2.signature()
+    assert np.array_equal(m2.sentence_scores(hyps, refs, hyp_trees=ht, ref_trees=rt), m.score_features(X))
+    with pytest.raises(ValueError, match="hyp_trees"):
+        m2.sentence_scores(hyps, refs)

@@ -1,0 +1,205 @@
+"""STM, TKM, HWCM, DSTM, DTKM against the paper's worked examples and hand arithmetic."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from syneval_nb.kernels import normalized_tree_kernel
+from syneval_nb.syntactic import (
+    EPSILON,
+    HWCM,
+    STM,
+    References,
+    asiya_hwcm,
+    asiya_stm,
+    dstm,
+    dtkm,
+    hwcm,
+    score_corpus,
+    stm,
+    tkm,
+)
+from syneval_nb.trees import read_ptb
+
+# Liu & Gildea (2005), Figure 2 as the text describes it: the hypothesis has the 7 nodes S, NP, VP, PRON, V, NP, PRON
+# (PRON twice), the reference has PRON once and an NP -> ART ADJ N ("I have a red pen").
+HYP_FIG2 = "(S (NP (PRON I)) (VP (V have) (NP (PRON it))))"
+REF_FIG2 = "(S (NP (PRON I)) (VP (V have) (NP (ART a) (ADJ red) (N pen))))"
+# the same sentences with PTB tags, for the Collins head rules
+REF_PEN = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ red) (NN pen))))"
+HYP_BLUE = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ blue) (NN pen))))"
+REAL = ("(ROOT (S (NP (PRP She)) (VP (VBD did) (RB not) (VP (VB see) (NP (NP (DT the) (JJ 24-year) (JJ old) "
+        "(NN motorcyclist)) (VP (VBG coming) (PP (IN from) (NP (NNP Nellingen))))))) (. .)))")
+
+
+def T(s: str):
+    return read_ptb(s)
+
+
+# ------------------------------------------------------------------------------------------ STM
+
+
+def test_stm_worked_example_exactly():
+    r = stm(T(HYP_FIG2), [T(REF_FIG2)], depth=3)
+    assert (r.matches, r.totals) == ((6, 3, 1), (7, 4, 2))
+    assert r.fractions == (6 / 7, 3 / 4, 1 / 2)
+    assert r.score == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)
+    assert round(r.score, 3) == 0.702
+    assert r.scores_by_depth[0] == pytest.approx(6 / 7)
+
+
+def test_stm_explain_names_the_matched_subtrees():
+    ex = stm(T(HYP_FIG2), [T(REF_FIG2)], depth=3).explain()
+    assert list(ex.columns) == ["depth", "item", "count", "ref_max", "clipped", "matched"]
+    row = ex[(ex.depth == 1) & (ex.item == "PRON")].iloc[0]
+    assert (row["count"], row["ref_max"], row["clipped"]) == (2, 1, 1)  # "its clipped count should be 1 rather than 2"
+    d3 = ex[ex.depth == 3].set_index("item")["matched"].to_dict()
+    assert d3 == {"(S (NP PRON) (VP V NP))": True, "(VP V (NP PRON))": False}
+    assert ex.groupby("depth")["clipped"].sum().tolist() == [6, 3, 1]
+
+
+def test_stm_clips_by_the_best_single_reference_not_the_sum():
+    # two references with one PRON each: the ceiling is max(1, 1) = 1, not 2
+    r = stm(T(HYP_FIG2), [T(REF_FIG2), T(REF_FIG2)], depth=3)
+    assert r.matches == (6, 3, 1)
+    # a reference with two PRONs raises the depth-1 ceiling to 2 and matches NP -> PRON twice
+    r2 = stm(T(HYP_FIG2), [T(REF_FIG2), T("(S (NP (PRON We)) (VP (V saw) (NP (PRON it))))")], depth=3)
+    assert r2.matches == (7, 4, 2)
+
+
+def test_effective_order_and_literal_mean():
+    short = T("(NP (NN dog))")  # height 2: no depth-3 subtree
+    ref = T("(S (NP (NN dog)) (VP (VBZ barks)))")
+    assert stm(short, [ref], depth=3).score == pytest.approx(1.0)  # depths 1, 2 only: 2/2 and 1/1
+    lit = STM(3, effective_order=False).sentence_score(short, [ref])
+    assert lit.score == pytest.approx((1 + 1 + 0) / 3)
+    assert "eff:no" in lit.signature()
+
+
+# ------------------------------------------------------------------------------------------ TKM
+
+
+def test_tkm_is_the_best_reference_cosine():
+    h, r1, r2 = T(HYP_FIG2), T(REF_FIG2), T("(S (NP (PRON We)) (VP (V saw) (NP (PRON it))))")
+    res = tkm(h, [r1, r2])
+    assert res.cosines == pytest.approx((normalized_tree_kernel(h, r1), normalized_tree_kernel(h, r2)))
+    assert res.score == max(res.cosines) and res.best_ref == 1
+    ex = res.explain()
+    assert ex["shared"].sum() > 0 and set(ex.columns) == {"node", "shared", "share"}
+    assert tkm(h, [r1], lam=0.5).signature().startswith("TKM|lam:0.5")
+
+
+# ------------------------------------------------------------------------------------------ dependency metrics
+
+
+def test_hwcm_on_the_papers_dependency_example():
+    # "I have a red pen": have(I, pen(a, red)); the 2-word chains are have I, have pen, pen a, pen red (section 2.1).
+    # Hypothesis "I have a blue pen": 1-chains I have a blue pen -> 4/5; 2-chains have I, have pen, pen a, pen blue
+    # -> 3/4; 3-chains have-pen-a, have-pen-blue -> 1/2.  HWCM(D=3) = (0.8 + 0.75 + 0.5) / 3.
+    r = hwcm(T(HYP_BLUE), [T(REF_PEN)], length=3)
+    assert (r.matches, r.totals) == ((4, 3, 1), (5, 4, 2))
+    assert r.score == pytest.approx((0.8 + 0.75 + 0.5) / 3)
+    ex = r.explain()
+    assert set(ex[(ex.depth == 2) & ex.matched]["item"]) == {"have I", "have pen", "pen a"}
+
+
+def test_hwcm_no_match_is_the_epsilon_floor():
+    r = hwcm(T("(S (NP (NNS Dogs)) (VP (VBP bark)))"), [T(REF_PEN)], length=4)
+    assert r.matches == (0, 0, 0, 0) and r.totals == (2, 1, 0, 0)
+    assert r.score == EPSILON  # every existing length has precision 0 -> 1e-3
+    assert HWCM(4, effective_order=False).sentence_score(T("(S (NP (NNS Dogs)) (VP (VBP bark)))"),
+                                                          [T(REF_PEN)]).score == pytest.approx(EPSILON)
+    # a partial match keeps the epsilon only where the precision is zero: (1/2 + 1e-3) / 2
+    r2 = hwcm(T("(S (NP (PRP I)) (VP (VBP bark)))"), [T(REF_PEN)], length=2)
+    assert r2.score == pytest.approx((0.5 + EPSILON) / 2)
+
+
+def test_dstm_and_dtkm_on_dependency_trees():
+    # dependency trees have(I, pen(a, blue)) and have(I, pen(a, red)); nodes are words.
+    # depth 1: I have a blue pen -> 4/5; depth 2: have(I pen) yes, pen(a blue) no -> 1/2; depth 3: 0/1.
+    r = dstm(T(HYP_BLUE), [T(REF_PEN)], depth=3)
+    assert (r.matches, r.totals) == ((4, 1, 0), (5, 2, 1))
+    assert r.score == pytest.approx((0.8 + 0.5 + 0.0) / 3)
+    k = dtkm(T(HYP_BLUE), [T(REF_PEN)])
+    # fragments shared: I, a (1 each); have -> I pen with I cut or expanded, pen cut: 2. K(h,r) = 4.
+    # K(h,h): leaves I, a, blue: 3; pen -> a blue: 4; have -> I pen: 2 * (1 + 4) = 10 -> 17; same for r.
+    assert k.score == pytest.approx(4 / 17)
+
+
+def test_identity_scores_one_for_every_metric():
+    t = T(REAL)
+    for depth in (1, 3, 9, 12):
+        assert stm(t, [t], depth=depth).score == pytest.approx(1.0)
+        assert dstm(t, [t], depth=depth).score == pytest.approx(1.0)
+        assert hwcm(t, [t], length=depth).score == pytest.approx(1.0)
+    assert tkm(t, [t]).score == pytest.approx(1.0)
+    assert dtkm(t, [t]).score == pytest.approx(1.0)
+    assert asiya_stm(t, [t]) == pytest.approx(1.0)
+    assert asiya_hwcm(t, [t]) == pytest.approx(1.0)
+
+
+def test_asiya_variants_differ_from_the_paper():
+    h, r = T(HYP_FIG2), T(REF_FIG2)
+    # label chains of length <= 2. hyp: 7 labels + S-NP S-VP NP-PRON VP-V VP-NP NP-PRON = 13 chains;
+    # ref: 9 labels + S-NP S-VP NP-PRON VP-V VP-NP NP-ART NP-ADJ NP-N = 17 chains.
+    # sum min: labels S1 NP2 VP1 PRON1 V1 = 6; chains S-NP S-VP NP-PRON(1) VP-V VP-NP = 5 -> 11
+    # sum max: 13 + 17 - 11 = 19 -> 11/19
+    assert asiya_stm(h, [r], depth=2) == pytest.approx(11 / 19)
+    assert asiya_hwcm(T(HYP_BLUE), [T(REF_PEN)], length=3) == pytest.approx((0.8 + 0.75 + 0.5) / 3)
+
+
+def test_unparsed_trees_give_nan_not_a_crash():
+    assert math.isnan(stm(None, [T(REF_FIG2)]).score)
+    assert math.isnan(hwcm(T(HYP_BLUE), [None]).score)
+    assert math.isnan(tkm(None, [T(REF_FIG2)]).score)
+    assert stm(T(HYP_FIG2), [None, T(REF_FIG2)], depth=3).score == pytest.approx(0.7023809523809524)
+    assert stm(None, [T(REF_FIG2)]).explain().empty
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="no references"):
+        stm(T(HYP_FIG2), [])
+    with pytest.raises(TypeError, match="list of trees"):
+        stm(T(HYP_FIG2), T(REF_FIG2))
+    with pytest.raises(ValueError, match="depth"):
+        stm(T(HYP_FIG2), [T(REF_FIG2)], depth=0)
+
+
+# ------------------------------------------------------------------------------------------ corpus level
+
+
+def test_score_corpus_columns_nan_and_reuse():
+    hyps = [HYP_FIG2, "(())", HYP_BLUE, REF_PEN]
+    refs = [[REF_FIG2], [REF_FIG2, REF_PEN], ["(())", REF_PEN], ["(())"]]
+    with pytest.warns(UserWarning, match="1 unparsed hypotheses and 1 segments"):
+        df = score_corpus(hyps, refs, max_depth=3)
+    assert list(df.columns) == ["stm_1", "stm_2", "stm_3", "tkm", "hwcm_1", "hwcm_2", "hwcm_3",
+                                "dstm_1", "dstm_2", "dstm_3", "dtkm"]
+    assert df.loc[0, "stm_3"] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)
+    assert df.loc[0, "stm_1"] == pytest.approx(6 / 7)
+    assert df.loc[2, "hwcm_3"] == pytest.approx((0.8 + 0.75 + 0.5) / 3)
+    assert df.loc[2, "dstm_3"] == pytest.approx((0.8 + 0.5) / 3)
+    assert df.iloc[1].isna().all() and df.iloc[3].isna().all()
+    assert (df.attrs["n_hyp_unparsed"], df.attrs["n_ref_unparsed"], df.attrs["n_no_reference"]) == (1, 2, 1)
+    # corpus level = summed statistics. STM depth 1 over segments 0 and 2: 6 of 7 labels, then the 9 labels of
+    # "I have a blue pen" (S NP PRP VP VBP NP DT JJ NN), all in "I have a red pen": (6 + 9) / (7 + 9)
+    assert df.attrs["corpus"]["stm_1"] == pytest.approx((6 + 9) / (7 + 9))
+    assert df.attrs["corpus"]["stm_3"] == pytest.approx(
+        STM(3).corpus_score([T(HYP_FIG2), T(HYP_BLUE)], [[T(REF_FIG2)], [T(REF_PEN)]]).score)
+
+
+def test_references_are_built_once_and_shared():
+    refs = [[REF_FIG2, REF_PEN]] * 3
+    R = References(refs, max_depth=4)
+    a = R.score([HYP_FIG2, HYP_BLUE, REF_PEN], metrics=("stm", "tkm"))
+    ceilings = [id(s.shape_ceiling(4, False)) for s in R.segments]
+    b = score_corpus([HYP_FIG2, HYP_BLUE, REF_PEN], R, metrics=("stm", "tkm"), max_depth=4)
+    assert [id(s.shape_ceiling(4, False)) for s in R.segments] == ceilings  # nothing recomputed
+    pd.testing.assert_frame_equal(a, b)
+    assert b.loc[2, "stm_4"] == 1.0 and b.loc[2, "tkm"] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="3 reference sets"):
+        R.score([HYP_FIG2])
+    with pytest.raises(ValueError, match="unknown metrics"):
+        R.score([HYP_FIG2] * 3, metrics=("bleu",))
