@@ -103,56 +103,76 @@ def _syntactic_scores(names: Sequence[str], ptb_hyps: Sequence[str | None], ptb_
     return seg, pd.DataFrame.from_dict(corpus, orient="index")
 
 
+def _text_scores(name: str, hyps: Sequence[str], refs: Sequence[Sequence[str]],
+                 systems: Sequence[str]) -> tuple[np.ndarray, dict[str, float]]:
+    """One lexical metric: sufficient statistics computed once; the sentence score of a segment is the score of
+    its own statistics row (what ``sentence_score`` computes), a system's corpus score that of its summed rows.
+    NIST's information weights come from all references of the call; every system covers the same segments in
+    both data sets, so this equals scoring each system on its own."""
+    m = BASE_METRICS[name].make()
+    st = m.segment_stats(list(hyps), [list(r) for r in refs])
+    seg = np.array([m.corpus_score_from_stats(st[i:i + 1]).score for i in range(len(st))], dtype=float)
+    sys_arr = np.asarray(systems)
+    corpus = {s: float(m.corpus_score_from_stats(st[sys_arr == s]).score) for s in sorted(set(sys_arr))}
+    return seg, corpus
+
+
 def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None] | None = None,
                 ptb_refs: Sequence[Sequence[str | None]] | None = None, metrics: Sequence[str] | None = None,
                 systems: Sequence[str] | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Segment scores of the base metrics, one column per metric (raw scale and orientation), and the syntactic
-    metrics' corpus scores per system (index system; empty without parses).
+    """Segment scores of the base metrics, one column per metric (raw scale and orientation), and each metric's
+    corpus score per system (index system, from summed sufficient statistics; TKM: mean).
 
     ``refs[i]`` / ``ptb_refs[i]`` are the references (strings / PTB strings) of segment ``i``; ``systems[i]`` names
-    the system of segment ``i`` (default: one system). Metrics whose module is absent, and syntactic metrics when no
-    parses are given, are left out (see :func:`missing_metrics`).
+    the system of segment ``i`` (default: one system ``"all"``). Metrics whose module is absent, and syntactic
+    metrics when no parses are given, are left out (see :func:`missing_metrics`).
     """
     from tqdm.auto import tqdm
 
     names = [n for n in (metrics or BASE_METRICS) if BASE_METRICS[n].available()]
     text = [n for n in names if BASE_METRICS[n].kind == "text"]
     syn = [n for n in names if BASE_METRICS[n].kind == "ptb"] if ptb_hyps is not None and ptb_refs is not None else []
-    out = {}
+    sys_ = ["all"] * len(hyps) if systems is None else list(systems)
+    out, corpus = {}, {}
     for name in tqdm(text, desc="lexical metrics", disable=not progress, leave=False):
-        m = BASE_METRICS[name].make()
-        out[name] = np.asarray(m.sentence_scores(list(hyps), [list(r) for r in refs]), dtype=float)
+        out[name], corpus[name] = _text_scores(name, hyps, refs, sys_)
     seg = pd.DataFrame(out, index=range(len(hyps)))
-    corpus = pd.DataFrame()
+    corpus_df = pd.DataFrame(corpus)
     if syn:
-        sys_ = ["all"] * len(hyps) if systems is None else list(systems)
-        sseg, corpus = _syntactic_scores(syn, ptb_hyps, ptb_refs, sys_)
+        sseg, scorp = _syntactic_scores(syn, ptb_hyps, ptb_refs, sys_)
         seg = pd.concat([seg, sseg], axis=1)
-    return seg[[n for n in names if n in seg.columns]], corpus
+        corpus_df = pd.concat([corpus_df, scorp], axis=1)
+    keep = [n for n in names if n in seg.columns]
+    return seg[keep], corpus_df[[n for n in keep if n in corpus_df.columns]]
 
 
-def system_base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], systems: Sequence[str],
-                       segment_scores: pd.DataFrame, corpus: pd.DataFrame | None = None) -> pd.DataFrame:
-    """System-level scores: a text metric's ``corpus_score`` over the system's segments (sacrebleu style: summed
-    sufficient statistics); a column of ``corpus`` (the syntactic metrics' corpus scores per system) as given; any
-    other column (DR, DR-lex, ...) the mean of its segment scores. Index: system (sorted)."""
-    sys_arr = np.asarray(systems)
-    names = sorted(set(sys_arr))
-    rows = {}
-    for s in names:
-        idx = np.flatnonzero(sys_arr == s)
-        row = {}
-        for col in segment_scores.columns:
-            spec = BASE_METRICS.get(col)
-            if spec is not None and spec.kind == "text":
-                m = spec.make()
-                row[col] = float(m.corpus_score([hyps[i] for i in idx], [list(refs[i]) for i in idx]).score)
-            elif corpus is not None and col in corpus.columns and s in corpus.index:
-                row[col] = float(corpus.loc[s, col])
-            else:
-                row[col] = float(np.nanmean(segment_scores[col].to_numpy()[idx]))
-        rows[s] = row
-    return pd.DataFrame.from_dict(rows, orient="index")[list(segment_scores.columns)]
+def system_base_scores(segment_scores: pd.DataFrame, systems: Sequence[str],
+                       corpus: pd.DataFrame | None = None) -> pd.DataFrame:
+    """System-level scores: a column of ``corpus`` (corpus scores per system from :func:`base_scores`) as given;
+    any other column (DR, DR-lex, learned, ...) the mean of its segment scores. Index: system (sorted)."""
+    means = segment_scores.groupby(np.asarray(systems)).mean()
+    if corpus is not None and not corpus.empty:
+        for c in corpus.columns:
+            if c in means.columns:
+                means[c] = corpus[c].reindex(means.index).to_numpy(dtype=float)
+    return means.sort_index()
+
+
+def train_learned(folder=None, n_sources: int | None = None, seed: int = 0, C: float = 50.0, sigma: float = 10.0):
+    """The Kulesza & Shieber learned metric (:class:`syneval_nb.learned.LearnedMetric`) for the combinations:
+    trained on WMT21 de-en to tell reference B (human) from the 19 MT systems, all scored against reference A,
+    with balanced classes (:func:`syneval_nb.learned.balance`) over ``n_sources`` source lines (all by default),
+    at the paper's optimum ``C = 50, sigma = 10``. No human quality judgment is used, so scoring TED with it
+    leaks nothing; on de-en the same lines' MT outputs are later scored (their DA never enters training)."""
+    from .data import load_wmt21_deen
+    from .learned import LearnedMetric, balance, build_pool, deen_long, feature_frame
+
+    pool = build_pool(deen_long(load_wmt21_deen(folder).segments), human="ref_B", reference="ref_A")
+    bal = balance(pool, seed=seed)
+    ids = _sample_segments(bal["seg_id"], n_sources, seed)
+    bal = bal[bal["seg_id"].isin(ids)].reset_index(drop=True)
+    X = feature_frame(list(bal["hyp"]), [[r] for r in bal["ref"]], progress=False)
+    return LearnedMetric(C=C, sigma=sigma, seed=seed).fit(X, bal["label"].to_numpy())
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -348,7 +368,8 @@ def uniform_table(normalized: pd.DataFrame, evaluate: Callable[[np.ndarray], flo
 
 def tuned_table(normalized: pd.DataFrame, human: Sequence[float], segments: Sequence, groups: Sequence,
                 base: Sequence[str], mode: str = "cv", n_folds: int = 10, seed: int = 0,
-                threshold: float = DEFAULT_THRESHOLD, C: float = 1.0, texts: Sequence[str] | None = None) -> pd.DataFrame:
+                threshold: float = DEFAULT_THRESHOLD, C: float = 1.0,
+                texts: Sequence[str] | None = None) -> pd.DataFrame:
     """The paper's Table 4 (``mode="cv"``) / Table 5 (``mode="half"``) analog: segment-level WMT12 tau of each
     base metric alone (``Orig.``, on the evaluated rows) and of its tuned combination with DR / DR-lex (``+dr``,
     ``+dr-lex``), plus ``Tuned all``: all base metrics tuned together, with and without DR and DR-lex.
@@ -450,14 +471,15 @@ def partial_correlation(x: Sequence[float], y: Sequence[float], z: np.ndarray | 
 # ---------------------------------------------------------------------------------------------------------------
 
 def discourse_columns(hyp_rst: Sequence[Mapping | None], ref_rst: Sequence[Mapping | None],
-                      progress: bool = True) -> pd.DataFrame:
-    """``DR``, ``DR-lex`` (NaN where a tree is missing) and the EDU counts ``edus_hyp``, ``edus_ref``."""
-    from .discourse import DiscourseSimilarity, n_edus
+                      lam: float | None = None, progress: bool = True) -> pd.DataFrame:
+    """``DR``, ``DR-lex`` (NaN where a tree is missing; kernel decay ``lam``, default
+    :data:`syneval_nb.discourse.DEFAULT_LAM`) and the EDU counts ``edus_hyp``, ``edus_ref``."""
+    from .discourse import DEFAULT_LAM, DiscourseSimilarity, n_edus
 
     out = {}
     for lex, name in ((False, "DR"), (True, "DR-lex")):
-        out[name] = DiscourseSimilarity(lexicalized=lex).score_many(hyp_rst, ref_rst, missing="nan",
-                                                                    progress=progress)
+        sim = DiscourseSimilarity(lexicalized=lex, lam=DEFAULT_LAM if lam is None else lam)
+        out[name] = sim.score_many(hyp_rst, ref_rst, missing="nan", progress=progress)
     out["edus_hyp"] = [np.nan if t is None else n_edus(t) for t in hyp_rst]
     out["edus_ref"] = [np.nan if t is None else n_edus(t) for t in ref_rst]
     return pd.DataFrame(out)
@@ -472,21 +494,25 @@ def _sample_segments(seg_ids: Sequence, sample: int | None, seed: int) -> np.nda
 
 def score_frame(hyps: Sequence[str], refs: Sequence[str], hyp_rst: Sequence, ref_rst: Sequence,
                 ptb_hyps: Sequence | None = None, ptb_refs: Sequence | None = None, systems: Sequence | None = None,
-                metrics: Sequence[str] | None = None, progress: bool = True) -> pd.DataFrame:
-    """All segment scores against one reference: base metrics, DR, DR-lex, EDU counts, ``length`` control.
-    ``attrs["syntactic_corpus"]`` holds the syntactic metrics' corpus scores per system."""
+                metrics: Sequence[str] | None = None, lam: float | None = None, learned=None,
+                progress: bool = True) -> pd.DataFrame:
+    """All segment scores against one reference: base metrics (and ``learned``, a fitted
+    :class:`~syneval_nb.learned.LearnedMetric`, when given), DR, DR-lex, EDU counts, ``length`` control.
+    ``attrs["corpus"]`` holds the base metrics' corpus scores per system."""
     base, corpus = base_scores(hyps, [[r] for r in refs], ptb_hyps,
                                None if ptb_refs is None else [[p] for p in ptb_refs], metrics, systems, progress)
-    disc = discourse_columns(hyp_rst, ref_rst, progress)
+    if learned is not None:
+        base["learned"] = learned.sentence_scores(list(hyps), [[r] for r in refs])
+    disc = discourse_columns(hyp_rst, ref_rst, lam, progress)
     out = pd.concat([base, disc], axis=1)
     out["length"] = length_control(hyps, refs)
-    out.attrs["syntactic_corpus"] = corpus
+    out.attrs["corpus"] = corpus
     return out
 
 
 def ted_scores(folder=None, reference: str = "refB", sample: int | None = None, seed: int = 0,
-               include_human: bool = False, metrics: Sequence[str] | None = None,
-               progress: bool = True) -> pd.DataFrame:
+               include_human: bool = False, metrics: Sequence[str] | None = None, lam: float | None = None,
+               learned=None, progress: bool = True) -> pd.DataFrame:
     """TED zh-en, scored: one row per (system, segment) of the MT systems (and the other human translation with
     ``include_human``), against ``reference`` (``"refB"``, WMT21's choice, or ``"ref"``). ``sample`` = number of
     segments drawn with ``seed`` (all systems of each drawn segment kept). Columns: ``system, doc, seg_id, mqm``,
@@ -504,17 +530,21 @@ def ted_scores(folder=None, reference: str = "refB", sample: int | None = None, 
     keep &= ted["seg_id"].isin(_sample_segments(ted["seg_id"], sample, seed)) & ted["mqm"].notna()
     d = ted[keep].reset_index(drop=True)
     scores = score_frame(list(d["target"]), list(d[reference]), list(d["rst"]), list(d[f"rst_{reference}"]),
-                         list(d["ptb"]), list(d[f"ptb_{reference}"]), list(d["system"]), metrics, progress)
-    meta = d[["system", "doc", "seg_id", "mqm", "target", reference]].rename(columns={reference: "reference"})
+                         list(d["ptb"]), list(d[f"ptb_{reference}"]), list(d["system"]), metrics, lam, learned,
+                         progress)
+    meta = d[["system", "doc", "seg_id", "mqm", "target", reference, "rst", f"rst_{reference}"]].rename(
+        columns={reference: "reference", f"rst_{reference}": "rst_reference"})
     out = pd.concat([meta, scores], axis=1)
-    out.attrs["syntactic_corpus"] = scores.attrs["syntactic_corpus"]
+    out.attrs["corpus"] = scores.attrs["corpus"]
     return out
 
 
 def wmt21_scores(folder=None, reference: str = "A", sample: int | None = None, seed: int = 0,
-                 metrics: Sequence[str] | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+                 metrics: Sequence[str] | None = None, lam: float | None = None, learned=None,
+                 progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """WMT21 de-en, scored against reference ``A`` (the primary one; ``HUMAN`` in the DA is ref-B): segment frame
-    (``system, seg_id, target, reference``, metrics, ``DR, DR-lex``, EDU counts, ``length``) of the 19 MT systems on ``sample`` lines,
+    (``system, seg_id, target, reference, rst, rst_reference``, metrics, ``DR, DR-lex``, EDU counts, ``length``) of
+    the 19 MT systems on ``sample`` lines,
     and the system DA (``system, da_z, da_raw``) of those systems."""
     from .data import load_wmt21_deen
     from .discourse import wmt21_rst
@@ -528,20 +558,59 @@ def wmt21_scores(folder=None, reference: str = "A", sample: int | None = None, s
     seg = seg[seg["seg_id"].isin(_sample_segments(seg["seg_id"], sample, seed))].reset_index(drop=True)
     scores = score_frame(list(seg["target"]), list(seg[f"ref_{reference}"]), list(seg["rst"]),
                          list(seg[f"rst_ref_{reference}"]), list(seg["ptb"]), list(seg[f"ptb_ref_{reference}"]),
-                         list(seg["system"]), metrics, progress)
+                         list(seg["system"]), metrics, lam, learned, progress)
     da = w.system_da[~w.system_da["is_human"]][["system", "da_z", "da_raw"]].reset_index(drop=True)
-    meta = seg[["system", "seg_id", "target", f"ref_{reference}"]].rename(columns={f"ref_{reference}": "reference"})
+    meta = seg[["system", "seg_id", "target", f"ref_{reference}", "rst", f"rst_ref_{reference}"]].rename(
+        columns={f"ref_{reference}": "reference", f"rst_ref_{reference}": "rst_reference"})
     out = pd.concat([meta, scores], axis=1)
-    out.attrs["syntactic_corpus"] = scores.attrs["syntactic_corpus"]
+    out.attrs["corpus"] = scores.attrs["corpus"]
     return out, da
 
 
 def system_table(frame: pd.DataFrame, human: pd.Series, base: Sequence[str]) -> pd.DataFrame:
     """Table 2 analog: system scores (:func:`system_base_scores` of a :func:`ted_scores` / :func:`wmt21_scores`
-    frame), normalized over the systems, Spearman with ``human`` (indexed by system) for each metric alone and
+    frame: corpus scores of the base metrics, mean segment scores of DR / DR-lex / learned), normalized over the
+    systems, Spearman with ``human`` (indexed by system) for each metric alone and
     uniformly combined with DR / DR-lex."""
     cols = list(base) + ["DR", "DR-lex"]
-    sys_scores = system_base_scores(list(frame["target"]), [[r] for r in frame["reference"]], list(frame["system"]),
-                                    frame[cols], frame.attrs.get("syntactic_corpus"))
+    sys_scores = system_base_scores(frame[cols], list(frame["system"]), frame.attrs.get("corpus"))
     h = human.reindex(sys_scores.index).to_numpy(dtype=float)
     return uniform_table(normalize(sys_scores), lambda s: stats.spearman(s, h), base)
+
+
+def figure4_example(frame: pd.DataFrame, min_edus: int = 3) -> tuple[int, str, str]:
+    """A segment for the paper's Figure 4 analog: the reference has at least ``min_edus`` EDUs, one system
+    reproduces its discourse tree shape (the highest DR, ties broken by DR-lex) and another does not (the lowest
+    DR). Returns ``(seg_id, best_system, worst_system)`` for the first such segment with the largest DR gap."""
+    f = frame[(frame["edus_ref"] >= min_edus) & frame["DR"].notna()]
+    if f.empty:
+        raise ValueError(f"no segment whose reference has {min_edus} or more EDUs")
+    g = f.groupby("seg_id")["DR"].agg(["max", "min"])
+    seg = int((g["max"] - g["min"]).sort_index().idxmax())
+    rows = f[f["seg_id"] == seg].sort_values(["DR", "DR-lex", "system"], ascending=[False, False, True])
+    return seg, str(rows.iloc[0]["system"]), str(rows.iloc[-1]["system"])
+
+
+def control_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = "mqm",
+                  threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+    """Segment-level controls on a :func:`ted_scores` frame, one row per metric (plus the ``length`` baseline):
+    ``tau`` (WMT12, identical-translation pairs dropped), ``tie_rate`` (share of human pairs the metric ties, pairs of
+    identical translations included),
+    ``pearson`` with the human score, ``partial_length`` (Pearson with the length control ``-|len(h)-len(r)|``
+    partialled out) and ``partial_length_edus`` (also ``|edus_hyp - edus_ref|`` partialled out)."""
+    h = frame[human].to_numpy(dtype=float)
+    seg, texts = frame["seg_id"].to_numpy(), frame["target"].to_numpy(dtype=object)
+    z1 = frame["length"].to_numpy(dtype=float)
+    edu_diff = np.abs(frame["edus_hyp"].to_numpy(dtype=float) - frame["edus_ref"].to_numpy(dtype=float))
+    z2 = np.column_stack([z1, edu_diff])
+    rows = {}
+    for m in list(metrics) + ["length"]:
+        x = frame[m].to_numpy(dtype=float)
+        if not higher_is_better(m):
+            x = -x
+        ties = human_pair_ties(x, h, seg, threshold, texts)
+        rows[m] = {"tau": segment_tau(x, h, seg, threshold, texts=texts), "tie_rate": ties["tie_rate"],
+                   "pearson": stats.pearson(x, h),
+                   "partial_length": np.nan if m == "length" else partial_correlation(x, h, z1),
+                   "partial_length_edus": np.nan if m == "length" else partial_correlation(x, h, z2)}
+    return pd.DataFrame.from_dict(rows, orient="index")

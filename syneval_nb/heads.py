@@ -70,7 +70,9 @@ __all__ = [
     "explain_head",
     "to_dependencies",
     "lexicalize",
+    "explain_tree",
     "headword_chains",
+    "dependency_lengths",
     "attachment_statistics",
 ]
 
@@ -109,12 +111,12 @@ HEAD_RULES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 # Collins (1999), Appendix A, the NP rule: steps tried in order; each scans the children by position.
-NP_RULES: tuple[tuple[str, frozenset[str]], ...] = (
-    ("right", frozenset({"NN", "NNP", "NNPS", "NNS", "NX", "POS", "JJR"})),
-    ("left", frozenset({"NP"})),
-    ("right", frozenset({"$", "ADJP", "PRN"})),
-    ("right", frozenset({"CD"})),
-    ("right", frozenset({"JJ", "JJS", "RB", "QP"})),
+NP_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("right", ("NN", "NNP", "NNPS", "NNS", "NX", "POS", "JJR")),
+    ("left", ("NP",)),
+    ("right", ("$", "ADJP", "PRN")),
+    ("right", ("CD",)),
+    ("right", ("JJ", "JJS", "RB", "QP")),
 )
 
 _DEFAULT_DIRECTION = "left"  # labels without a row (NX, X, ...): leftmost child, as in Collins' parser
@@ -135,7 +137,7 @@ def _choose(label: str, labels: Sequence[str], punct: Sequence[bool]) -> tuple[i
             pos = next((p for p in order if cl[p] in cats), -1)
             if pos >= 0:
                 which = "rightmost" if direction == "right" else "leftmost"
-                why = f"NP rule {step}: {which} of {' '.join(sorted(cats))}"
+                why = f"NP rule {step}: {which} of {' '.join(cats)}"
                 break
         else:
             pos, why = m - 1, "NP rule 6: the last word"
@@ -163,27 +165,29 @@ def _head_index(label: str, labels: tuple[str, ...], punct: tuple[bool, ...]) ->
     return _choose(label, labels, punct)[0]
 
 
-def find_head_child(label: str, child_labels: Sequence[str], punct: Sequence[bool] | None = None) -> int:
-    """Index of the head child of ``label -> child_labels`` under the Collins (1999) rules.
-
-    ``punct[j]`` says whether child ``j`` is punctuation (a punctuation tag, or a phrase of punctuation words
-    only); by default a child is punctuation when its label is in :data:`PUNCT_TAGS`.
-    """
+def _flags(label: str, child_labels: Sequence[str], punct: Sequence[bool] | None) -> tuple[tuple[str, ...],
+                                                                                         tuple[bool, ...]]:
     if not child_labels:
         raise ValueError(f"{label!r} has no children, there is no head to find")
     labels = tuple(child_labels)
     p = tuple(l in PUNCT_TAGS for l in labels) if punct is None else tuple(bool(x) for x in punct)
     if len(p) != len(labels):
         raise ValueError(f"{len(labels)} child labels but {len(p)} punctuation flags")
-    return _head_index(label, labels, p)
+    return labels, p
+
+
+def find_head_child(label: str, child_labels: Sequence[str], punct: Sequence[bool] | None = None) -> int:
+    """Index of the head child of ``label -> child_labels`` under the Collins (1999) rules.
+
+    ``punct[j]`` says whether child ``j`` is punctuation (a punctuation tag, or a phrase of punctuation words
+    only); by default a child is punctuation when its label is in :data:`PUNCT_TAGS`.
+    """
+    return _head_index(label, *_flags(label, child_labels, punct))
 
 
 def explain_head(label: str, child_labels: Sequence[str], punct: Sequence[bool] | None = None) -> tuple[int, str]:
     """Like :func:`find_head_child`, with a sentence naming the rule that chose the head (for notebooks)."""
-    if not child_labels:
-        raise ValueError(f"{label!r} has no children, there is no head to find")
-    p = [l in PUNCT_TAGS for l in child_labels] if punct is None else list(punct)
-    return _choose(label, list(child_labels), p)
+    return _choose(label, *_flags(label, child_labels, punct))
 
 
 # ------------------------------------------------------------------------------------------ dependencies
@@ -192,6 +196,9 @@ def explain_head(label: str, child_labels: Sequence[str], punct: Sequence[bool] 
 @dataclass
 class DependencyTree:
     """Words with their tags and heads (0-based word indices; ``-1`` marks the root). Exactly one root.
+
+    Validated on construction (equal lengths, one root, no cycle); treat it as immutable afterwards (the
+    dependents of each word are computed once, in ``__post_init__``). An empty tree (no words) is allowed.
 
     ``str(dep)`` is an indented picture; :meth:`to_conll` the CoNLL-X columns; :meth:`to_nltk` the word-labelled
     tree that DSTM/DTKM and the tree kernel consume; in a notebook the tree shows as an SVG picture.
@@ -370,6 +377,26 @@ def lexicalize(tree: Tree) -> Tree:
     return walk(tree)[0]
 
 
+def explain_tree(tree: Tree) -> list[dict]:
+    """One row per phrase (preorder): its label, children, head child, head word and the rule that chose it."""
+    rows: list[dict] = []
+
+    def walk(node: Tree) -> tuple[str, bool]:
+        if _is_preterminal(node):
+            return node[0], node.label() in PUNCT_TAGS
+        row = {"constituent": node.label()}
+        rows.append(row)
+        res = [walk(c) for c in node]
+        labels = [c.label() for c in node]
+        punct = [p for _, p in res]
+        h, why = explain_head(node.label(), labels, punct)
+        row.update({"children": " ".join(labels), "head child": labels[h], "head word": res[h][0], "rule": why})
+        return res[h][0], all(punct)
+
+    walk(tree)
+    return rows
+
+
 def headword_chains(dep: DependencyTree, max_len: int) -> list[tuple[str, ...]]:
     """All head-to-dependent downward paths of 1..``max_len`` words (Liu & Gildea 2005, Figure 3).
 
@@ -391,6 +418,12 @@ def headword_chains(dep: DependencyTree, max_len: int) -> list[tuple[str, ...]]:
     return out
 
 
+def dependency_lengths(dep: DependencyTree) -> list[int]:
+    """Signed arc lengths ``head - dependent`` of the non-root words, in word order: positive when the head
+    follows the word (head to the right), negative when it precedes it (head to the left)."""
+    return [h - d for d, h in enumerate(dep.heads) if h >= 0]
+
+
 def attachment_statistics(deps: Iterable[DependencyTree]) -> dict:
     """Descriptive statistics of a set of dependency trees (for notebooks and the closing notes).
 
@@ -408,14 +441,11 @@ def attachment_statistics(deps: Iterable[DependencyTree]) -> dict:
         if not len(dep):
             continue
         roots[dep.tags[dep.root]] += 1
-        for d, h in enumerate(dep.heads):
-            if dep.tags[d] in PUNCT_TAGS:
-                punct += 1
-            if h < 0:
-                continue
-            n_arcs += 1
-            left += h < d
-            dist += abs(h - d)
+        punct += sum(t in PUNCT_TAGS for t in dep.tags)
+        lengths = dependency_lengths(dep)
+        n_arcs += len(lengths)
+        left += sum(x < 0 for x in lengths)
+        dist += sum(abs(x) for x in lengths)
     return {
         "n_trees": n_trees,
         "n_words": n_words,

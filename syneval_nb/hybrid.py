@@ -38,11 +38,14 @@ unchanged): an equivalent whose words equal the node's own words, and a whole-no
 nodes have the same child labels (their children are then paired, and the product over the children yields
 ``Seg(nt')`` anyway). :attr:`HybridSet.capped` tells whether the cap removed anything.
 
-**Text.** Hybrids are built from the parser's PTB tokens; :func:`detokenize` turns them into plain text for
-metrics that tokenize themselves (sacrebleu 13a): PTB escapes are unescaped (``-LRB-`` -> ``(``, ```` `` ```` /
-``''`` -> ``"``) and the Treebank detokenizer of nltk rejoins clitics (``do n't`` -> ``don't``, ``John 's``) and
-punctuation. For the originals, pass the raw reference texts (``texts=``) so that the original references are
-scored exactly as without hybridization.
+**Text.** Hybrids are built from the parser's PTB tokens, but the lexical metrics tokenize plain text
+themselves (sacrebleu 13a). When the raw reference texts are given (``texts=``), the originals keep their raw text
+exactly, and every token is located in its raw text (:func:`align_leaves`), so a hybrid is written with the
+references' own characters (curly quotes, ``don't``, ``(``) and spacing; at a seam between pieces of two
+references the host reference's spacing at that boundary is used. Otherwise (no text, or a reference that does
+not align, 7 of the 3,058 WMT21/TED references) :func:`detokenize` writes the tokens: PTB escapes are unescaped
+(``-LRB-`` -> ``(``) and nltk's Treebank detokenizer rejoins clitics (``do n't`` -> ``don't``) and punctuation,
+quotes becoming ``"``.
 
 **Trees.** Every :class:`Hybrid` carries its tree: the tree of the root it was derived from with the substituted
 subtrees of the other references. Unchanged subtrees are shared with the input trees (no copies); treat the
@@ -51,9 +54,10 @@ trees as read-only.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -61,7 +65,7 @@ from nltk import Tree
 from nltk.tokenize.treebank import TreebankWordDetokenizer
 from tqdm.auto import tqdm
 
-from .trees import Interner, encode, spans, unescape_word
+from .trees import EmptyParseError, Interner, encode, read_ptb, spans, unescape_word
 
 __all__ = [
     "DEFAULT_MAX_REFS",
@@ -75,10 +79,17 @@ __all__ = [
     "hybridize_corpus",
     "cap_report",
     "detokenize",
+    "detokenization_agreement",
+    "align_leaves",
     "reference_statistics",
     "node_lengths",
     "length_distribution",
     "table5",
+    "hybridize_frame",
+    "lexical_scores",
+    "syntactic_scores",
+    "correlation_table",
+    "system_table",
 ]
 
 DEFAULT_MAX_REFS = 64
@@ -94,15 +105,19 @@ class Hybrid:
     ``tokens``: PTB tokens; ``text``: the raw text for an original when given, else :func:`detokenize` of the
     tokens; ``tree``: its constituency tree (read-only, shares subtrees with the inputs); ``is_original``;
     ``source``: index of the reference whose root it derives from; ``swaps``: the substitutions
-    ``(node, j, node_j)`` (preorder node indices of tree ``source`` and tree ``j``), empty for an original.
+    ``(node, j, node_j)`` (preorder node indices of tree ``source`` and tree ``j``), empty for an original;
+    ``text_from``: ``"raw"`` (an original's given text), ``"aligned"`` (the references' own characters, see
+    :func:`align_leaves`) or ``"detokenized"`` (:func:`detokenize`, when no raw text is given or aligned).
+    ``tree`` is ``None`` only for a reference kept without a parse by :func:`hybridize_corpus`.
     """
 
     tokens: tuple[str, ...]
     text: str
-    tree: Tree = field(repr=False, compare=False)
+    tree: Tree | None = field(repr=False, compare=False)
     is_original: bool
     source: int
     swaps: tuple[Subst, ...] = ()
+    text_from: str = "detokenized"
 
     @property
     def n_swaps(self) -> int:
@@ -137,6 +152,11 @@ class HybridSet:
     @property
     def originals(self) -> list[Hybrid]:
         return [h for h in self.hybrids if h.is_original]
+
+    @property
+    def ptbs(self) -> list[str | None]:
+        """One-line bracketed trees (``None`` for a reference without a tree), for :mod:`syneval_nb.syntactic`."""
+        return [None if h.tree is None else h.tree.pformat(margin=1 << 30) for h in self.hybrids]
 
 
 @dataclass(frozen=True)
@@ -327,11 +347,11 @@ class _Space:
             for r in self._product(i, rest):
                 yield d + r
 
-    def apply(self, i: int, subs: tuple[Subst, ...]) -> tuple[tuple[str, ...], Tree]:
-        """The token sequence and the tree of root ``i`` after the substitutions."""
+    def tokens(self, i: int, subs: tuple[Subst, ...]) -> tuple[str, ...]:
+        """The token sequence of root ``i`` after the substitutions."""
         r = self.refs[i]
         if not subs:
-            return r.words, r.tree
+            return r.words
         toks: list[str] = []
         pos = 0
         for x, j, y in subs:
@@ -340,10 +360,13 @@ class _Space:
             toks.extend(self.refs[j].seg(y))
             pos = e
         toks.extend(r.words[pos:])
-        return tuple(toks), self._tree(i, subs)
+        return tuple(toks)
 
-    def _tree(self, i: int, subs: tuple[Subst, ...]) -> Tree:
+    def tree(self, i: int, subs: tuple[Subst, ...]) -> Tree:
+        """The tree of root ``i`` after the substitutions (unchanged subtrees are shared, not copied)."""
         r = self.refs[i]
+        if not subs:
+            return r.tree
         where = {x: (j, y) for x, j, y in subs}
         keys = sorted(where)
 
@@ -407,6 +430,78 @@ def _round_robin(gens: list[Iterator]) -> Iterator[tuple[int, object]]:
         live = nxt
 
 
+# --------------------------------------------------------------------------------- surface text
+
+# Characters the Stanford PTB tokenizer normalises (curly quotes -> `` '' ' ; no-break space inside numbers):
+# applied to both the raw text and the unescaped token, one character for one, so raw offsets are kept.
+_SURFACE_MAP = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"',
+                              "\u201e": '"', "\u00ab": '"', "\u00bb": '"', "`": "'", "\u00a0": " "})
+_SURFACE_ALTERNATIVES = {"--": ("\u2014", "\u2013", "\u2212"), "...": ("\u2026", ". . .")}
+
+
+def align_leaves(words: Sequence[str], raw: str) -> list[tuple[int, int]] | None:
+    """Character span ``(start, end)`` of every PTB token in the raw text it was tokenized from, or ``None`` when
+    a token cannot be found in order. Handles the tokenizer's normalisations: PTB escapes, curly quotes written as
+    ```` `` ```` / ``''`` / ``'``, dashes as ``--``, the ellipsis as ``...``, and the extra ``.`` added after a
+    sentence-final abbreviation ("U.S." -> ``U.S. .``, an empty span)."""
+    norm = raw.translate(_SURFACE_MAP)
+    out: list[tuple[int, int]] = []
+    pos, n = 0, len(raw)
+    for w in words:
+        while pos < n and raw[pos].isspace():
+            pos += 1
+        tok = unescape_word(w).translate(_SURFACE_MAP)
+        for cand in (tok,) + _SURFACE_ALTERNATIVES.get(tok, ()):
+            if norm.startswith(cand, pos):
+                out.append((pos, pos + len(cand)))
+                pos += len(cand)
+                break
+        else:
+            if tok == "." and out and norm[out[-1][1] - 1] == ".":
+                out.append((out[-1][1], out[-1][1]))
+                continue
+            return None
+    return out
+
+
+class _Surface:
+    """Raw texts of the references with their token spans: hybrids are written with the references' own
+    characters and spacing; at a seam between pieces of different references, the spacing of the host reference
+    at that boundary is used."""
+
+    def __init__(self, refs: list[_Ref], texts: Sequence[str] | None) -> None:
+        self.texts = texts
+        self.spans = [align_leaves(r.words, t) for r, t in zip(refs, texts)] if texts is not None else None
+
+    def text(self, space: "_Space", i: int, subs: tuple[Subst, ...]) -> str | None:
+        """The surface text of a derivation, ``None`` when one of the references involved is not aligned."""
+        if self.spans is None:
+            return None
+        host = self.spans[i]
+        if host is None or any(self.spans[j] is None for _, j, _ in subs):
+            return None
+        # pieces: (reference, first leaf, end leaf), plus the host boundary that precedes each piece
+        pieces: list[tuple[int, int, int, int]] = []
+        pos = 0
+        r = space.refs[i]
+        for x, j, y in subs:
+            s, e = r.spans[x]
+            if s > pos:
+                pieces.append((i, pos, s, pos))
+            ys, ye = space.refs[j].spans[y]
+            pieces.append((j, ys, ye, s))
+            pos = e
+        if pos < len(r.words):
+            pieces.append((i, pos, len(r.words), pos))
+        out = []
+        for k, (j, a, b, boundary) in enumerate(pieces):
+            if k:
+                out.append(self.texts[i][host[boundary - 1][1]:host[boundary][0]] if boundary else " ")
+            sp = self.spans[j]
+            out.append(self.texts[j][sp[a][0]:sp[b - 1][1]])
+        return "".join(out)
+
+
 # -------------------------------------------------------------------------------------- public
 
 
@@ -440,6 +535,7 @@ def hybridize_segment(ref_trees: Sequence[Tree], *, max_refs: int | None = DEFAU
         raise ValueError(f"max_refs={max_refs} is smaller than the number of references ({len(ref_trees)})")
     refs, equivs = _index(ref_trees)
     space = _Space(refs, equivs)
+    surface = _Surface(refs, texts)
     out: list[Hybrid] = []
     seen: set[tuple[str, ...]] = set()
     capped = False
@@ -447,18 +543,20 @@ def hybridize_segment(ref_trees: Sequence[Tree], *, max_refs: int | None = DEFAU
     for k in range(max_k + 1):
         gens = [space.derivations(i, 0, k) if k < len(space.poly[i][0]) else iter(()) for i in range(len(refs))]
         for i, subs in _round_robin(gens):
-            toks, tree = space.apply(i, subs)
+            toks = space.tokens(i, subs)
             if toks in seen:
                 continue
             if max_refs is not None and len(out) >= max_refs:
                 capped = True
                 break
             seen.add(toks)
-            if k == 0:
-                text = texts[i] if texts is not None else detokenize(toks)
+            if k == 0 and texts is not None:
+                text, how = texts[i], "raw"
             else:
-                text = detokenize(toks)
-            out.append(Hybrid(toks, text, tree, k == 0, i, subs))
+                text, how = surface.text(space, i, subs), "aligned"
+                if text is None:
+                    text, how = detokenize(toks), "detokenized"
+            out.append(Hybrid(toks, text, space.tree(i, subs), k == 0, i, subs, how))
         if capped:
             break
     return HybridSet(out, space.n_derivations(), capped, max_refs)
@@ -494,7 +592,7 @@ def hybridize_corpus(segments: Sequence[Sequence[Tree | None]], *, max_refs: int
                                        if max_refs is not None else None,
                                        texts=None if seg_texts is None else [seg_texts[i] for i in keep])
                 hybrids = [Hybrid(h.tokens, h.text, h.tree, h.is_original, keep[h.source],
-                                  tuple((x, keep[j], y) for x, j, y in h.swaps)) for h in hs.hybrids]
+                                  tuple((x, keep[j], y) for x, j, y in h.swaps), h.text_from) for h in hs.hybrids]
             else:
                 hs = HybridSet([], 0, False, max_refs)
                 hybrids = []
@@ -502,7 +600,7 @@ def hybridize_corpus(segments: Sequence[Sequence[Tree | None]], *, max_refs: int
             raise type(exc)(f"segment {s}: {exc}") from None
         for i in missing:
             hybrids.insert(sum(1 for h in hybrids if h.is_original and h.source < i),
-                           Hybrid(tuple(seg_texts[i].split()), seg_texts[i], None, True, i, ()))
+                           Hybrid(tuple(seg_texts[i].split()), seg_texts[i], None, True, i, (), "raw"))
         out.append(HybridSet(hybrids, hs.n_derivations + len(missing), hs.capped, max_refs))
     return out
 
@@ -521,6 +619,26 @@ def cap_report(sets: Sequence[HybridSet]) -> dict[str, float]:
         "max_refs_per_segment": int(sizes.max()) if len(sets) else 0,
         "derivations_per_segment_median": float(np.median([s.n_derivations for s in sets])) if len(sets) else 0.0,
     }
+
+
+def detokenization_agreement(trees: Sequence[Tree | None], texts: Sequence[str],
+                             tokenizer: str = "13a") -> pd.DataFrame:
+    """How close ``tokenize(detokenize(tree words))`` is to ``tokenize(raw text)`` (the metrics' view of a
+    detokenized reference vs. of the original text), one row per reference with a tree: ``n_raw``, ``n_detok``
+    (token counts), ``edit_distance`` (word-level Levenshtein, :func:`lexical.edit_distance`), ``identical``, and
+    ``aligned`` (:func:`align_leaves` found every token, so hybrids use the raw characters instead)."""
+    from .lexical import edit_distance, tokenize
+
+    if len(trees) != len(texts):
+        raise ValueError(f"{len(trees)} trees for {len(texts)} texts")
+    rows = []
+    for k, (t, raw) in enumerate(zip(trees, texts)):
+        if t is None:
+            continue
+        a = tokenize(raw, tokenizer)
+        b = tokenize(detokenize(t.leaves()), tokenizer)
+        rows.append((k, len(a), len(b), edit_distance(a, b), a == b, align_leaves(t.leaves(), raw) is not None))
+    return pd.DataFrame(rows, columns=["ref", "n_raw", "n_detok", "edit_distance", "identical", "aligned"])
 
 
 # ------------------------------------------------------------------------- Table 5, Figures 2-5
@@ -586,3 +704,137 @@ def table5(ref_stats: pd.DataFrame, sets: Sequence[HybridSet] | None = None) -> 
     if sets is not None:
         out["References per segment after hybridization"] = float(np.mean([len(s) for s in sets]))
     return pd.Series(out)
+
+
+# ------------------------------------------------------------------ evaluation with extended references
+
+
+def _read_parse(p: str | None) -> Tree | None:
+    if p is None or (isinstance(p, float) and np.isnan(p)) or not str(p).strip():
+        return None
+    try:
+        return read_ptb(p)
+    except EmptyParseError:
+        return None
+
+
+def hybridize_frame(df: pd.DataFrame, text_cols: Sequence[str], ptb_cols: Sequence[str], seg_col: str = "seg_id",
+                    max_refs: int | None = DEFAULT_MAX_REFS, progress: bool = True) -> dict:
+    """Extended reference sets of every segment of a (system, segment) table, e.g. ``load_ted_zhen_mqm()`` with
+    ``text_cols=("ref", "refB")``, ``ptb_cols=("ptb_ref", "ptb_refB")``: ``{seg_id: HybridSet}``."""
+    if len(text_cols) != len(ptb_cols):
+        raise ValueError(f"{len(text_cols)} text columns for {len(ptb_cols)} parse columns")
+    missing = [c for c in [seg_col, *text_cols, *ptb_cols] if c not in df.columns]
+    if missing:
+        raise ValueError(f"columns {missing} not in the table")
+    seg = df.drop_duplicates(seg_col)
+    trees = [[_read_parse(row[c]) for c in ptb_cols] for _, row in seg.iterrows()]
+    texts = [[row[c] for c in text_cols] for _, row in seg.iterrows()]
+    sets = hybridize_corpus(trees, texts=texts, max_refs=max_refs, progress=progress)
+    return dict(zip(seg[seg_col], sets))
+
+
+def lexical_scores(metrics: Mapping[str, Any], hyps: Sequence[str], ref_sets: Mapping[str, Sequence[Sequence[str]]],
+                   progress: bool = True) -> pd.DataFrame:
+    """Segment scores of every metric with every reference set: columns ``(metric, reference set)``.
+
+    ``metrics``: name -> a :mod:`syneval_nb.lexical` metric object; ``ref_sets``: name -> ``refs[i]``, the
+    references of row ``i`` (as in ``Metric.sentence_scores``)."""
+    cols = {}
+    todo = [(m, r) for m in metrics for r in ref_sets]
+    for m, r in tqdm(todo, desc="lexical scores", disable=not progress):
+        cols[(m, r)] = metrics[m].sentence_scores(list(hyps), ref_sets[r])
+    out = pd.DataFrame(cols)
+    out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
+    return out
+
+
+def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any, Sequence[str | None]]],
+                     metrics: Sequence[str] = ("stm", "hwcm"), depth: int = 4, hyp_col: str = "ptb",
+                     seg_col: str = "seg_id", system_col: str = "system", progress: bool = True) -> pd.DataFrame:
+    """Segment scores of syntactic metrics (:mod:`syneval_nb.syntactic`, ``<metric>_<depth>``) of every row of
+    ``df`` with every reference set: columns ``(metric, reference set)``, rows aligned with ``df``.
+
+    ``ref_parse_sets``: name -> ``{seg_id: [bracketed parse of each reference]}`` (see :attr:`HybridSet.ptbs`)."""
+    import warnings
+
+    from .syntactic import References
+
+    segs = list(dict.fromkeys(df[seg_col]))
+    pos = {s: k for k, s in enumerate(segs)}
+    cols: dict[tuple[str, str], np.ndarray] = {(m, r): np.full(len(df), np.nan) for m in metrics for r in ref_parse_sets}
+    groups = list(df.reset_index(drop=True).groupby(system_col, sort=True))
+    for r, sets in tqdm(list(ref_parse_sets.items()), desc="syntactic scores", disable=not progress):
+        refs = References([list(sets[s]) for s in segs], max_depth=depth)
+        for _, g in groups:
+            hyps: list[str | None] = [None] * len(segs)
+            for s, h in zip(g[seg_col], g[hyp_col]):
+                hyps[pos[s]] = h
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sc = refs.score(hyps, metrics)
+            rows = np.array([pos[s] for s in g[seg_col]])
+            for m in metrics:
+                cols[(m, r)][g.index.to_numpy()] = sc[f"{m}_{depth}"].to_numpy()[rows]
+    out = pd.DataFrame(cols, index=df.index)
+    out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
+    return out
+
+
+def correlation_table(scores: pd.DataFrame, human: Sequence[float], baseline: str, groups: Sequence | None = None,
+                      n_resamples: int = 1000, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
+    """Pearson r of every ``(metric, reference set)`` column with ``human``, and for each reference set the
+    difference to ``baseline`` with its paired-bootstrap interval (:func:`stats.paired_bootstrap`, resampling
+    ``groups``, e.g. the segment, so all systems' rows of a segment are drawn together) and one-sided p-value
+    (share of resamples where the set does not beat the baseline). Rows where a metric is NaN are left out of
+    that metric's comparison."""
+    from .stats import paired_bootstrap
+
+    h = np.asarray(human, dtype=float)
+    g = None if groups is None else np.asarray(groups)
+    rows = []
+    for metric in dict.fromkeys(scores.columns.get_level_values(0)):
+        block = scores[metric]
+        if baseline not in block.columns:
+            raise ValueError(f"baseline reference set {baseline!r} not among {list(block.columns)}")
+        ok = np.isfinite(block.to_numpy(dtype=float)).all(axis=1) & np.isfinite(h)
+        base = block[baseline].to_numpy(dtype=float)[ok]
+        for refs in block.columns:
+            x = block[refs].to_numpy(dtype=float)[ok]
+            res = paired_bootstrap(x, base, h[ok], n_resamples=n_resamples, alpha=alpha, seed=seed,
+                                   groups=None if g is None else g[ok])
+            rows.append({"metric": metric, "references": refs, "r": res.a.estimate, "r_low": res.a.low,
+                         "r_high": res.a.high, "delta": res.delta.estimate, "delta_low": res.delta.low,
+                         "delta_high": res.delta.high, "p_value": res.p_value, "n": int(ok.sum())})
+    return pd.DataFrame(rows)
+
+
+def system_table(metrics: Mapping[str, Any], hyps: Mapping[str, Sequence[str]],
+                 ref_sets: Mapping[str, Sequence[Sequence[str]]], human: Mapping[str, float], baseline: str,
+                 progress: bool = True) -> pd.DataFrame:
+    """System level: corpus score of every system with every metric and reference set (summed statistics,
+    ``Metric.corpus_score``), Pearson r with ``human`` (one value per system), and against ``baseline`` the
+    Williams (1959) test of r(set) > r(baseline) (:func:`stats.williams_test`, n = number of systems).
+    ``attrs["scores"]`` holds the corpus scores, one row per system."""
+    from .stats import pearson, williams_test
+
+    systems = [s for s in hyps if s in human]
+    if len(systems) < 4:
+        raise ValueError(f"only {len(systems)} systems have a human score; need at least 4")
+    hv = np.array([human[s] for s in systems], dtype=float)
+    sc: dict[tuple[str, str], list[float]] = {}
+    for m, r in tqdm([(m, r) for m in metrics for r in ref_sets], desc="corpus scores", disable=not progress):
+        sc[(m, r)] = [metrics[m].corpus_score(list(hyps[s]), ref_sets[r]).score for s in systems]
+    rows = []
+    for m in metrics:
+        base = np.array(sc[(m, baseline)])
+        r_base = pearson(base, hv)
+        for r in ref_sets:
+            x = np.array(sc[(m, r)])
+            rx = pearson(x, hv)
+            t, p = (np.nan, np.nan) if r == baseline else williams_test(rx, r_base, pearson(x, base), len(systems))
+            rows.append({"metric": m, "references": r, "r": rx, "delta": rx - r_base, "williams_t": t,
+                         "p_value": p, "n_systems": len(systems)})
+    out = pd.DataFrame(rows)
+    out.attrs["scores"] = pd.DataFrame({f"{m}|{r}": v for (m, r), v in sc.items()}, index=systems)
+    return out

@@ -34,7 +34,8 @@ Other choices the paper leaves open (stated here and in the notebook):
 * a hypothesis shorter than n words has no n-grams; its ``p_n`` is 0 (the paper does not say);
 * the features are standardized (``StandardScaler``, fitted on the training set) before the SVM. The paper used
   Torch3 on raw features, so its optimum sigma = 10 is in *raw* feature units and is not directly comparable to
-  sigma on the standardized scale; the default grid still contains (C=50, sigma=10);
+  sigma on the standardized scale; the default grid still contains (C=50, sigma=10). ``standardize=False``
+  trains on the raw features instead, the paper's setting, where sigma = 10 means what it meant there;
 * score = ``decision_function / ||w||``, the geometric signed distance; ``decision_function`` alone is the same
   up to a positive per-model constant (identical correlations and rankings) and is available too.
 
@@ -262,9 +263,10 @@ def feature_frame(
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def make_pipeline(C: float = 50.0, sigma: float = 10.0):
-    """``StandardScaler`` + ``SVC(kernel='rbf', C=C, gamma=1/(2 sigma^2))``: the Gaussian kernel
-    ``exp(-||x-x'||^2 / (2 sigma^2))`` with sigma its standard deviation, as the paper parametrizes it."""
+def make_pipeline(C: float = 50.0, sigma: float = 10.0, standardize: bool = True):
+    """``StandardScaler`` (or ``"passthrough"`` when not ``standardize``) + ``SVC(kernel='rbf', C=C,
+    gamma=1/(2 sigma^2))``: the Gaussian kernel ``exp(-||x-x'||^2 / (2 sigma^2))`` with sigma its standard
+    deviation, as the paper parametrizes it."""
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC
@@ -272,7 +274,7 @@ def make_pipeline(C: float = 50.0, sigma: float = 10.0):
     if C <= 0 or sigma <= 0:
         raise ValueError(f"C and sigma must be positive, got C={C}, sigma={sigma}")
     svc = SVC(kernel="rbf", C=C, gamma=1.0 / (2.0 * sigma**2), cache_size=500)
-    return Pipeline([("scale", StandardScaler()), ("svm", svc)])
+    return Pipeline([("scale", StandardScaler() if standardize else "passthrough"), ("svm", svc)])
 
 
 def _weight_norm(pipe) -> float:
@@ -295,13 +297,15 @@ class LearnedMetric:
 
     Labels: 1 = human, 0 = machine, so a positive score is on the human side and higher is better.
     Use :meth:`fit` on a feature frame, then :meth:`sentence_scores` / :meth:`corpus_score` on raw text,
-    :meth:`save` / :meth:`load` to keep it.
+    :meth:`save` / :meth:`load` to keep it. The SVC fit itself is deterministic; ``seed`` records the seed of the
+    data sampling/balancing that produced the training set.
     """
 
     config: FeatureConfig = field(default_factory=FeatureConfig)
     C: float = 50.0
     sigma: float = 10.0
     seed: int = 0
+    standardize: bool = True
     pipeline: Any = None
     w_norm: float = float("nan")
     train_info: dict = field(default_factory=dict)
@@ -313,7 +317,7 @@ class LearnedMetric:
         y = np.asarray(y, dtype=int)
         if set(np.unique(y)) != {0, 1}:
             raise ValueError("labels must contain both classes, 1 = human and 0 = machine")
-        self.pipeline = make_pipeline(self.C, self.sigma)
+        self.pipeline = make_pipeline(self.C, self.sigma, self.standardize)
         t0 = time.perf_counter()
         self.pipeline.fit(X.to_numpy(), y)
         self.w_norm = _weight_norm(self.pipeline)
@@ -378,7 +382,8 @@ class LearnedMetric:
         return float(np.mean(self.sentence_scores(hyps, refs, **kw)))
 
     def signature(self) -> str:
-        return f"{self.config.signature()}|svm:rbf|C:{self.C:g}|sigma:{self.sigma:g}|scale:std|v{FORMAT_VERSION}"
+        return (f"{self.config.signature()}|svm:rbf|C:{self.C:g}|sigma:{self.sigma:g}"
+                f"|scale:{'std' if self.standardize else 'raw'}|v{FORMAT_VERSION}")
 
     # -- persistence ----------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
@@ -397,6 +402,7 @@ class LearnedMetric:
             "C": self.C,
             "sigma": self.sigma,
             "seed": self.seed,
+            "standardize": self.standardize,
             "w_norm": self.w_norm,
             "train_info": self.train_info,
             "pipeline": self.pipeline,
@@ -427,6 +433,7 @@ class LearnedMetric:
             C=payload["C"],
             sigma=payload["sigma"],
             seed=payload["seed"],
+            standardize=payload["standardize"],
             pipeline=payload["pipeline"],
             w_norm=payload["w_norm"],
             train_info=payload["train_info"],
@@ -467,6 +474,7 @@ def grid_search(
     sigmas: Iterable[float] = SMALL_GRID["sigma"],
     config: FeatureConfig = FeatureConfig(),
     seed: int = 0,
+    standardize: bool = True,
     progress: bool = True,
 ) -> GridResult:
     """Section 4.2: train one SVM per (C, sigma), measure validation classification accuracy, keep the best.
@@ -479,7 +487,7 @@ def grid_search(
         raise ValueError("empty grid")
     rows, models = [], {}
     for C, sigma in tqdm(grid, desc="grid (C, sigma)", disable=not progress, leave=False):
-        m = LearnedMetric(config=config, C=C, sigma=sigma, seed=seed).fit(X_train, y_train)
+        m = LearnedMetric(config=config, C=C, sigma=sigma, seed=seed, standardize=standardize).fit(X_train, y_train)
         acc = class_accuracy(y_val, m.predict(X_val))
         rows.append({"C": C, "sigma": sigma, "gamma": 1 / (2 * sigma**2), **acc,
                      "n_support": m.train_info["n_support"], "fit_seconds": m.train_info["fit_seconds"]})
@@ -693,6 +701,7 @@ def run_experiment(
     test_frac: float = 0.3,
     seed: int = 0,
     splits: Mapping[str, np.ndarray] | None = None,
+    standardize: bool = True,
     progress: bool = True,
 ) -> Experiment:
     """Split ``pool`` by source (or use ``splits``), balance, compute features, grid-search (C, sigma)."""
@@ -703,7 +712,7 @@ def run_experiment(
     X = {part: pool_features(rows, config, progress=progress) for part, rows in sets.items()}
     t1 = time.perf_counter()
     grid = grid_search(X["train"], sets["train"]["label"], X["val"], sets["val"]["label"],
-                       Cs=Cs, sigmas=sigmas, config=config, seed=seed, progress=progress)
+                       Cs=Cs, sigmas=sigmas, config=config, seed=seed, standardize=standardize, progress=progress)
     t2 = time.perf_counter()
     return Experiment(name, config, splits, sets, X, grid,
                       {"features_seconds": t1 - t0, "grid_seconds": t2 - t1, "n_grid": len(grid.table)})

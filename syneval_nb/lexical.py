@@ -30,8 +30,9 @@ list, an empty reference string, or non-string input. In ``corpus_score`` / ``se
 ``segment_stats`` an empty hypothesis *segment* is legitimate and is scored from its statistics like any other
 segment (no matches, length 0), which is sacrebleu's behaviour for BLEU: it adds 0 to every n-gram count and its
 closest reference length (the shortest reference) to the reference length. Its segment score is then 0 for BLEU
-(any smoothing but ``epsilon``, which gives ``bp * 1e-3 = 0``), F-measure, GTM, ROUGE-S and METEOR, 1.0 for WER
-and PER (all reference words deleted), ``len(ref)/avg ref len`` for TER. Empty references always raise.
+(with every smoothing: the brevity penalty is 0), NIST, F-measure, GTM, ROUGE-S and METEOR, 1.0 for WER and PER
+(all reference words deleted), shortest reference length / average reference length for TER. Empty references
+always raise.
 A hypothesis/reference count mismatch raises :class:`ValueError`.
 """
 from __future__ import annotations

@@ -70,7 +70,6 @@ import select
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -84,7 +83,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from .cache import ParseCache
-from .trees import EmptyParseError, read_ptb, read_ptb_file, unescape_word
+from .trees import EmptyParseError, read_ptb, unescape_word
 
 __all__ = [
     "ParserSetupError",
@@ -249,16 +248,18 @@ class _JvmWorker:
         self.proc: subprocess.Popen | None = None
         self.sentinel_tree = ""
         self._buf = bytearray()
-        self._err: Any = None
+        self._err: deque[str] = deque(maxlen=40)  # last stderr lines (the parser logs every sentence there)
 
     # life cycle
     def start(self) -> None:
-        self._err = tempfile.TemporaryFile()
         self._buf.clear()
+        self._err.clear()
         try:
-            self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err)
+            self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE)
         except OSError as e:
             raise ParserSetupError(f"cannot start {self.cmd[0]}: {e}. {_JAVA_HELP}") from e
+        threading.Thread(target=self._drain, args=(self.proc.stderr, self._err), daemon=True).start()
         try:
             self._write(SENTINEL + "\n")
         except OSError:
@@ -296,14 +297,20 @@ class _JvmWorker:
     def pid(self) -> int | None:
         return None if self.proc is None else self.proc.pid
 
-    def stderr_tail(self, n: int = 2000) -> str:
+    @staticmethod
+    def _drain(stream: Any, keep: deque[str]) -> None:
+        """Read the JVM's stderr continuously (so it never blocks), keeping the last lines for error messages."""
         try:
-            self._err.seek(0, os.SEEK_END)
-            size = self._err.tell()
-            self._err.seek(max(0, size - n))
-            return self._err.read().decode("utf-8", "replace")
-        except (OSError, ValueError, AttributeError):
-            return ""
+            for raw in iter(stream.readline, b""):
+                keep.append(raw.decode("utf-8", "replace").rstrip())
+        except (OSError, ValueError):
+            pass
+        finally:
+            stream.close()
+
+    def stderr_tail(self) -> str:
+        time.sleep(0.2)  # let the drain thread catch the last words of a JVM that just exited
+        return "\n".join(self._err)
 
     # I/O
     def _write(self, text: str) -> None:
@@ -576,7 +583,7 @@ def _spacy_pipeline():
     global _NLP
     if _NLP is None:
         try:
-            import spacy
+            import spacy  # noqa: F401 - a clear error if spaCy itself is missing
             from spacy.language import Language
             module = importlib.import_module(SPACY_MODULE)
         except ImportError as e:
@@ -682,6 +689,11 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     for i, s in enumerate(sentences):
         if not isinstance(s, str):
             raise TypeError(f"sentence {i + 1} is {type(s).__name__}, not str")
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise InputEncodingError(f"sentence {i + 1} cannot be written as UTF-8 (character {e.start + 1}: "
+                                     f"{s[e.start]!r}, {e.reason})") from None
     if backend == "stanford":
         parser = parser or get_stanford_parser(workers=workers, max_length=max_length, timeout=timeout)
         key = parser.backend_key
@@ -712,6 +724,8 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
             else:
                 pending.setdefault(s, []).append(i)
         report.n_parsed = sum(len(v) for v in pending.values())
+        if pending and backend == "stanford":
+            parser.start()  # JVM start-up and model loading (seconds) before the progress bar starts
         bar = tqdm(total=len(todo_idx), initial=report.n_cached, desc=f"parse [{backend}]", unit="sent",
                    disable=not progress or not pending)
         firsts = [(idx[0], s) for s, idx in pending.items()]

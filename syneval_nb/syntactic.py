@@ -59,6 +59,7 @@ import math
 import warnings
 from contextlib import contextmanager
 from collections import Counter, OrderedDict
+from itertools import chain
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
@@ -93,6 +94,7 @@ __all__ = [
     "subtree_ids",
     "render_subtree",
     "score_corpus",
+    "score_frame",
 ]
 
 DEFAULT_DEPTH = 4
@@ -113,58 +115,91 @@ class Space:
     no reference has can never match), so the table stays bounded by the references however many systems are scored.
     """
 
-    __slots__ = ("interner", "shapes")
+    __slots__ = ("interner", "shapes", "depth_of")
 
     def __init__(self) -> None:
         self.interner = Interner()
         self.shapes: dict[Any, int] = {}
+        self.depth_of: list[int] = []  # depth - 1 of each shape id
 
 
-def subtree_ids(tree: Tree, depth: int, shapes: dict, insert: bool) -> list[list[int]]:
+def subtree_ids(tree: Tree, depth: int, shapes: dict, insert: bool,
+                depth_of: list[int] | None = None) -> list[list[int]]:
     """The shape id of every subtree of depth ``1..depth`` (STM's ``subtrees_d``), bottom-up in one pass.
 
     ``out[d-1]`` lists, in postorder, the ids of the depth-``d`` subtrees (one per node of height >= ``d``; words are
     not nodes). The depth-1 shape of a node is its label; the depth-``k`` shape is the label with the depth-``k-1``
     shapes of its child nodes (a child of smaller height contributes its whole subtree). Shapes of different depths
-    never share an id. With ``insert=False`` an unknown shape gets id ``-1``, and so does every shape above it (it
+    never share an id. With ``insert=True`` new shapes get the next id (and ``depth_of[id]`` their depth - 1, if a
+    list is given); with ``insert=False`` an unknown shape gets id ``-1``, and so does every shape above it (it
     cannot be in the table either).
     """
     out: list[list[int]] = [[] for _ in range(depth)]
     first = out[0]
     get = shapes.get
+    item = list.__getitem__  # nltk's Tree.__getitem__ is a Python-level method: avoid it in the hot loop
+    track = depth_of.append if (insert and depth_of is not None) else None
 
-    def rec(node: Tree) -> list[int]:
-        kids = [rec(c) for c in node if isinstance(c, Tree)]
+    def new_id(key: Any, d: int) -> int:
+        sid = shapes[key] = len(shapes)
+        if track is not None:
+            track(d)
+        return sid
+
+    def rec(node: Tree) -> Sequence[int]:
+        kids: list[Sequence[int]] = []
+        firsts: list[int] = []
+        h = 1
+        for c in node:
+            if not isinstance(c, Tree):
+                continue
+            if not c or (len(c) == 1 and not isinstance(item(c, 0), Tree)):  # a node without child nodes
+                sid = get(c._label)
+                if sid is None:
+                    sid = new_id(c._label, 0) if insert else -1
+                first.append(sid)
+                kids.append((sid,))
+                firsts.append(sid)
+            else:
+                t = rec(c)
+                kids.append(t)
+                firsts.append(t[0])
+                if len(t) > h:
+                    h = len(t)
         lab = node._label
         sid = get(lab)
         if sid is None:
-            if insert:
-                sid = shapes[lab] = len(shapes)
-            else:
-                sid = -1
+            sid = new_id(lab, 0) if insert else -1
         first.append(sid)
         if not kids or depth == 1:
-            return [sid]
+            return (sid,)
         ids = [sid]
-        h = max(map(len, kids)) + 1
+        h += 1
         if h > depth:
             h = depth
         for k in range(1, h):
-            parts = tuple([t[k - 1] if len(t) >= k else t[-1] for t in kids])
+            if k == 1:
+                parts = tuple(firsts)
+            else:
+                parts = tuple([t[k - 1] if len(t) >= k else t[-1] for t in kids])
             if insert:
                 key = (lab, parts)
                 sid = get(key)
                 if sid is None:
-                    sid = shapes[key] = len(shapes)
-            elif sid == -1 or -1 in parts:
-                sid = -1
-            else:
-                sid = get((lab, parts), -1)
+                    sid = new_id(key, k)
+            elif sid != -1:
+                sid = -1 if -1 in parts else get((lab, parts), -1)
             ids.append(sid)
             out[k].append(sid)
         return ids
 
-    rec(tree)
+    if not tree or (len(tree) == 1 and not isinstance(item(tree, 0), Tree)):
+        sid = get(tree._label)
+        if sid is None:
+            sid = new_id(tree._label, 0) if insert else -1
+        first.append(sid)
+    else:
+        rec(tree)
     return out
 
 
@@ -285,17 +320,14 @@ class Parse:
         """:func:`subtree_ids` of the constituency (``dep=False``) or dependency tree, cached per (depth, dep)."""
         key = ("shapes", depth, dep, insert)
         return self._get(key, lambda: subtree_ids(self.dep_tree if dep else self.tree, depth,
-                                                  self.space.shapes, insert))
+                                                  self.space.shapes, insert, self.space.depth_of))
 
-    def chains(self, length: int) -> list[Counter]:
-        """Headword chain counts: ``out[n-1]`` counts the chains of ``n`` words, ``n = 1..length``."""
-        def make() -> list[Counter]:
+    def chains(self, length: int) -> Counter:
+        """Counts of the headword chains of 1..``length`` words (a chain's length is ``len(chain)``)."""
+        def make() -> Counter:
             from .heads import headword_chains
 
-            out: list[Counter] = [Counter() for _ in range(length)]
-            for ch in headword_chains(self.dep, length):
-                out[len(ch) - 1][ch] += 1
-            return out
+            return Counter(headword_chains(self.dep, length))
 
         return self._get(("chains", length), make)
 
@@ -313,32 +345,32 @@ def _max_counts(counters: Iterable[Counter]) -> dict:
     return best
 
 
-def _clip_ids(hyp: list[list[int]], ceiling: dict, depth: int) -> tuple[list[int], list[int]]:
-    """Clipped matches and totals per depth for hypothesis shape ids (-1 = unknown to every reference)."""
-    matches, totals = [], []
-    for d in range(depth):
-        ids = hyp[d] if d < len(hyp) else []
-        totals.append(len(ids))
-        m = 0
-        if ids:
-            for k, v in Counter(ids).items():
-                if k >= 0:
-                    r = ceiling.get(k, 0)
-                    m += v if v < r else r
-        matches.append(m)
+def _clip_ids(hyp: list[list[int]], ceiling: dict, depth: int, depth_of: list[int]) -> tuple[list[int], list[int]]:
+    """Clipped matches and totals per depth for hypothesis shape ids (-1 = unknown to every reference);
+    ``depth_of[id]`` is the depth - 1 of a shape."""
+    totals = [len(ids) for ids in hyp]
+    matches = [0] * depth
+    cnt = Counter(chain.from_iterable(hyp))
+    cnt.pop(-1, None)
+    get = ceiling.get
+    for k, v in cnt.items():
+        r = get(k)
+        if r:
+            matches[depth_of[k]] += v if v < r else r
     return matches, totals
 
 
-def _clip_counters(hyp: list[Counter], ceiling: dict, depth: int) -> tuple[list[int], list[int]]:
-    matches, totals = [], []
-    for d in range(depth):
-        c = hyp[d] if d < len(hyp) else Counter()
-        totals.append(sum(c.values()))
-        m = 0
-        for k, v in c.items():
-            r = ceiling.get(k, 0)
-            m += v if v < r else r
-        matches.append(m)
+def _clip_chains(hyp: Counter, ceiling: dict, depth: int) -> tuple[list[int], list[int]]:
+    """Clipped matches and totals per chain length (``len(chain) <= depth``)."""
+    matches, totals = [0] * depth, [0] * depth
+    get = ceiling.get
+    for k, v in hyp.items():
+        n = len(k) - 1
+        if n < depth:
+            totals[n] += v
+            r = get(k)
+            if r:
+                matches[n] += v if v < r else r
     return matches, totals
 
 
@@ -382,6 +414,7 @@ class DepthResult:
     epsilon: float | None
     signature_text: str
     explain_fn: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    draw_fn: Callable[[int], Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def depth(self) -> int:
@@ -413,6 +446,16 @@ class DepthResult:
         if self.explain_fn is None:
             return pd.DataFrame(columns=["depth", "item", "count", "ref_max", "clipped", "matched"])
         return self.explain_fn()
+
+    def draw(self, depth: int = 2):
+        """STM/DSTM: an svgling picture of the hypothesis tree in which every node that roots a depth-``depth``
+        subtree is coloured green (found in a reference) or red (not found), with the edges of the found subtrees
+        drawn green and thick. Nodes too low to root a depth-``depth`` subtree stay black."""
+        if self.draw_fn is None:
+            raise ValueError(f"{self.metric}: nothing to draw (only sentence-level STM and DSTM results draw)")
+        if not 1 <= depth <= self.depth:
+            raise ValueError(f"depth must be in 1..{self.depth}, got {depth}")
+        return self.draw_fn(depth)
 
     def __float__(self) -> float:
         return float(self.score)
@@ -480,7 +523,7 @@ class RefSet:
         key = ("chain", length)
         v = self._cache.get(key)
         if v is None:
-            v = self._cache[key] = _max_counts(c for p in self.parses for c in p.chains(length))
+            v = self._cache[key] = _max_counts(p.chains(length) for p in self.parses)
         return v
 
 
@@ -538,10 +581,13 @@ class _DepthMetric:
             return None
         return self._stats(hyp, refs)
 
-    def _result(self, stats, explain_fn=None) -> DepthResult:
+    def _result(self, stats, explain_fn=None, draw_fn=None) -> DepthResult:
         m, t = stats if stats is not None else ((), ())
         return DepthResult(self.name, tuple(m), tuple(t), self.effective_order, self.epsilon, self.signature(),
-                           explain_fn)
+                           explain_fn, draw_fn)
+
+    def _draw(self, hyp: Parse, refs: RefSet, depth: int):
+        return None
 
     def sentence_score(self, hyp: Tree | None, refs: Sequence[Tree | None]) -> DepthResult:
         """Score one hypothesis tree against its reference trees (``None`` entries are unparsed sentences)."""
@@ -557,7 +603,12 @@ class _DepthMetric:
 
             return pd.DataFrame(self._explain_rows(h, rs))
 
-        return self._result(stats, explain)
+        draw = None
+        if isinstance(self, STM):
+            def draw(depth: int):
+                return self._draw(h, rs, depth)
+
+        return self._result(stats, explain, draw)
 
     def corpus_score(self, hyps: Sequence[Tree | None], refs: Sequence[Sequence[Tree | None]]) -> DepthResult:
         """Corpus-level score from the summed statistics of all scorable segments (unscorable ones are skipped)."""
@@ -584,7 +635,7 @@ class STM(_DepthMetric):
 
     def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
-        return _clip_ids(hyp.shapes(self.depth, self.dependency, False), ceiling, self.depth)
+        return _clip_ids(hyp.shapes(self.depth, self.dependency, False), ceiling, self.depth, hyp.space.depth_of)
 
     def _sig_extra(self) -> dict:
         return {"tree": "dependency" if self.dependency else "constituency"}
@@ -617,6 +668,35 @@ class STM(_DepthMetric):
         return rows
 
 
+    def _draw(self, hyp: Parse, refs: RefSet, depth: int):
+        import svgling
+        from svgling.core import EdgeStyle
+
+        tree = hyp.dep_tree if self.dependency else hyp.tree
+        ids = hyp.shapes(self.depth, self.dependency, False)[depth - 1]
+        ceiling = refs.shape_ceiling(self.depth, self.dependency)
+        post = _postorder_heights(tree)
+        roots = [k for k, (_, h, _) in enumerate(post) if h >= depth]
+        found = {post[k][2]: (sid >= 0 and ceiling.get(sid, 0) > 0) for k, sid in zip(roots, ids)}
+        positions = [pos for pos in tree.treepositions() if isinstance(tree[pos], Tree)]  # preorder
+        layout = svgling.draw_tree(tree)
+        green = EdgeStyle(stroke="#1a9641", stroke_width=3)
+        for pre, ok in found.items():
+            pos = positions[pre]
+            layout.set_node_style(pos, text_color="#1a9641" if ok else "#d7191c")
+            if ok:  # the edges inside the truncated subtree
+                stack = [(pos, 1)]
+                while stack:
+                    p, level = stack.pop()
+                    if level >= depth:
+                        continue
+                    for j, c in enumerate(tree[p]):
+                        if isinstance(c, Tree):
+                            layout.set_edge_style(p + (j,), green)
+                            stack.append((p + (j,), level + 1))
+        return layout
+
+
 class DSTM(STM):
     """STM on the Collins-head dependency trees (word-labelled nodes)."""
 
@@ -636,16 +716,15 @@ class HWCM(_DepthMetric):
         self.epsilon = float(epsilon)
 
     def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
-        return _clip_counters(hyp.chains(self.depth), refs.chain_ceiling(self.depth), self.depth)
+        return _clip_chains(hyp.chains(self.depth), refs.chain_ceiling(self.depth), self.depth)
 
     def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
         ceiling = refs.chain_ceiling(self.depth)
         rows = []
-        for d, c in enumerate(hyp.chains(self.depth), start=1):
-            for ch, v in c.items():
-                r = ceiling.get(ch, 0)
-                rows.append({"depth": d, "item": " ".join(ch), "count": v, "ref_max": r, "clipped": min(v, r),
-                             "matched": r > 0})
+        for ch, v in sorted(hyp.chains(self.depth).items(), key=lambda kv: len(kv[0])):  # stable: short first
+            r = ceiling.get(ch, 0)
+            rows.append({"depth": len(ch), "item": " ".join(ch), "count": v, "ref_max": r, "clipped": min(v, r),
+                         "matched": r > 0})
         return rows
 
 
@@ -973,3 +1052,47 @@ def score_corpus(hyp_parses: Sequence[str | None], ref_parses: "Sequence[Any] | 
         raise ValueError(f"the References were built with max_depth={refs.max_depth}, not {max_depth}")
     return refs.score(hyp_parses, metrics, lam=lam, effective_order=effective_order, epsilon=epsilon,
                       progress=progress)
+
+
+def score_frame(df, hyp_col: str = "ptb", ref_cols: Sequence[str] = ("ptb_refB",), metrics: Sequence[str] = METRICS,
+                max_depth: int = 9, system_col: str = "system", seg_col: str = "seg_id", lam: float = 1.0,
+                effective_order: bool = True, epsilon: float = EPSILON, progress: bool = True):
+    """Score every row of a (system, segment) table, such as :func:`syneval_nb.data.load_ted_zhen_mqm`'s.
+
+    The references of a segment are the ``ref_cols`` parse strings of its rows (the same for every system); they
+    are read once into one :class:`References` and each system is scored against it with :meth:`References.score`.
+    Returns ``(segments, systems)``: ``segments`` has the metric columns of :func:`score_corpus`, aligned with
+    ``df``'s index; ``systems`` has one row per system with the corpus-level scores (summed statistics; TKM/DTKM
+    the mean) and the unparsed counts.
+    """
+    import pandas as pd
+
+    refs_by_seg = df.drop_duplicates(seg_col).set_index(seg_col)[list(ref_cols)]
+    check = df.groupby(seg_col)[list(ref_cols)].nunique(dropna=False)
+    if (check > 1).any().any():
+        raise ValueError(f"the reference columns {list(ref_cols)} differ between rows of the same {seg_col}")
+    seg_ids = list(refs_by_seg.index)
+    pos = {s: k for k, s in enumerate(seg_ids)}
+    R = References([[refs_by_seg.at[s, c] for c in ref_cols] for s in seg_ids], max_depth)
+    parts, rows = [], []
+    groups = list(df.groupby(system_col, sort=True))
+    if progress:
+        from tqdm.auto import tqdm
+
+        groups = tqdm(groups, desc="systems", leave=False)
+    for system, g in groups:
+        hyps: list[str | None] = [None] * len(seg_ids)
+        for s, h in zip(g[seg_col], g[hyp_col]):
+            hyps[pos[s]] = h
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sc = R.score(hyps, metrics, lam=lam, effective_order=effective_order, epsilon=epsilon)
+        sc.index = seg_ids
+        part = sc.loc[list(g[seg_col])]
+        part.index = g.index
+        parts.append(part)
+        rows.append({system_col: system, **sc.attrs["corpus"], "n_segments": len(g),
+                     "n_hyp_unparsed": sc.attrs["n_hyp_unparsed"], "n_no_reference": sc.attrs["n_no_reference"]})
+    segments = pd.concat(parts).loc[df.index]
+    segments.attrs["n_ref_unparsed"] = R.n_unparsed
+    return segments, pd.DataFrame(rows)

@@ -32,7 +32,7 @@ import re
 from functools import lru_cache
 from dataclasses import dataclass
 from os import PathLike
-from typing import Hashable, Iterable, Iterator, Sequence
+from typing import Hashable, Iterable, Iterator
 
 from nltk import Tree
 
@@ -46,6 +46,7 @@ __all__ = [
     "words",
     "pos_tags",
     "tree_depth",
+    "phrase_labels",
     "spans",
     "unescape_word",
     "Interner",
@@ -257,6 +258,11 @@ def tree_depth(t: Tree) -> int:
         return 0
     kids = [c for c in t if isinstance(c, Tree)]
     return 1 + (max(tree_depth(c) for c in kids) if kids else 0)
+
+
+def phrase_labels(t: Tree) -> list[str]:
+    """Labels of the phrase nodes (every node that is not a preterminal), in preorder."""
+    return [s.label() for s in t.subtrees() if not (len(s) == 1 and isinstance(s[0], str))]
 
 
 def spans(t: Tree) -> list[tuple[str, int, int]]:

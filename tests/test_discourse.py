@@ -33,7 +33,7 @@ VOID_B = {"label": "EDU", "children": ["the dog"]}
 
 def have_kernels() -> bool:
     try:
-        from syneval_nb import kernels  # noqa: F401
+        import syneval_nb.kernels  # noqa: F401
     except ImportError:
         return False
     return True
@@ -66,6 +66,7 @@ def test_load_rst_jsonl(tmp_path):
     p = tmp_path / "x.jsonl"
     p.write_text("\n".join(json.dumps({"i": i, "tree": t}) for i, t in enumerate([T, None, VOID_A])) + "\n")
     assert D.load_rst_jsonl(p) == [T, None, VOID_A]
+    assert D.load_rst_jsonl(D.write_rst_jsonl([T, None, VOID_A], tmp_path / "y.jsonl")) == [T, None, VOID_A]
     p.write_text(json.dumps({"i": 1, "tree": T}) + "\n")
     with pytest.raises(D.RSTFormatError, match=r"x.jsonl:1: expected \{'i': 0"):
         D.load_rst_jsonl(p)
@@ -119,10 +120,10 @@ def test_none_is_an_error():
 # ---------------------------------------------------------------------------------------------- similarity
 @needs_kernels
 def test_dr_identity_and_void():
-    assert D.dr(T, T) == pytest.approx(1.0)
-    assert D.dr_lex(T, T) == pytest.approx(1.0)
-    assert D.dr(VOID_A, VOID_B) == pytest.approx(1.0)  # void vs void: a tie whatever the words
-    assert D.dr(VOID_A, T) == 0.0
+    assert D.dr(T, T, lam=1.0) == pytest.approx(1.0)
+    assert D.dr_lex(T, T, lam=1.0) == pytest.approx(1.0)
+    assert D.dr(VOID_A, VOID_B, lam=1.0) == pytest.approx(1.0)  # void vs void: a tie whatever the words
+    assert D.dr(VOID_A, T, lam=1.0) == 0.0
 
 
 @needs_kernels
@@ -131,35 +132,39 @@ def test_dr_hand_values():
     # K(T,T): Nucleus leaves 2x2=4, Satellite leaf 1, Attribution (1+1)(1+1)=4, Sat->Attr 1+4=5,
     #         Elaboration (1+1)(1+5)=12; total 26.  K(U,U) = 1+1+(2)(2)=6.
     # K(T,U): Nucleus leaves 2x1=2, Satellite leaf 1, Elaboration (1+1)(1+0)=2; total 5.
-    assert D.dr(T, U) == pytest.approx(5 / math.sqrt(26 * 6))
+    assert D.dr(T, U, lam=1.0) == pytest.approx(5 / math.sqrt(26 * 6))
     # X=(Elab (Nucleus)(Satellite)), Y=(Joint (Nucleus)(Nucleus)): K(X,Y)=2 (Nucleus leaves 1x2),
     # K(X,X)=6, K(Y,Y)=4+(2)(2)=8.
-    assert D.dr(X, Y) == pytest.approx(2 / math.sqrt(48))
+    assert D.dr(X, Y, lam=1.0) == pytest.approx(2 / math.sqrt(48))
 
 
 @needs_kernels
 def test_dr_lex_hand_values():
     # (EDU (NUC Root) (NGRAM (the *) (cat *))): K(a,a) = NUC 1 + the 1 + cat 1 + NGRAM (2)(2)=4 + EDU (2)(5)=10 = 17
     # K(a,b) = NUC 1 + the 1 + NGRAM 0 (different productions) + EDU (2)(1)=2 = 4
-    assert D.dr_lex(VOID_A, VOID_B) == pytest.approx(4 / 17)
+    assert D.dr_lex(VOID_A, VOID_B, lam=1.0) == pytest.approx(4 / 17)
     # X vs Y (same words, same skeleton, different relation and second nuclearity):
     # K(X,Y): NUC 1+2, words 2, NGRAM 4, EDU 6+2+1+3=12, SPAN (2)(1)(7)(4)=56 -> 77
     # K(X,X) = 3+1+2+4+14+196 = 220, K(Y,Y) = 5+1+2+4+16+196 = 224
-    assert D.dr_lex(X, Y) == pytest.approx(77 / math.sqrt(220 * 224))
+    assert D.dr_lex(X, Y, lam=1.0) == pytest.approx(77 / math.sqrt(220 * 224))
+    # the default decay lam = 0.4: K(a,a) = .4+.4+.4 + NGRAM .4(1.4)(1.4)=.784 + EDU .4(1.4)(1.784)=.99904 = 2.98304
+    # K(a,b) = .4 (NUC) + .4 (the) + EDU .4(1.4)(1) = .56 -> 1.36
+    assert D.DEFAULT_LAM == 0.4
+    assert D.dr_lex(VOID_A, VOID_B) == pytest.approx(1.36 / 2.98304)
     # the skeleton gives DR-lex partial credit where DR has little
-    assert D.dr_lex(X, Y) > D.dr(X, Y)
+    assert D.dr_lex(X, Y, lam=1.0) > D.dr(X, Y, lam=1.0)
 
 
 @needs_kernels
 def test_metric_object_max_over_refs_and_missing():
-    m = D.DiscourseSimilarity(lexicalized=False)
+    m = D.DiscourseSimilarity(lexicalized=False, lam=1.0)
     assert m.sentence_score(T, [U, T]) == pytest.approx(1.0)
-    assert m.sentence_score(T, U) == pytest.approx(D.dr(T, U))
+    assert m.sentence_score(T, U) == pytest.approx(D.dr(T, U, lam=1.0))
     s = m.score_many([T, None], [U, [T]], missing="nan")
-    assert s[0] == pytest.approx(D.dr(T, U)) and math.isnan(s[1])
+    assert s[0] == pytest.approx(D.dr(T, U, lam=1.0)) and math.isnan(s[1])
     with pytest.raises(ValueError, match="missing discourse tree"):
         m.score_many([None], [T])
-    assert m.corpus_score([T, T], [U, T]) == pytest.approx((D.dr(T, U) + 1) / 2)
+    assert m.corpus_score([T, T], [U, T]) == pytest.approx((D.dr(T, U, lam=1.0) + 1) / 2)
     assert "DR|" in m.signature() and "DR-lex" in D.DiscourseSimilarity(True).signature()
 
 
@@ -315,3 +320,21 @@ def test_ted_scores_real_sample(shared_data):
     both = (f["edus_hyp"] == 1) & (f["edus_ref"] == 1)
     assert (f.loc[both, "DR"] == 1.0).all()
     assert ((f["target"] == f["reference"]) <= (f["DR-lex"] > 0.999)).all()
+
+
+def test_text_scores_match_the_lexical_module():
+    """Sentence scores from one statistics pass equal ``sentence_scores``; per-system corpus scores equal
+    ``corpus_score`` on that system's segments (sacrebleu style)."""
+    from syneval_nb import lexical
+
+    hyps = ["the cat sat on the mat", "a dog barked", "the cat is on a mat", "dogs bark"]
+    refs = [["the cat is on the mat"], ["the dog barked"], ["the cat is on the mat"], ["the dog barked"]]
+    systems = ["s1", "s1", "s2", "s2"]
+    seg, corpus = C._text_scores("TER", hyps, refs, systems)
+    assert seg.tolist() == pytest.approx(lexical.TER().sentence_scores(hyps, refs).tolist())
+    assert corpus["s2"] == pytest.approx(lexical.TER().corpus_score(hyps[2:], refs[2:]).score)
+    seg_b, _ = C._text_scores("BLEU", hyps, refs, systems)
+    assert seg_b.tolist() == pytest.approx(lexical.BLEU().sentence_scores(hyps, refs).tolist())
+    frame = pd.DataFrame({"TER": seg, "DR": [1.0, 0.0, 0.5, 0.5]})
+    sys_scores = C.system_base_scores(frame, systems, pd.DataFrame({"TER": corpus}))
+    assert sys_scores.loc["s1", "DR"] == 0.5 and sys_scores.loc["s2", "TER"] == pytest.approx(corpus["s2"])

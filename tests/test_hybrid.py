@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from nltk import Tree
 
 from syneval_nb.hybrid import (
+    align_leaves,
+    detokenization_agreement,
     detokenize,
     equivalent_nodes,
     equivalent_pairs,
@@ -173,8 +175,12 @@ def _reference_set(seed: int, min_size: int = 1, max_size: int = 3) -> list[Tree
 
 def test_matches_literal_equ_recursion():
     n_nontrivial = 0
+    n_checked = 0
     for seed in range(300):
         trees = _reference_set(seed)
+        if hybridize_segment(trees, max_refs=len(trees)).n_derivations > 600:
+            continue  # keep the materialising oracle fast (skips 5 of the 300 sets)
+        n_checked += 1
         got = hybridize(trees, max_refs=None)
         expected = _paper_equ_set(trees)
         assert {h.tokens for h in got} == expected, f"seed {seed}: {[str(t) for t in trees]}"
@@ -182,7 +188,8 @@ def test_matches_literal_equ_recursion():
         for h in got:  # every hybrid's tree spells its tokens
             assert tuple(h.tree.leaves()) == h.tokens
         n_nontrivial += len(expected) > len({tuple(t.leaves()) for t in trees})
-    assert n_nontrivial >= 60  # the random sets do exercise the hybridization (measured: 105 of 300)
+    # the random sets do exercise the hybridization (measured: 62 of the 295 sets checked)
+    assert n_checked == 295 and n_nontrivial >= 50
 
 
 @settings(max_examples=80, deadline=None)
@@ -284,3 +291,37 @@ def test_node_lengths_and_distribution(figure1):
     t5 = table5(reference_statistics([figure1]))
     assert t5["Average length of reference"] == pytest.approx(3.5)
     assert t5["Total tree nodes"] == 13 and t5["Total equivalent nodes"] == 10
+
+
+def test_align_leaves():
+    raw = "He said: “I don’t live in the U.S.”"
+    toks = "He said : `` I do n't live in the U.S. ''".split()
+    spans = align_leaves(toks, raw)
+    assert [raw[a:b] for a, b in spans] == ["He", "said", ":", "“", "I", "do", "n’t", "live", "in", "the", "U.S.",
+                                            "”"]
+    toks2 = "He lives in the U.S. .".split()
+    assert align_leaves(toks2, "He lives in the U.S.")[-1] == (20, 20)  # the tokenizer's extra period
+    assert align_leaves(["foo"], "bar") is None
+
+
+def test_hybrid_text_keeps_raw_characters():
+    t0 = read_ptb("(S (NP (NNP John)) (VP (VBZ does) (RB n't) (VP (VB sleep))) (. .))")
+    t1 = read_ptb("(S (NP (NNP Mary)) (VP (VBZ does) (RB n't) (VP (VB eat))) (. .))")
+    hs = hybridize([t0, t1], texts=["John doesn’t  sleep.", "Mary doesn’t eat."], max_refs=None)
+    # swap points: NNP (John/Mary) and VB (sleep/eat); "does"/"n't"/"." are equal and give nothing new.
+    # Round-robin at one swap: root 0 -> "Mary ... sleep." (host 0 keeps its double space), root 1 -> "John ...
+    # eat."; root 0's next one ("John ... eat.") repeats those tokens and is dropped.
+    assert [h.text for h in hs] == ["John doesn’t  sleep.", "Mary doesn’t eat.", "Mary doesn’t  sleep.",
+                                    "John doesn’t eat."]
+    assert [h.text_from for h in hs] == ["raw", "raw", "aligned", "aligned"]
+    no_text = hybridize([t0, t1], max_refs=None)
+    assert no_text[2].text == "Mary doesn't sleep." and no_text[2].text_from == "detokenized"
+
+
+def test_detokenization_agreement():
+    t = read_ptb("(S (NP (PRP He)) (VP (VBD said) (`` ``) (NP (NN hi)) ('' '')) (. .))")
+    d = detokenization_agreement([t, None], ["He said “hi”.", "x"])
+    # 13a does not split curly quotes: [He, said, “hi”, .] (4 tokens); the detokenized 'He said "hi".' gives
+    # [He, said, ", hi, ", .] (6 tokens): 1 substitution + 2 insertions
+    assert d.to_dict("records") == [dict(ref=0, n_raw=4, n_detok=6, edit_distance=3, identical=False,
+                                         aligned=True)]

@@ -258,6 +258,19 @@ def test_make_pipeline_gamma_from_sigma():
     assert svc.kernel == "rbf" and svc.C == 50 and svc.gamma == pytest.approx(1 / 200)
 
 
+def test_raw_features_option_is_kept_through_save_load(tmp_path):
+    X, y = _synthetic(80, 9)
+    m = LearnedMetric(C=50.0, sigma=10.0, standardize=False).fit(X, y)
+    assert m.pipeline.named_steps["scale"] == "passthrough" and "scale:raw" in m.signature()
+    # without scaling the SVM sees the raw values: the decision equals an SVC fitted on X directly
+    from sklearn.svm import SVC
+
+    ref = SVC(kernel="rbf", C=50.0, gamma=1 / 200).fit(X.to_numpy(), y)
+    assert np.allclose(m.decision_function(X), ref.decision_function(X.to_numpy()))
+    m2 = LearnedMetric.load(m.save(tmp_path / "raw.joblib"))
+    assert m2.standardize is False and np.array_equal(m2.score_features(X), m.score_features(X))
+
+
 def test_grid_search_selects_by_validation_accuracy():
     X, y = _synthetic(160, 7)
     Xv, yv = _synthetic(80, 8)

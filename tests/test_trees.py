@@ -1,0 +1,321 @@
+"""Tests of syneval_nb.trees: PTB reading (issue 2, section 2), tree facts and the integer encoding.
+
+Expected values are written by hand from the bracketed strings, or come from nltk (an independent reader)
+and from counting brackets in the shipped files with a regular expression.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nltk import Tree
+
+from syneval_nb.trees import (
+    EmptyParseError,
+    EncodedTree,
+    Interner,
+    TreeFormatError,
+    draw,
+    encode,
+    phrase_labels,
+    pos_tags,
+    read_ptb,
+    read_ptb_file,
+    read_ptb_lines,
+    spans,
+    strip_label,
+    tree_depth,
+    unescape_word,
+    words,
+)
+
+PEN = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ red) (NN pen))))"
+PEN_TREE = Tree("S", [Tree("NP", [Tree("PRP", ["I"])]),
+                      Tree("VP", [Tree("VBP", ["have"]),
+                                  Tree("NP", [Tree("DT", ["a"]), Tree("JJ", ["red"]), Tree("NN", ["pen"])])])])
+
+
+# ------------------------------------------------------------------------------------------ reading
+
+
+def test_one_line_tree_is_read_into_nltk_tree():
+    t = read_ptb(PEN)
+    assert isinstance(t, Tree)
+    assert t == PEN_TREE
+    assert all(isinstance(leaf, str) for leaf in t.leaves())
+
+
+def test_multi_line_tree_equals_the_one_line_tree():
+    multi = """(ROOT
+  (S
+    (NP (PRP I))
+    (VP (VBP have)
+      (NP (DT a) (JJ red) (NN pen)))))
+"""
+    assert read_ptb(multi) == PEN_TREE
+    assert read_ptb("\t" + PEN.replace(" (", "\r\n (") + "  \n") == PEN_TREE
+
+
+@pytest.mark.parametrize("wrapped", [
+    f"(ROOT {PEN})",
+    f"(TOP {PEN})",
+    f"( {PEN})",
+    f"({PEN})",
+    f"(ROOT (TOP {PEN}))",
+    f"( (ROOT {PEN}) )",
+])
+def test_wrappers_are_removed(wrapped):
+    t = read_ptb(wrapped)
+    assert t.label() == "S"
+    assert t == PEN_TREE
+
+
+def test_wrapper_with_several_children_is_kept_as_root():
+    t = read_ptb("( (S (NN a)) (S (NN b)))")
+    assert t.label() == "ROOT"
+    assert [c.label() for c in t] == ["S", "S"]
+    assert read_ptb("(TOP (S (NN a)) (S (NN b)))") == t
+
+
+def test_wrapper_left_with_one_child_after_removing_empty_elements_is_removed():
+    assert read_ptb("(ROOT (-NONE- *) (S (NN a)))") == Tree("S", [Tree("NN", ["a"])])
+
+
+def test_empty_elements_and_constituents_left_empty_are_removed():
+    # the subject NP holds only a trace; the PP's object is a trace -> PP keeps IN only; an S holding only
+    # an SBAR of traces disappears entirely
+    text = ("( (S (NP-SBJ-1 (-NONE- *T*-1)) (VP (VBD left) (PP-LOC=2 (IN in) (NP (-NONE- *U*)))"
+            " (S (SBAR (-NONE- 0) (S (-NONE- *T*-2))))) (. .)) )")
+    t = read_ptb(text)
+    assert t == Tree("S", [Tree("VP", [Tree("VBD", ["left"]), Tree("PP", [Tree("IN", ["in"])])]),
+                           Tree(".", ["."])])
+    assert "-NONE-" not in str(t)
+
+
+def test_tree_of_empty_elements_only_is_an_empty_parse():
+    with pytest.raises(EmptyParseError):
+        read_ptb("(ROOT (S (NP (-NONE- *)) (VP (-NONE- *T*-1))))")
+    with pytest.raises(EmptyParseError):
+        read_ptb("(-NONE- *)")
+
+
+@pytest.mark.parametrize("label, expected", [
+    ("NP-SBJ-1", "NP"),
+    ("PP-LOC=2", "PP"),
+    ("NP=2", "NP"),
+    ("S-TPC-1", "S"),
+    ("ADVP-TMP", "ADVP"),
+    ("SBAR-ADV-PRP", "SBAR"),
+    ("NP", "NP"),
+    ("PRP$", "PRP$"),
+    ("WP$", "WP$"),
+    ("-LRB-", "-LRB-"),
+    ("-RRB-", "-RRB-"),
+    ("-NONE-", "-NONE-"),
+    ("$", "$"),
+    ("``", "``"),
+    (",", ","),
+])
+def test_strip_label(label, expected):
+    assert strip_label(label) == expected
+
+
+def test_function_tags_are_stripped_in_trees_and_brackets_kept():
+    t = read_ptb("(S (NP-SBJ-1 (NNP John)) (VP (VBD left) (PP-LOC=2 (IN in) (NP (-LRB- -LRB-) (NN x) "
+                 "(-RRB- -RRB-)))) (. .))")
+    assert [st.label() for st in t.subtrees()] == ["S", "NP", "NNP", "VP", "VBD", "PP", "IN", "NP", "-LRB-", "NN",
+                                                   "-RRB-", "."]
+    assert t.leaves() == ["John", "left", "in", "-LRB-", "x", "-RRB-", "."]
+
+
+def test_the_no_parse_marker():
+    with pytest.raises(EmptyParseError) as err:
+        read_ptb("(())")
+    assert isinstance(err.value, TreeFormatError) and isinstance(err.value, ValueError)
+    assert "(())" in str(err.value)
+    with pytest.raises(EmptyParseError):
+        read_ptb("( ( ) )")
+    with pytest.raises(EmptyParseError):
+        read_ptb("   ")
+
+
+def test_one_word_tree():
+    assert read_ptb("(NN dog)") == Tree("NN", ["dog"])
+    assert read_ptb("(ROOT (NN dog))") == Tree("NN", ["dog"])
+
+
+def test_words_are_kept_as_written_including_non_ascii_spaces():
+    t = read_ptb("(NP (CD 3\u00a01/2) (NNS miles) (POS 's) (`` ``))")
+    assert t.leaves() == ["3\u00a01/2", "miles", "'s", "``"]
+
+
+# (text, line, character, part of the message) -- positions counted by hand (1-based characters)
+MALFORMED = [
+    ("(S (NP (NN a) (VP (VBZ b))", 1, 27, "expected ')' to close 'NP' opened at line 1, character 4"),
+    ("(S (NP (NN a)) (VP (VBZ b))))", 1, 29, "unbalanced ')'"),
+    ("(S (NN a b))", 1, 10, "found a second word 'b'"),
+    ("(S (NN a) x)", 1, 11, "found the word 'x'"),
+    ("(S (NP (NN a)) (NP (NN b))) (S (NN c))", 1, 29, "expected end of input after the tree"),
+    ("(NN dog) cat", 1, 10, "expected end of input after the tree but found the word 'cat'"),
+    ("word", 1, 1, "expected '(' but found the word 'word'"),
+    ("(S)", 1, 3, "expected a word or '(' inside 'S'"),
+    ("(S (NN))", 1, 7, "expected a word or '(' inside 'NN'"),
+    ("(S ())", 1, 4, "expected a label after '('"),
+    ("(S ( (NN a)))", 1, 4, "expected a label after '('"),
+    ("(ROOT\n  (S (NN a)\n     (VP (VBZ b))", 3, 18, "expected ')' to close 'S' opened at line 2, character 3"),
+    ("(ROOT\n  (S (NN a) b))", 2, 13, "found the word 'b'"),
+]
+
+
+@pytest.mark.parametrize("text, line, char, msg", MALFORMED)
+def test_malformed_input_names_line_offset_and_expectation(text, line, char, msg):
+    with pytest.raises(TreeFormatError) as err:
+        read_ptb(text)
+    assert not isinstance(err.value, EmptyParseError)
+    text_of = str(err.value)
+    assert f"line {line}, character {char} " in text_of
+    assert msg in text_of
+
+
+def test_line_number_is_passed_through():
+    with pytest.raises(TreeFormatError, match=r"line 42, character 10 "):
+        read_ptb("(S (NN a b))", line_no=42)
+
+
+def test_read_ptb_lines_aligned_with_none_for_no_parse_and_blank_lines():
+    lines = [PEN, "(())", "", "   ", "(ROOT (S (NN a)))", "(ROOT (S (NP (-NONE- *))))"]
+    out = read_ptb_lines(lines)
+    assert len(out) == 6
+    assert out[0] == PEN_TREE
+    assert out[1] is None and out[2] is None and out[3] is None and out[5] is None
+    assert out[4] == Tree("S", [Tree("NN", ["a"])])
+
+
+def test_read_ptb_file(tmp_path: Path):
+    p = tmp_path / "x.ptb"
+    p.write_text(f"(ROOT {PEN})\n(())\n\n(ROOT (S (NN a)))\n", encoding="utf-8")
+    out = read_ptb_file(p)
+    assert [t is None for t in out] == [False, True, True, False]
+    assert out[0] == PEN_TREE
+
+
+def test_read_ptb_file_crlf(tmp_path: Path):
+    p = tmp_path / "x.ptb"
+    p.write_bytes(f"(ROOT {PEN})\r\n(())\r\n".encode())
+    out = read_ptb_file(p)
+    assert len(out) == 2 and out[0] == PEN_TREE and out[1] is None
+
+
+def test_read_ptb_file_error_names_file_and_line(tmp_path: Path):
+    p = tmp_path / "bad.ptb"
+    p.write_text(f"{PEN}\n(())\n(S (NP (NN a))\n", encoding="utf-8")
+    with pytest.raises(TreeFormatError) as err:
+        read_ptb_file(p)
+    msg = str(err.value)
+    assert str(p) in msg and "line 3, character 15 " in msg and "expected ')' to close 'S'" in msg
+
+
+# ------------------------------------------------------------------------------------------ round trip
+
+
+_LABELS = st.sampled_from(["S", "NP", "VP", "PP", "SBAR", "ADJP", "WHNP", "-LRB-"])
+_TAGS = st.sampled_from(["NN", "VBZ", "DT", "IN", ",", "-LRB-", "PRP$", "$"])
+_WORDS = st.text(alphabet="abcXYZ$'`.,-0123456789é", min_size=1, max_size=6)
+
+
+def _trees(max_leaves: int = 12):
+    leaf = st.builds(lambda tag, w: Tree(tag, [w]), _TAGS, _WORDS)
+    return st.recursive(leaf, lambda kids: st.builds(lambda lab, ks: Tree(lab, ks), _LABELS,
+                                                     st.lists(kids, min_size=1, max_size=4)),
+                        max_leaves=max_leaves)
+
+
+def _bracket(t: Tree, sep: str) -> str:
+    if isinstance(t[0], str):
+        return f"({t.label()} {t[0]})"
+    return f"({t.label()}{sep}" + sep.join(_bracket(c, sep) for c in t) + ")"
+
+
+@settings(max_examples=150, deadline=None)
+@given(_trees(), st.sampled_from([" ", "\n  ", "\t", " \r\n"]))
+def test_round_trip_through_brackets(t, sep):
+    assert read_ptb(_bracket(t, sep)) == t
+    # and nltk's own reader agrees on what is in the string
+    assert Tree.fromstring(_bracket(t, " ")) == t
+
+
+# ------------------------------------------------------------------------------------------ facts
+
+
+def test_words_tags_depth_spans_of_the_paper_example():
+    t = read_ptb(PEN)
+    assert words(t) == ["I", "have", "a", "red", "pen"]
+    assert pos_tags(t) == ["PRP", "VBP", "DT", "JJ", "NN"]
+    # S -> VP -> NP -> NN: four node levels (words are not nodes)
+    assert tree_depth(t) == 4
+    assert tree_depth(Tree("NN", ["dog"])) == 1
+    assert phrase_labels(t) == ["S", "NP", "VP", "NP"]
+    assert spans(t) == [("S", 0, 5), ("NP", 0, 1), ("PRP", 0, 1), ("VP", 1, 5), ("VBP", 1, 2), ("NP", 2, 5),
+                        ("DT", 2, 3), ("JJ", 3, 4), ("NN", 4, 5)]
+
+
+def test_unescape_word():
+    assert [unescape_word(w) for w in ["-LRB-", "-RRB-", "``", "''", "-LCB-", "dog", "--"]] == [
+        "(", ")", '"', '"', "{", "dog", "--"]
+
+
+def test_encode_labels_productions_children():
+    interner = Interner()
+    a = encode(read_ptb(PEN), interner)
+    b = encode(read_ptb("(S (NP (PRP You)) (VP (VBP have) (NP (DT a) (NN pen))))"), interner)
+    assert isinstance(a, EncodedTree)
+    assert len(a) == 9 and len(b) == 8  # nodes of each tree, preorder
+    assert [interner.key(x) for x in a.labels] == [("L", l) for l, _, _ in spans(read_ptb(PEN))]
+    # children in preorder indices: S(0) -> NP(1), VP(3); VP -> VBP(4), NP(5); NP -> DT JJ NN
+    assert a.children[0] == (1, 3) and a.children[3] == (4, 5) and a.children[5] == (6, 7, 8)
+    assert a.n_words == (0, 0, 1, 0, 1, 0, 1, 1, 1)
+    # shared productions get shared ids: S -> NP VP, NP -> PRP, VP -> VBP NP, (VBP have), (DT a), (NN pen)
+    assert set(a.prods) & set(b.prods) == {a.prods[i] for i in (0, 1, 3, 4, 6, 8)}
+    assert a.prods[2] != b.prods[2]  # (PRP I) vs (PRP You): a preterminal's production includes its word
+    assert a.prods[5] != b.prods[5]  # NP -> DT JJ NN vs NP -> DT NN
+    # the production ids are in one-to-one correspondence with nltk's productions
+    prods = read_ptb(PEN).productions()
+    assert len(set(a.prods)) == len(set(prods)) == 9
+    assert a.nodes[5].label() == "NP" and list(a.postorder())[0] == 8
+
+
+def test_draw_gives_svg():
+    svg = draw(read_ptb(PEN))._repr_svg_()
+    assert svg.lstrip().startswith("<svg") and "pen" in svg
+
+
+# ------------------------------------------------------------------------------------------ shipped data
+
+_PRETERMINAL = re.compile(r"\([^ ()]+ [^ ()]+\)")  # words may hold a no-break space
+
+
+@pytest.mark.slow
+def test_all_shipped_stanford_parses_are_read(shared_data: Path):
+    """28,935 parses: 21 WMT21 files x 1,000 lines and 7,935 TED rows; none is '(())'.
+
+    Independent checks per line: the number of words equals the number of '(TAG word)' groups, and the number
+    of nodes plus the ROOT wrapper equals the number of '(' (the parser writes no empty elements).
+    """
+    files = sorted(shared_data.glob("*/parses/stanford-pcfg-3.3.1/*.ptb"))
+    assert len(files) == 22
+    n = failures = 0
+    for f in files:
+        lines = f.read_text(encoding="utf-8").split("\n")[:-1]
+        trees = read_ptb_file(f)
+        assert len(trees) == len(lines)
+        for line, t in zip(lines, trees):
+            n += 1
+            if t is None:
+                failures += 1
+                continue
+            assert len(t.leaves()) == len(_PRETERMINAL.findall(line))
+            assert sum(1 for _ in t.subtrees()) + 1 == line.count("(")
+    assert (n, failures) == (28935, 0)
