@@ -473,6 +473,35 @@ def load_wmt21_deen(folder: str | os.PathLike | None = None, base_url: str | Non
 
 
 # --------------------------------------------------------------------------------------------------------------
+# Parse files: what to parse, where the loaders look for the result
+# --------------------------------------------------------------------------------------------------------------
+
+def parse_jobs(name: str, folder: str | os.PathLike | None = None,
+               base_url: str | None = None) -> list[tuple[Path, Path]]:
+    """(input text file, expected ``.ptb`` output) pairs for the parses the loaders read, one sentence per line.
+
+    The public repositories do not ship parses; make them with ``syneval-nb parse INPUT -o OUTPUT`` for each pair
+    (same Stanford PCFG settings as the shared copy). For TED zh-en the input ``texts.target.txt`` (the target
+    column of ``texts.tsv``, row order kept) is written here. Until a parse file exists the loaders leave the
+    matching ``ptb*`` column ``None``.
+    """
+    d = dataset_dir(name, folder, base_url)
+    if name == TED_ZHEN:
+        if not (d / "texts.tsv").is_file():
+            write_ted_texts(d)
+        src = d / "texts.target.txt"
+        if not src.is_file():
+            texts = _read_tsv(d / "texts.tsv")
+            src.write_text("".join(t + "\n" for t in texts["target"]), encoding="utf-8")
+        return [(src, d / PTB_DIR / "texts.tsv.ptb")]
+    files = [f"newstest2021.de-en.ref.{r}.en" for r in ("A", "B")]
+    jobs = [(d / f, d / PTB_DIR / f"{f}.ptb") for f in files]
+    jobs += [(d / "system-outputs" / f"newstest2021.de-en.hyp.{s}.en", d / PTB_DIR / f"newstest2021.de-en.hyp.{s}.en.ptb")
+             for s in WMT21_SYSTEMS]
+    return jobs
+
+
+# --------------------------------------------------------------------------------------------------------------
 # A user's own files
 # --------------------------------------------------------------------------------------------------------------
 

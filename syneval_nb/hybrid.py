@@ -86,6 +86,7 @@ __all__ = [
     "length_distribution",
     "table5",
     "hybridize_frame",
+    "reference_trees",
     "lexical_scores",
     "syntactic_scores",
     "correlation_table",
@@ -718,17 +719,27 @@ def _read_parse(p: str | None) -> Tree | None:
         return None
 
 
+def reference_trees(df: pd.DataFrame, ptb_cols: Sequence[str], seg_col: str = "seg_id") -> list[list[Tree | None]]:
+    """The reference trees of every segment of a (system, segment) table, in order of first appearance
+    (``None`` for a missing or failed parse)."""
+    missing = [c for c in [seg_col, *ptb_cols] if c not in df.columns]
+    if missing:
+        raise ValueError(f"columns {missing} not in the table")
+    seg = df.drop_duplicates(seg_col)
+    return [[_read_parse(p) for p in row] for row in seg[list(ptb_cols)].itertuples(index=False)]
+
+
 def hybridize_frame(df: pd.DataFrame, text_cols: Sequence[str], ptb_cols: Sequence[str], seg_col: str = "seg_id",
                     max_refs: int | None = DEFAULT_MAX_REFS, progress: bool = True) -> dict:
     """Extended reference sets of every segment of a (system, segment) table, e.g. ``load_ted_zhen_mqm()`` with
     ``text_cols=("ref", "refB")``, ``ptb_cols=("ptb_ref", "ptb_refB")``: ``{seg_id: HybridSet}``."""
     if len(text_cols) != len(ptb_cols):
         raise ValueError(f"{len(text_cols)} text columns for {len(ptb_cols)} parse columns")
-    missing = [c for c in [seg_col, *text_cols, *ptb_cols] if c not in df.columns]
+    missing = [c for c in [seg_col, *text_cols] if c not in df.columns]
     if missing:
         raise ValueError(f"columns {missing} not in the table")
     seg = df.drop_duplicates(seg_col)
-    trees = [[_read_parse(row[c]) for c in ptb_cols] for _, row in seg.iterrows()]
+    trees = reference_trees(df, ptb_cols, seg_col)
     texts = [[row[c] for c in text_cols] for _, row in seg.iterrows()]
     sets = hybridize_corpus(trees, texts=texts, max_refs=max_refs, progress=progress)
     return dict(zip(seg[seg_col], sets))
@@ -769,7 +780,7 @@ def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any,
         for _, g in groups:
             hyps: list[str | None] = [None] * len(segs)
             for s, h in zip(g[seg_col], g[hyp_col]):
-                hyps[pos[s]] = h
+                hyps[pos[s]] = h if isinstance(h, str) else None  # pandas writes a missing parse as NaN
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 sc = refs.score(hyps, metrics)
@@ -805,7 +816,8 @@ def correlation_table(scores: pd.DataFrame, human: Sequence[float], baseline: st
                                    groups=None if g is None else g[ok])
             rows.append({"metric": metric, "references": refs, "r": res.a.estimate, "r_low": res.a.low,
                          "r_high": res.a.high, "delta": res.delta.estimate, "delta_low": res.delta.low,
-                         "delta_high": res.delta.high, "p_value": res.p_value, "n": int(ok.sum())})
+                         "delta_high": res.delta.high, "p_value": np.nan if refs == baseline else res.p_value,
+                         "n": int(ok.sum())})
     return pd.DataFrame(rows)
 
 

@@ -73,7 +73,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from . import lexical
-from .lexical import _ngram_counts, tokenize
+from .lexical import ngram_counts, tokenize
 
 #: Bump when the features or the saved-model layout change; :meth:`LearnedMetric.load` refuses other versions.
 FORMAT_VERSION = 1
@@ -111,7 +111,7 @@ def _pooled_counts(refs: Sequence[Tokens], max_n: int) -> list[Counter]:
     """Per order n = 1..max_n, the n-gram counts summed over all references (each occurrence matchable once)."""
     pooled = [Counter() for _ in range(max_n)]
     for ref in refs:
-        for acc, counts in zip(pooled, _ngram_counts(ref, max_n)):
+        for acc, counts in zip(pooled, ngram_counts(ref, max_n)):
             acc.update(counts)
     return pooled
 
@@ -119,9 +119,9 @@ def _pooled_counts(refs: Sequence[Tokens], max_n: int) -> list[Counter]:
 def unmodified_precisions(hyp: Tokens, refs: Sequence[Tokens], max_n: int = MAX_N) -> list[float]:
     """Section 3.2: for n = 1..max_n, the fraction of hypothesis n-grams matched in the pooled reference n-gram
     occurrences, ``sum_g min(c_hyp(g), sum_r c_r(g)) / sum_g c_hyp(g)``; 0.0 when the hypothesis has fewer
-    than n words. (n-gram counting: ``lexical._ngram_counts``, the kit's one n-gram counter.)"""
+    than n words. (n-gram counting: ``lexical.ngram_counts``, the kit's one n-gram counter.)"""
     out = []
-    for hyp_counts, pool in zip(_ngram_counts(hyp, max_n), _pooled_counts(refs, max_n)):
+    for hyp_counts, pool in zip(ngram_counts(hyp, max_n), _pooled_counts(refs, max_n)):
         total = sum(hyp_counts.values())
         out.append(sum(min(c, pool[g]) for g, c in hyp_counts.items()) / total if total else 0.0)
     return out

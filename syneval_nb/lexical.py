@@ -47,7 +47,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 __all__ = [
-    "tokenize", "edit_distance", "LexicalScore", "LexicalMetric",
+    "tokenize", "edit_distance", "ngram_counts", "LexicalScore", "LexicalMetric",
     "BLEU", "NIST", "WER", "PER", "FMeasure", "GTM", "RougeS", "MeteorExact", "TER",
     "gtm_runs", "meteor_alignment", "skip_bigrams", "ALL_METRICS", "LOWER_IS_BETTER", "make_metrics",
     "evaluate", "LexicalEvaluation",
@@ -308,16 +308,16 @@ def _f_beta(p: np.ndarray, r: np.ndarray, beta: float = 1.0) -> np.ndarray:
     return _safe_div((1 + b2) * np.asarray(p) * np.asarray(r), b2 * np.asarray(p) + np.asarray(r))
 
 
-def _ngram_counts(toks: Tokens, max_n: int) -> list[Counter]:
+def ngram_counts(toks: Tokens, max_n: int) -> list[Counter]:
     """One Counter of n-gram tuples per order n = 1..max_n."""
     return [Counter(zip(*[toks[k:] for k in range(n)])) for n in range(1, max_n + 1)]
 
 
 def _max_ref_counts(refs: list[Tokens], max_n: int) -> list[Counter]:
     """Per order, the maximum count of each n-gram over the references (BLEU's clipping counts)."""
-    merged = _ngram_counts(refs[0], max_n)
+    merged = ngram_counts(refs[0], max_n)
     for r in refs[1:]:
-        for m, c in zip(merged, _ngram_counts(r, max_n)):
+        for m, c in zip(merged, ngram_counts(r, max_n)):
             for g, k in c.items():
                 if k > m.get(g, 0):
                     m[g] = k
@@ -518,7 +518,7 @@ class NIST(LexicalMetric):
         words = 0
         for rs in refs:
             for r in rs:
-                for c in _ngram_counts(tuple(r), self.max_n):
+                for c in ngram_counts(tuple(r), self.max_n):
                     freq.update(c)
                 words += len(r)
         info = {}

@@ -581,4 +581,7 @@ def partial_correlation(x: ArrayLike, y: ArrayLike, z: ArrayLike, nan_policy: st
     a = np.column_stack([np.ones(len(xa)), za])
     rx = xa - a @ np.linalg.lstsq(a, xa, rcond=None)[0]
     ry = ya - a @ np.linalg.lstsq(a, ya, rcond=None)[0]
+    for res, orig in ((rx, xa), (ry, ya)):
+        if np.abs(res).max() <= 1e-9 * max(1.0, np.abs(orig).max()):
+            return float("nan")  # x or y is fully explained by z (e.g. z = x): no partial correlation
     return pearson(rx, ry)

@@ -38,6 +38,10 @@ Decisions the paper leaves open (all recorded in ``.signature()``):
   the sentences and their references will be summed up", section 3): ``corpus_score`` sums the clipped matches and
   the totals per depth over the segments, then applies the same formula. TKM/DTKM have no additive statistic; their
   corpus score is the mean sentence score.
+- *Dependency trees* keep punctuation (the head rules never make a punctuation mark the head of a phrase that has
+  other words, so punctuation only adds leaves and chains of the form "head ,"); DSTM/DTKM nodes are words.
+- *Defaults.* The sentence-level functions default to ``D = 4`` (:data:`DEFAULT_DEPTH`, as BLEU-4); the paper's
+  tables and :func:`score_corpus` cover ``D = 1..9``.
 - *Unparsed input.* A hypothesis that could not be parsed (``None``, the parser's ``(())``) gets ``NaN``; a
   reference that could not be parsed is left out of its segment's reference set, and a segment without any parsed
   reference gets ``NaN``. :func:`score_corpus` reports the counts in ``DataFrame.attrs``.
@@ -57,17 +61,17 @@ from __future__ import annotations
 import gc
 import math
 import warnings
-from contextlib import contextmanager
 from collections import Counter, OrderedDict
-from itertools import chain
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Callable, Iterable, Sequence
 
 from nltk import Tree
 
 from . import __version__
 from .kernels import KernelTree, cosine, kernel_contributions
-from .trees import EncodedTree, Interner, encode, read_ptb, EmptyParseError, TreeFormatError
+from .trees import EmptyParseError, EncodedTree, Interner, TreeFormatError, encode, read_ptb
 
 __all__ = [
     "DEFAULT_DEPTH",
@@ -93,6 +97,7 @@ __all__ = [
     "asiya_hwcm",
     "subtree_ids",
     "render_subtree",
+    "depth_score",
     "score_corpus",
     "score_frame",
 ]
@@ -111,8 +116,9 @@ class Space:
     """The integer tables shared by the trees that are compared with each other.
 
     ``interner`` numbers labels and productions (:func:`syneval_nb.trees.encode`, for the kernels); ``shapes``
-    numbers truncated subtree shapes (:func:`subtree_ids`, for STM/DSTM). References insert into ``shapes``; hypotheses only look shapes up (a shape
-    no reference has can never match), so the table stays bounded by the references however many systems are scored.
+    numbers truncated subtree shapes (:func:`subtree_ids`, for STM/DSTM) and ``depth_of`` records each shape's
+    depth. References insert into ``shapes``; hypotheses only look shapes up (a shape no reference has can never
+    match), so the table stays bounded by the references however many systems are scored.
     """
 
     __slots__ = ("interner", "shapes", "depth_of")
@@ -148,7 +154,6 @@ def subtree_ids(tree: Tree, depth: int, shapes: dict, insert: bool,
 
     def rec(node: Tree) -> Sequence[int]:
         kids: list[Sequence[int]] = []
-        firsts: list[int] = []
         h = 1
         for c in node:
             if not isinstance(c, Tree):
@@ -159,11 +164,9 @@ def subtree_ids(tree: Tree, depth: int, shapes: dict, insert: bool,
                     sid = new_id(c._label, 0) if insert else -1
                 first.append(sid)
                 kids.append((sid,))
-                firsts.append(sid)
             else:
                 t = rec(c)
                 kids.append(t)
-                firsts.append(t[0])
                 if len(t) > h:
                     h = len(t)
         lab = node._label
@@ -177,11 +180,13 @@ def subtree_ids(tree: Tree, depth: int, shapes: dict, insert: bool,
         h += 1
         if h > depth:
             h = depth
-        for k in range(1, h):
-            if k == 1:
-                parts = tuple(firsts)
-            else:
-                parts = tuple([t[k - 1] if len(t) >= k else t[-1] for t in kids])
+        need = h - 1  # the node's shapes of depth 2..h use its children's shapes of depth 1..h-1
+        padded = [t if len(t) >= need else (*t, *((t[-1],) * (need - len(t)))) for t in kids]
+        k = 0
+        for parts in zip(*padded):  # parts: the children's shapes of depth k + 1 (a child's whole subtree if shorter)
+            k += 1
+            if k == h:
+                break
             if insert:
                 key = (lab, parts)
                 sid = get(key)
@@ -261,13 +266,14 @@ class Parse:
     (subtree ids per depth), ``chains(length)`` (headword chain counts per length).
     """
 
-    __slots__ = ("tree", "space", "_cache")
+    __slots__ = ("tree", "space", "shared_deps", "_cache")
 
-    def __init__(self, tree: Tree | None, space: Space) -> None:
+    def __init__(self, tree: Tree | None, space: Space, shared_deps: bool = False) -> None:
         if tree is not None and not isinstance(tree, Tree):
             raise TypeError(f"expected an nltk.Tree or None, got {type(tree).__name__}")
         self.tree = tree
         self.space = space
+        self.shared_deps = shared_deps  # sentence-level API: reuse dependency trees across calls on the same tree
         self._cache: dict[Any, Any] = {}
 
     @classmethod
@@ -302,7 +308,11 @@ class Parse:
 
     @property
     def dep(self):
-        return self._get("dep", lambda: _dependencies(self.tree))
+        if self.shared_deps:
+            return self._get("dep", lambda: _dependencies(self.tree))
+        from .heads import to_dependencies
+
+        return self._get("dep", lambda: to_dependencies(self.tree))
 
     @property
     def dep_tree(self) -> Tree:
@@ -532,7 +542,7 @@ def _as_refset(refs: Sequence[Tree | None], space: Space) -> RefSet:
         raise TypeError("refs must be a list of trees (one per reference), not a single tree")
     if len(refs) == 0:
         raise ValueError("no references given: refs must hold at least one tree")
-    return RefSet([Parse(r, space) for r in refs])
+    return RefSet([Parse(r, space, shared_deps=True) for r in refs])
 
 
 # ============================================================================================ metric objects
@@ -593,7 +603,7 @@ class _DepthMetric:
         """Score one hypothesis tree against its reference trees (``None`` entries are unparsed sentences)."""
         space = Space()
         rs = _as_refset(refs, space)
-        h = Parse(hyp, space)
+        h = Parse(hyp, space, shared_deps=True)
         stats = self.sentence_stats(h, rs)
         if stats is None:
             return self._result(None)
@@ -618,7 +628,7 @@ class _DepthMetric:
         T = [0] * self.depth
         for h, r in zip(hyps, refs):
             space = Space()
-            st = self.sentence_stats(Parse(h, space), _as_refset(r, space))
+            st = self.sentence_stats(Parse(h, space, shared_deps=True), _as_refset(r, space))
             if st is None:
                 continue
             for d in range(self.depth):
@@ -755,7 +765,7 @@ class TKM:
     def sentence_score(self, hyp: Tree | None, refs: Sequence[Tree | None]) -> KernelResult:
         space = Space()
         rs = _as_refset(refs, space)
-        h = Parse(hyp, space)
+        h = Parse(hyp, space, shared_deps=True)
         cos = self.sentence_stats(h, rs)
         if cos is None:
             return KernelResult(self.name, (), self.lam, self.signature())

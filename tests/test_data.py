@@ -194,6 +194,18 @@ def test_folder_none_downloads_into_cache(shared_data, tmp_path, monkeypatch):
     assert len(w.segments) == 19000 and w.segments["ptb"].isna().all()
 
 
+def test_parse_jobs(shared_data, tmp_path):
+    base = _mirror(shared_data, tmp_path / "mirror")
+    data.download_dataset("ted-zhen-mqm", tmp_path / "dl", base_url=base)
+    [(src, dest)] = data.parse_jobs("ted-zhen-mqm", tmp_path / "dl")
+    lines = data.read_lines(src)
+    assert len(lines) == 7935 and dest.name == "texts.tsv.ptb" and not dest.exists()
+    ted = data.load_ted_zhen_mqm(tmp_path / "dl")
+    assert lines[:3] == ted["target"].tolist()[:3]  # row i of the input is rst_row/ptb row i
+    jobs = data.parse_jobs("wmt21-deen", shared_data)
+    assert len(jobs) == 21 and all(s.is_file() and d.is_file() for s, d in jobs)  # the shared copy has them all
+
+
 def test_configured_folder_missing_files(tmp_path):
     (tmp_path / "wmt21-deen").mkdir()
     with pytest.raises(FileNotFoundError, match="lacks"):

@@ -4,7 +4,10 @@ from __future__ import annotations
 import itertools
 import random
 
+import numpy as np
+import pandas as pd
 import pytest
+import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk import Tree
@@ -23,6 +26,8 @@ from syneval_nb.hybrid import (
     reference_statistics,
     table5,
 )
+from syneval_nb import hybrid as hybrid_mod
+from syneval_nb.lexical import BLEU
 from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.trees import read_ptb, read_ptb_file
 
@@ -325,3 +330,65 @@ def test_detokenization_agreement():
     # [He, said, ", hi, ", .] (6 tokens): 1 substitution + 2 insertions
     assert d.to_dict("records") == [dict(ref=0, n_raw=4, n_detok=6, edit_distance=3, identical=False,
                                          aligned=True)]
+
+
+# ---------------------------------------------------------------------- evaluation helpers (notebook 06)
+
+
+def _figure1_frame(figure1) -> pd.DataFrame:
+    p0, p1 = (t.pformat(margin=1 << 30) for t in figure1)
+    return pd.DataFrame({"system": ["s1", "s2", "s1", "s2"], "seg_id": [0, 0, 1, 1],
+                         "target": ["MT develops constantly", "machine translation is constant",
+                                    "MT progresses persistently", "constantly"],
+                         "ptb": ["(S (NP (NN MT)) (VP (VV develops) (ADV constantly)))", None, p1, p1],
+                         "ref": ["Machine translation develops constantly"] * 4,
+                         "refB": ["MT progresses persistently"] * 4,
+                         "ptb_ref": [p0] * 4, "ptb_refB": [p1] * 4})
+
+
+def test_hybridize_frame_and_syntactic_scores(figure1):
+    df = _figure1_frame(figure1)
+    sets = hybrid_mod.hybridize_frame(df, ("ref", "refB"), ("ptb_ref", "ptb_refB"), progress=False)
+    assert list(sets) == [0, 1] and [len(s) for s in sets.values()] == [8, 8]
+    assert [read_ptb(p) for p in sets[0].ptbs] == [h.tree for h in sets[0].hybrids]
+    parse_sets = {"orig": {0: [df.ptb_ref[0]], 1: [df.ptb_ref[0]]}, "ext": {s: v.ptbs for s, v in sets.items()}}
+    sc = hybrid_mod.syntactic_scores(df, parse_sets, metrics=("stm",), depth=2, progress=False)
+    # row 0: hyp "MT develops constantly" = the hybrid NP-swap of ref 0: STM 1 with the extended set; against ref 0
+    # alone depth 1 matches S NP NN VP VV ADV (6/6), depth 2 (S NP VP) and (VP VV ADV) match but (NP NN) does
+    # not, ref 0 has (NP NN NN): 2/3 -> (1 + 2/3) / 2
+    assert sc[("stm", "ext")].iloc[0] == pytest.approx(1.0)
+    assert sc[("stm", "orig")].iloc[0] == pytest.approx((1 + 2 / 3) / 2)
+    assert np.isnan(sc[("stm", "ext")].iloc[1])  # unparsed hypothesis
+
+
+def test_correlation_table_matches_scipy():
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=60)
+    base = human + rng.normal(size=60)
+    ext = human + 0.5 * rng.normal(size=60)
+    scores = pd.DataFrame({("m", "orig"): base, ("m", "ext"): ext})
+    scores.columns = pd.MultiIndex.from_tuples(scores.columns)
+    t = hybrid_mod.correlation_table(scores, human, baseline="orig", n_resamples=200).set_index("references")
+    assert t.at["ext", "r"] == pytest.approx(scipy.stats.pearsonr(ext, human)[0])
+    assert t.at["ext", "delta"] == pytest.approx(scipy.stats.pearsonr(ext, human)[0]
+                                                 - scipy.stats.pearsonr(base, human)[0])
+    assert t.at["ext", "delta_low"] < t.at["ext", "delta"] < t.at["ext", "delta_high"]
+    assert t.at["orig", "delta"] == 0 and np.isnan(t.at["orig", "p_value"])
+    with pytest.raises(ValueError, match="baseline"):
+        hybrid_mod.correlation_table(scores, human, baseline="nope")
+
+
+def test_system_table_matches_sacrebleu():
+    import sacrebleu
+
+    refs = [["the cat sat on the mat", "a cat was sitting on the mat"], ["he reads a book", "he is reading a book"]]
+    hyps = {"a": ["the cat sat on a mat", "he reads the book"], "b": ["cat mat", "book"],
+            "c": ["a cat was on the mat", "he is reading a book"], "d": ["the cat sat", "he reads"]}
+    human = {"a": 0.5, "b": -1.0, "c": 0.8, "d": 0.0}
+    t = hybrid_mod.system_table({"BLEU": BLEU()}, hyps, {"two": refs, "one": [[r[0]] for r in refs]}, human,
+                                baseline="two", progress=False).set_index("references")
+    streams = [list(x) for x in zip(*refs)]
+    bleu = [sacrebleu.corpus_bleu(hyps[s], streams).score / 100 for s in "abcd"]
+    assert t.attrs["scores"]["BLEU|two"].tolist() == pytest.approx(bleu)
+    assert t.at["two", "r"] == pytest.approx(scipy.stats.pearsonr(bleu, [human[s] for s in "abcd"])[0])
+    assert np.isnan(t.at["two", "p_value"]) and not np.isnan(t.at["one", "p_value"])

@@ -138,6 +138,9 @@ def test_identity_scores_one_for_every_metric():
     assert dtkm(t, [t]).score == pytest.approx(1.0)
     assert asiya_stm(t, [t]) == pytest.approx(1.0)
     assert asiya_hwcm(t, [t]) == pytest.approx(1.0)
+    one = T("(INTJ (UH Yes))")  # a one-word dependency tree is a single leaf node
+    for f in (stm, dstm, hwcm, tkm, dtkm):
+        assert f(one, [one]).score == pytest.approx(1.0)
 
 
 def test_asiya_variants_differ_from_the_paper():

@@ -28,7 +28,7 @@ def check(result: dict) -> None:
         for m in result["base_metrics"]:
             for c in ("Orig.", "+dr", "+dr-lex"):
                 assert -1 <= t[m][c] <= 1, (table, m, c)
-        assert abs(t["diff."]["+dr"] - (t["average"]["+dr"] - t["average"]["Orig."])) < 1e-9
+        assert abs(t["diff."]["+dr"] - (t["average"]["+dr"] - t["average"]["Orig."])) < 3e-6  # tables rounded to 6 decimals
     assert "Tuned all" in result["table4"]
     for data in ("WMT21 de-en DA", "TED zh-en MQM"):
         t2 = result["table2"][data]
