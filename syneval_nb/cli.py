@@ -4,6 +4,7 @@ Subcommands dispatch to ``<module>.cli(argv) -> int`` so that each module owns i
 
 - ``syneval-nb run``    execute the notebooks headless into ``reports/`` (:mod:`syneval_nb.runner`)
 - ``syneval-nb parse``  parse raw sentences into PTB trees, cached (:mod:`syneval_nb.parsing`)
+- ``syneval-nb rst``    RST-parse texts with the Feng-Hirst parser, cached (:mod:`syneval_nb.discourse`)
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import sys
 SUBCOMMANDS = {
     "run": ("syneval_nb.runner", "execute every notebook headless with papermill into reports/"),
     "parse": ("syneval_nb.parsing", "parse a text file (one sentence per line) into PTB trees"),
+    "rst": ("syneval_nb.discourse", "RST-parse a text file (one text per line) into .jsonl discourse trees"),
 }
 
 

@@ -43,9 +43,15 @@ themselves (sacrebleu 13a). When the raw reference texts are given (``texts=``),
 exactly, and every token is located in its raw text (:func:`align_leaves`), so a hybrid is written with the
 references' own characters (curly quotes, ``don't``, ``(``) and spacing; at a seam between pieces of two
 references the host reference's spacing at that boundary is used. Otherwise (no text, or a reference that does
-not align, 7 of the 3,058 WMT21/TED references) :func:`detokenize` writes the tokens: PTB escapes are unescaped
-(``-LRB-`` -> ``(``) and nltk's Treebank detokenizer rejoins clitics (``do n't`` -> ``don't``) and punctuation,
-quotes becoming ``"``.
+not align: 2 of the 3,058 WMT21/TED references, at "3½" and "’”") :func:`detokenize` writes the tokens: PTB
+escapes are unescaped (``-LRB-`` -> ``(``) and nltk's Treebank detokenizer rejoins clitics (``do n't`` ->
+``don't``) and punctuation, quotes becoming ``"``.
+
+**Evaluation helpers** (notebook 06): :func:`hybridize_frame` (extended sets of a (system, segment) table),
+:func:`lexical_scores` / :func:`syntactic_scores` (segment scores per reference set), :func:`correlation_table`
+(Pearson r and the paired-bootstrap interval of the difference to a baseline set), :func:`system_table`
+(system-level r and Williams test), and Table 5 / Figures 2-5: :func:`reference_statistics`,
+:func:`node_lengths`, :func:`length_distribution`, :func:`table5`.
 
 **Trees.** Every :class:`Hybrid` carries its tree: the tree of the root it was derived from with the substituted
 subtrees of the other references. Unchanged subtrees are shared with the input trees (no copies); treat the
@@ -589,8 +595,7 @@ def hybridize_corpus(segments: Sequence[Sequence[Tree | None]], *, max_refs: int
             raise ValueError(f"segment {s}: references {missing} have no tree; pass texts= to keep them")
         try:
             if keep:
-                hs = hybridize_segment([trees[i] for i in keep], max_refs=max(max_refs, len(keep))
-                                       if max_refs is not None else None,
+                hs = hybridize_segment([trees[i] for i in keep], max_refs=max_refs,
                                        texts=None if seg_texts is None else [seg_texts[i] for i in keep])
                 hybrids = [Hybrid(h.tokens, h.text, h.tree, h.is_original, keep[h.source],
                                   tuple((x, keep[j], y) for x, j, y in h.swaps), h.text_from) for h in hs.hybrids]

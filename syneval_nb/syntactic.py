@@ -278,9 +278,12 @@ class Parse:
 
     @classmethod
     def from_ptb(cls, text: str | None, space: Space, where: str = "") -> "Parse":
-        """Read a bracketed parse; ``None``, an empty string and the parser's ``(())`` give an unparsed sentence."""
-        if text is None or not str(text).strip():
+        """Read a bracketed parse; ``None``, NaN (a missing value in a DataFrame), an empty string and the parser's
+        ``(())`` give an unparsed sentence; anything else malformed raises :class:`TreeFormatError` naming ``where``."""
+        if text is None or (isinstance(text, float) and math.isnan(text)) or not str(text).strip():
             return cls(None, space)
+        if not isinstance(text, str):
+            raise TypeError(f"{where}: expected a bracketed parse string, got {type(text).__name__}")
         try:
             return cls(read_ptb(text), space)
         except EmptyParseError:
@@ -966,6 +969,7 @@ class References:
             for name in ([f"{m}_{d}" for d in range(1, D + 1)] if isinstance(obj, _DepthMetric) else [m]):
                 cols[name] = []
         sums = {m: ([0] * D, [0] * D) for m, obj in objs.items() if isinstance(obj, _DepthMetric)}
+        depth_cols = {m: [cols[f"{m}_{d}"] for d in range(1, D + 1)] for m in sums}
         n_hyp_unparsed = n_no_ref = 0
         it: Iterable[int] = range(len(self.segments))
         if progress:
@@ -981,7 +985,7 @@ class References:
                 scorable = hyp.ok and refs.ok
                 for m, obj in objs.items():
                     if m in sums:
-                        self._add_depth_row(obj, hyp, refs, scorable, cols, m, sums[m])
+                        self._add_depth_row(obj, hyp, refs, scorable, depth_cols[m], sums[m])
                     else:
                         st = obj.sentence_stats(hyp, refs) if scorable else None
                         cols[m].append(max(st) if st else math.nan)
@@ -1005,18 +1009,18 @@ class References:
         return df
 
     def _add_depth_row(self, obj: "_DepthMetric", hyp: Parse, refs: RefSet, scorable: bool,
-                       cols: dict[str, list[float]], m: str, sums: tuple[list[int], list[int]]) -> None:
-        """Append one segment's ``m_1..m_D`` (the metric with maximum depth d) and add its statistics to ``sums``."""
-        D = self.max_depth
+                       columns: list[list[float]], sums: tuple[list[int], list[int]]) -> None:
+        """Append one segment's ``m_1..m_D`` (the metric with maximum depth d, :func:`depth_score` of the first d
+        depths, computed incrementally) to ``columns`` and add its statistics to ``sums``."""
         if not scorable:
-            for d in range(1, D + 1):
-                cols[f"{m}_{d}"].append(math.nan)
+            for col in columns:
+                col.append(math.nan)
             return
         mm, tt = obj._stats(hyp, refs)
         eff, eps = obj.effective_order, obj.epsilon
         acc, n = 0.0, 0
         M, T = sums
-        for d in range(D):
+        for d, col in enumerate(columns):
             t = tt[d]
             M[d] += mm[d]
             T[d] += t
@@ -1024,7 +1028,7 @@ class References:
                 p = mm[d] / t if t else 0.0
                 acc += eps if (p == 0.0 and eps is not None) else p
                 n += 1
-            cols[f"{m}_{d + 1}"].append(acc / n if n else math.nan)
+            col.append(acc / n if n else math.nan)
 
 
 _REF_CACHE: "OrderedDict[tuple, References]" = OrderedDict()

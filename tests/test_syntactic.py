@@ -21,7 +21,7 @@ from syneval_nb.syntactic import (
     stm,
     tkm,
 )
-from syneval_nb.trees import read_ptb
+from syneval_nb.trees import TreeFormatError, read_ptb
 
 # Liu & Gildea (2005), Figure 2 as the text describes it: the hypothesis has the 7 nodes S, NP, VP, PRON, V, NP, PRON
 # (PRON twice), the reference has PRON once and an NP -> ART ADJ N ("I have a red pen").
@@ -191,6 +191,14 @@ def test_score_corpus_columns_nan_and_reuse():
     assert df.attrs["corpus"]["stm_1"] == pytest.approx((6 + 9) / (7 + 9))
     assert df.attrs["corpus"]["stm_3"] == pytest.approx(
         STM(3).corpus_score([T(HYP_FIG2), T(HYP_BLUE)], [[T(REF_FIG2)], [T(REF_PEN)]]).score)
+
+
+def test_score_corpus_missing_values_and_malformed_parses():
+    with pytest.warns(UserWarning, match="2 unparsed hypotheses"):
+        df = score_corpus([float("nan"), "", HYP_FIG2], [[REF_FIG2]] * 3, metrics=("stm",), max_depth=3)
+    assert df["stm_3"].isna().tolist() == [True, True, False]
+    with pytest.raises(TreeFormatError, match="segment 1, hypothesis"):
+        score_corpus([HYP_FIG2, "(S (NP dog"], [[REF_FIG2]] * 2, metrics=("stm",), max_depth=3)
 
 
 def test_references_are_built_once_and_shared():

@@ -23,12 +23,16 @@ def check(result: dict) -> None:
     assert -0.6 < t3["DR"]["Orig."] < -0.3
     assert result["controls"]["DR"]["tie_rate"] > 0.35
     assert -0.2 < t3["DR-lex"]["Orig."] < 0.1
+    # measured on this sample (deterministic: seeded sample, folds over talks, no other randomness)
+    assert abs(t3["DR"]["Orig."] - (-0.4793)) < 5e-3 and abs(t3["DR-lex"]["Orig."] - (-0.0730)) < 5e-3
+    assert abs(result["controls"]["DR"]["pearson"] - 0.0657) < 5e-3
     for table in ("table3", "table4", "table5"):
         t = result[table]
         for m in result["base_metrics"]:
             for c in ("Orig.", "+dr", "+dr-lex"):
                 assert -1 <= t[m][c] <= 1, (table, m, c)
-        assert abs(t["diff."]["+dr"] - (t["average"]["+dr"] - t["average"]["Orig."])) < 3e-6  # tables rounded to 6 decimals
+        # tables are rounded to 6 decimals
+        assert abs(t["diff."]["+dr"] - (t["average"]["+dr"] - t["average"]["Orig."])) < 3e-6
     assert "Tuned all" in result["table4"]
     for data in ("WMT21 de-en DA", "TED zh-en MQM"):
         t2 = result["table2"][data]
@@ -36,8 +40,7 @@ def check(result: dict) -> None:
     # single-EDU ties: both sides void in a quarter of the TED sample, more on de-en (short news sentences)
     v = result["voids"]
     assert sum(v["TED zh-en"][k] for k in ("both_void", "one_void", "neither_void", "missing")) == 40 * 13
-    assert 0.15 < v["TED zh-en"]["share_both_void"] < 0.35
-    assert 0.3 < v["WMT21 de-en"]["share_both_void"] < 0.5
+    assert v["TED zh-en"]["both_void"] == 129 and v["WMT21 de-en"]["both_void"] == 300
     fig = result["figure4"]
     assert fig["dr_best"] > fig["dr_worst"]
     lam = {(r["lam"], r["metric"]): r for r in result["lambda"]}
