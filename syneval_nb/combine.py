@@ -441,29 +441,17 @@ def human_pair_ties(metric: Sequence[float], human: Sequence[float], segments: S
 
 
 def length_control(hyps: Sequence[str], refs: Sequence[str], tokenizer: str = "13a") -> np.ndarray:
-    """The length-difference control baseline: ``-|len(hyp) - len(ref)|`` in tokens (higher = closer in length),
-    with :func:`syneval_nb.lexical.tokenize`."""
+    """The length-difference control baseline ``-|len(hyp) - len(ref)|`` in tokens (higher = closer in length):
+    :func:`syneval_nb.stats.length_controls` on :func:`syneval_nb.lexical.tokenize` lengths."""
     from .lexical import tokenize
 
-    return -np.array([abs(len(tokenize(h, tokenizer)) - len(tokenize(r, tokenizer))) for h, r in zip(hyps, refs)],
-                     dtype=float)
+    return stats.length_controls([len(tokenize(h, tokenizer)) for h in hyps],
+                                 np.array([len(tokenize(r, tokenizer)) for r in refs], dtype=float))["neg_abs_len_diff"]
 
 
 def partial_correlation(x: Sequence[float], y: Sequence[float], z: np.ndarray | Sequence[float]) -> float:
-    """Pearson partial correlation of ``x`` and ``y`` controlling for the column(s) ``z``: the correlation of the
-    residuals of ``x`` and ``y`` after least-squares regression on ``[1, z]``.
-
-    LAST RESORT, to move: :mod:`syneval_nb.stats` has no partial correlation yet (requested in the issue-9 report);
-    this is the textbook residual definition (equal to ``(r_xy - r_xz r_yz) / sqrt((1-r_xz^2)(1-r_yz^2))`` for one
-    control variable), checked against that formula in the tests.
-    """
-    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    za = np.asarray(z, dtype=float).reshape(len(xa), -1)
-    keep = np.isfinite(xa) & np.isfinite(ya) & np.isfinite(za).all(axis=1)
-    A = np.column_stack([np.ones(keep.sum()), za[keep]])
-    rx = xa[keep] - A @ np.linalg.lstsq(A, xa[keep], rcond=None)[0]
-    ry = ya[keep] - A @ np.linalg.lstsq(A, ya[keep], rcond=None)[0]
-    return stats.pearson(rx, ry)
+    """:func:`syneval_nb.stats.partial_correlation` dropping rows with a missing value (NaN metric scores)."""
+    return stats.partial_correlation(x, y, z, nan_policy="omit")
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -65,9 +65,14 @@ class RemoteFile:
     commit: str
     remote: str
     local: str
+    alternates: tuple[str, ...] = ()
+    """Other remote paths tried in order when ``remote`` is not found (files renamed across commits)."""
 
-    def url(self, base_url: str = DEFAULT_BASE_URL) -> str:
-        return f"{base_url.rstrip('/')}/{self.repo}/raw/{self.commit}/{self.remote}"
+    def url(self, base_url: str = DEFAULT_BASE_URL, remote: str | None = None) -> str:
+        return f"{base_url.rstrip('/')}/{self.repo}/raw/{self.commit}/{remote or self.remote}"
+
+    def urls(self, base_url: str = DEFAULT_BASE_URL) -> list[str]:
+        return [self.url(base_url, r) for r in (self.remote, *self.alternates)]
 
 
 def _wmt21_files() -> list[RemoteFile]:
@@ -88,7 +93,9 @@ def _wmt21_files() -> list[RemoteFile]:
 
 def _ted_files() -> list[RemoteFile]:
     return [
-        RemoteFile(MQM_REPO, MQM_COMMIT, "ted/zhen/mqm_ted_zhen.tsv", "mqm_ted_zhen.tsv"),
+        # the repository's history also names the error file ``mqm-ted_zhen.tsv`` (hyphen): tried second
+        RemoteFile(MQM_REPO, MQM_COMMIT, "ted/zhen/mqm_ted_zhen.tsv", "mqm_ted_zhen.tsv",
+                   alternates=("ted/zhen/mqm-ted_zhen.tsv",)),
         RemoteFile(MQM_REPO, MQM_COMMIT, "ted/zhen/mqm_ted_zhen.avg_seg_scores.tsv", "mqm_ted_zhen.avg_seg_scores.tsv"),
         RemoteFile(MQM_REPO, MQM_COMMIT, "LICENSE", "LICENSE"),
     ]
@@ -115,6 +122,18 @@ def _fetch(url: str, dest: Path) -> None:
         raise OSError(f"could not download {url}: {exc}") from exc
 
 
+def _fetch_first(urls: Sequence[str], dest: Path) -> None:
+    """Download the first of ``urls`` that exists; the error names every URL tried."""
+    errors = []
+    for url in urls:
+        try:
+            _fetch(url, dest)
+            return
+        except OSError as exc:
+            errors.append(str(exc))
+    raise OSError("; ".join(errors))
+
+
 def download_dataset(name: str, dest_root: str | os.PathLike | None = None,
                      base_url: str = DEFAULT_BASE_URL, force: bool = False) -> Path:
     """Download the public files of data set ``name`` (``"wmt21-deen"`` or ``"ted-zhen-mqm"``).
@@ -132,7 +151,7 @@ def download_dataset(name: str, dest_root: str | os.PathLike | None = None,
     folder = root / name
     todo = [rf for rf in SOURCES[name] if force or not (folder / rf.local).is_file()]
     for rf in tqdm(todo, desc=f"downloading {name}", unit="file", disable=not todo):
-        _fetch(rf.url(base_url), folder / rf.local)
+        _fetch_first(rf.urls(base_url), folder / rf.local)
     if name == TED_ZHEN and (force or not (folder / "texts.tsv").is_file()):
         write_ted_texts(folder)
     return folder

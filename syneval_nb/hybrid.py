@@ -97,6 +97,7 @@ __all__ = [
     "syntactic_scores",
     "correlation_table",
     "system_table",
+    "system_correlations",
 ]
 
 DEFAULT_MAX_REFS = 64
@@ -771,18 +772,20 @@ def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any,
     """Segment scores of syntactic metrics (:mod:`syneval_nb.syntactic`, ``<metric>_<depth>``) of every row of
     ``df`` with every reference set: columns ``(metric, reference set)``, rows aligned with ``df``.
 
-    ``ref_parse_sets``: name -> ``{seg_id: [bracketed parse of each reference]}`` (see :attr:`HybridSet.ptbs`)."""
+    ``ref_parse_sets``: name -> ``{seg_id: [bracketed parse of each reference]}`` (see :attr:`HybridSet.ptbs`).
+    ``attrs["corpus"]``: the corpus-level scores (summed statistics), one row per system, same columns."""
     import warnings
 
     from .syntactic import References
 
     segs = list(dict.fromkeys(df[seg_col]))
     pos = {s: k for k, s in enumerate(segs)}
-    cols: dict[tuple[str, str], np.ndarray] = {(m, r): np.full(len(df), np.nan) for m in metrics for r in ref_parse_sets}
+    cols = {(m, r): np.full(len(df), np.nan) for m in metrics for r in ref_parse_sets}
+    corpus: dict[tuple[str, str], dict[Any, float]] = {(m, r): {} for m in metrics for r in ref_parse_sets}
     groups = list(df.reset_index(drop=True).groupby(system_col, sort=True))
     for r, sets in tqdm(list(ref_parse_sets.items()), desc="syntactic scores", disable=not progress):
         refs = References([list(sets[s]) for s in segs], max_depth=depth)
-        for _, g in groups:
+        for system, g in groups:
             hyps: list[str | None] = [None] * len(segs)
             for s, h in zip(g[seg_col], g[hyp_col]):
                 hyps[pos[s]] = h if isinstance(h, str) else None  # pandas writes a missing parse as NaN
@@ -792,7 +795,15 @@ def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any,
             rows = np.array([pos[s] for s in g[seg_col]])
             for m in metrics:
                 cols[(m, r)][g.index.to_numpy()] = sc[f"{m}_{depth}"].to_numpy()[rows]
+                corpus[(m, r)][system] = sc.attrs["corpus"][f"{m}_{depth}"]
     out = pd.DataFrame(cols, index=df.index)
+    out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
+    out.attrs["corpus"] = _by_system(corpus)
+    return out
+
+
+def _by_system(scores: Mapping[tuple[str, str], Mapping[Any, float]]) -> pd.DataFrame:
+    out = pd.DataFrame({k: pd.Series(v) for k, v in scores.items()})
     out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
     return out
 
@@ -826,32 +837,43 @@ def correlation_table(scores: pd.DataFrame, human: Sequence[float], baseline: st
     return pd.DataFrame(rows)
 
 
-def system_table(metrics: Mapping[str, Any], hyps: Mapping[str, Sequence[str]],
-                 ref_sets: Mapping[str, Sequence[Sequence[str]]], human: Mapping[str, float], baseline: str,
-                 progress: bool = True) -> pd.DataFrame:
-    """System level: corpus score of every system with every metric and reference set (summed statistics,
-    ``Metric.corpus_score``), Pearson r with ``human`` (one value per system), and against ``baseline`` the
-    Williams (1959) test of r(set) > r(baseline) (:func:`stats.williams_test`, n = number of systems).
-    ``attrs["scores"]`` holds the corpus scores, one row per system."""
+def system_correlations(scores: pd.DataFrame, human: Mapping[Any, float], baseline: str) -> pd.DataFrame:
+    """System level: Pearson r with ``human`` of every ``(metric, reference set)`` column of ``scores`` (one row
+    per system; systems without a human score are left out) and, against ``baseline``, the Williams (1959) test
+    of r(set) > r(baseline) (:func:`stats.williams_test`, n = number of systems)."""
     from .stats import pearson, williams_test
 
-    systems = [s for s in hyps if s in human]
+    systems = [s for s in scores.index if s in human]
     if len(systems) < 4:
         raise ValueError(f"only {len(systems)} systems have a human score; need at least 4")
     hv = np.array([human[s] for s in systems], dtype=float)
-    sc: dict[tuple[str, str], list[float]] = {}
-    for m, r in tqdm([(m, r) for m in metrics for r in ref_sets], desc="corpus scores", disable=not progress):
-        sc[(m, r)] = [metrics[m].corpus_score(list(hyps[s]), ref_sets[r]).score for s in systems]
+    sc = scores.loc[systems]
     rows = []
-    for m in metrics:
-        base = np.array(sc[(m, baseline)])
+    for m in dict.fromkeys(sc.columns.get_level_values(0)):
+        if (m, baseline) not in sc.columns:
+            raise ValueError(f"baseline reference set {baseline!r} not among {list(sc[m].columns)}")
+        base = sc[(m, baseline)].to_numpy(dtype=float)
         r_base = pearson(base, hv)
-        for r in ref_sets:
-            x = np.array(sc[(m, r)])
+        for r in sc[m].columns:
+            x = sc[(m, r)].to_numpy(dtype=float)
             rx = pearson(x, hv)
             t, p = (np.nan, np.nan) if r == baseline else williams_test(rx, r_base, pearson(x, base), len(systems))
             rows.append({"metric": m, "references": r, "r": rx, "delta": rx - r_base, "williams_t": t,
                          "p_value": p, "n_systems": len(systems)})
-    out = pd.DataFrame(rows)
-    out.attrs["scores"] = pd.DataFrame({f"{m}|{r}": v for (m, r), v in sc.items()}, index=systems)
+    return pd.DataFrame(rows)
+
+
+def system_table(metrics: Mapping[str, Any], hyps: Mapping[str, Sequence[str]],
+                 ref_sets: Mapping[str, Sequence[Sequence[str]]], human: Mapping[str, float], baseline: str,
+                 progress: bool = True) -> pd.DataFrame:
+    """:func:`system_correlations` of the lexical metrics' corpus scores (summed statistics,
+    ``Metric.corpus_score``) of every system (``hyps[system]`` aligned with ``ref_sets[name]``).
+    ``attrs["scores"]`` holds the corpus scores, one row per system, columns ``(metric, reference set)``."""
+    systems = [s for s in hyps if s in human]
+    sc: dict[tuple[str, str], dict[str, float]] = {}
+    for m, r in tqdm([(m, r) for m in metrics for r in ref_sets], desc="corpus scores", disable=not progress):
+        sc[(m, r)] = {s: metrics[m].corpus_score(list(hyps[s]), ref_sets[r]).score for s in systems}
+    scores = _by_system(sc)
+    out = system_correlations(scores, human, baseline)
+    out.attrs["scores"] = scores
     return out

@@ -204,7 +204,10 @@ def subtree_ids(tree: Tree, depth: int, shapes: dict, insert: bool,
             sid = new_id(tree._label, 0) if insert else -1
         first.append(sid)
     else:
-        rec(tree)
+        try:
+            rec(tree)
+        finally:
+            rec = None  # a recursive closure is a reference cycle: break it so no garbage waits for the collector
     return out
 
 
@@ -221,7 +224,10 @@ def _postorder_heights(tree: Tree) -> list[tuple[Tree, int, int]]:
         out.append((node, h, pre))
         return h
 
-    rec(tree)
+    try:
+        rec(tree)
+    finally:
+        rec = None  # break the closure's reference cycle
     return out
 
 
@@ -853,7 +859,10 @@ def _label_chains(t: Tree, length: int) -> Counter:
             if isinstance(c, Tree):
                 walk(c, path)
 
-    walk(t, ())
+    try:
+        walk(t, ())
+    finally:
+        walk = None  # break the closure's reference cycle
     return out
 
 

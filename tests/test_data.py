@@ -182,6 +182,16 @@ def test_download_from_mirror(shared_data, tmp_path):
         data.download_dataset("wmt99", tmp_path)
 
 
+def test_download_tries_alternate_names(shared_data, tmp_path):
+    """The MQM repository also names the error file mqm-ted_zhen.tsv: a mirror with only that name still works."""
+    base = _mirror(shared_data, tmp_path / "mirror")
+    rf = next(f for f in data.SOURCES["ted-zhen-mqm"] if f.local == "mqm_ted_zhen.tsv")
+    primary = tmp_path / "mirror" / rf.repo / "raw" / rf.commit / rf.remote
+    primary.rename(primary.with_name("mqm-ted_zhen.tsv"))
+    got = data.download_dataset("ted-zhen-mqm", tmp_path / "dl", base_url=base)
+    assert (got / "mqm_ted_zhen.tsv").read_bytes() == (shared_data / "ted-zhen-mqm" / "mqm_ted_zhen.tsv").read_bytes()
+
+
 def test_folder_none_downloads_into_cache(shared_data, tmp_path, monkeypatch):
     base = _mirror(shared_data, tmp_path / "mirror")
     monkeypatch.setattr(paths, "shared_data_dir", lambda: None)

@@ -256,9 +256,8 @@ def test_bad_input():
 
 
 def test_corpus_keeps_references_without_tree(figure1):
-    sets = hybridize_corpus([[figure1[0], None, figure1[1]]],
-                            texts=[["Machine translation develops constantly", "MT evolves.", "MT progresses persistently"]],
-                            max_refs=None, progress=False)
+    texts = ["Machine translation develops constantly", "MT evolves.", "MT progresses persistently"]
+    sets = hybridize_corpus([[figure1[0], None, figure1[1]]], texts=[texts], max_refs=None, progress=False)
     hs = sets[0]
     assert len(hs) == 9
     assert [h.text for h in hs.originals] == ["Machine translation develops constantly", "MT evolves.",
@@ -359,6 +358,8 @@ def test_hybridize_frame_and_syntactic_scores(figure1):
     assert sc[("stm", "ext")].iloc[0] == pytest.approx(1.0)
     assert sc[("stm", "orig")].iloc[0] == pytest.approx((1 + 2 / 3) / 2)
     assert np.isnan(sc[("stm", "ext")].iloc[1])  # unparsed hypothesis
+    # corpus level of system s1 (rows 0 and 2, both hybrids of the extended set): STM 1
+    assert sc.attrs["corpus"].at["s1", ("stm", "ext")] == pytest.approx(1.0)
 
 
 def test_correlation_table_matches_scipy():
@@ -389,6 +390,6 @@ def test_system_table_matches_sacrebleu():
                                 baseline="two", progress=False).set_index("references")
     streams = [list(x) for x in zip(*refs)]
     bleu = [sacrebleu.corpus_bleu(hyps[s], streams).score / 100 for s in "abcd"]
-    assert t.attrs["scores"]["BLEU|two"].tolist() == pytest.approx(bleu)
+    assert t.attrs["scores"][("BLEU", "two")].tolist() == pytest.approx(bleu)
     assert t.at["two", "r"] == pytest.approx(scipy.stats.pearsonr(bleu, [human[s] for s in "abcd"])[0])
     assert np.isnan(t.at["two", "p_value"]) and not np.isnan(t.at["one", "p_value"])
