@@ -575,9 +575,6 @@ class _DepthMetric:
         self.effective_order = bool(effective_order)
 
     # -- to be specialised
-    def _hyp_items(self, hyp: Parse) -> Any:
-        raise NotImplementedError
-
     def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
         raise NotImplementedError
 
@@ -605,8 +602,10 @@ class _DepthMetric:
         return DepthResult(self.name, tuple(m), tuple(t), self.effective_order, self.epsilon, self.signature(),
                            explain_fn, draw_fn)
 
+    drawable = False  # STM and DSTM can draw the hypothesis tree with its matched subtrees
+
     def _draw(self, hyp: Parse, refs: RefSet, depth: int):
-        return None
+        raise NotImplementedError
 
     def sentence_score(self, hyp: Tree | None, refs: Sequence[Tree | None]) -> DepthResult:
         """Score one hypothesis tree against its reference trees (``None`` entries are unparsed sentences)."""
@@ -623,7 +622,7 @@ class _DepthMetric:
             return pd.DataFrame(self._explain_rows(h, rs))
 
         draw = None
-        if isinstance(self, STM):
+        if self.drawable:
             def draw(depth: int):
                 return self._draw(h, rs, depth)
 
@@ -651,6 +650,7 @@ class STM(_DepthMetric):
 
     name = "STM"
     dependency = False
+    drawable = True
 
     def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
@@ -685,7 +685,6 @@ class STM(_DepthMetric):
                 row["matched"] = row["clipped"] > 0
                 rows.append(row)
         return rows
-
 
     def _draw(self, hyp: Parse, refs: RefSet, depth: int):
         import svgling

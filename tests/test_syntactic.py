@@ -58,6 +58,11 @@ def test_stm_explain_names_the_matched_subtrees():
     d3 = ex[ex.depth == 3].set_index("item")["matched"].to_dict()
     assert d3 == {"(S (NP PRON) (VP V NP))": True, "(VP V (NP PRON))": False}
     assert ex.groupby("depth")["clipped"].sum().tolist() == [6, 3, 1]
+    # the picture colours the depth-3 roots: S found (green), VP not found (red)
+    svg = stm(T(HYP_FIG2), [T(REF_FIG2)], depth=3).draw(3).get_svg().tostring()
+    assert svg.count("#1a9641") >= 1 and svg.count("#d7191c") == 1
+    with pytest.raises(ValueError, match="nothing to draw"):
+        hwcm(T(HYP_BLUE), [T(REF_PEN)]).draw(2)
 
 
 def test_stm_clips_by_the_best_single_reference_not_the_sum():
