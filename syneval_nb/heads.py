@@ -58,7 +58,7 @@ from typing import Iterable, Sequence
 
 from nltk import Tree
 
-from .trees import TreeFormatError, read_ptb
+from .trees import FlatTree, TreeFormatError, flatten, read_ptb_flat
 
 __all__ = [
     "PUNCT_TAGS",
@@ -228,6 +228,18 @@ class DependencyTree:
         if n and self._reachable() != n:
             raise ValueError("the heads contain a cycle: not every word is reached from the root")
 
+    @classmethod
+    def _trusted(cls, words: list[str], tags: list[str], heads: list[int]) -> "DependencyTree":
+        """Construct without the validation, for heads that are a tree by construction (:func:`to_dependencies`)."""
+        dep = cls.__new__(cls)
+        dep.words, dep.tags, dep.heads = words, tags, heads
+        kids: list[list[int]] = [[] for _ in heads]
+        for d, h in enumerate(heads):
+            if h >= 0:
+                kids[h].append(d)
+        dep._kids = kids
+        return dep
+
     def _reachable(self) -> int:
         stack, seen = [self.root], 0
         while stack:
@@ -251,14 +263,33 @@ class DependencyTree:
         return list(self._kids[i])
 
     def to_nltk(self) -> Tree:
-        """The word-labelled tree: node label = word, children = its dependents' trees in surface order."""
+        """The word-labelled tree: node label = word, children = its dependents' trees in surface order (a new
+        ``nltk.Tree`` on every call)."""
+        f = self.to_flat()
+        return FlatTree(f.labels, f.kids, f.words).to_tree()
+
+    def to_flat(self) -> FlatTree:
+        """:meth:`to_nltk` as a :class:`~syneval_nb.trees.FlatTree` (nodes in preorder, labelled with the words;
+        no node has a word child), without building ``nltk.Tree`` objects; cached."""
+        flat = self.__dict__.get("_flat")
+        if flat is not None:
+            return flat
         if not self.words:
             raise ValueError("an empty dependency tree has no nltk form")
-
-        def build(i: int) -> Tree:
-            return Tree(self.words[i], [build(k) for k in self._kids[i]])
-
-        return build(self.root)
+        words, kids = self.words, self._kids
+        order: list[int] = []  # word indices in preorder
+        stack = [self.root]
+        while stack:
+            i = stack.pop()
+            order.append(i)
+            stack.extend(reversed(kids[i]))
+        pos = [0] * len(words)
+        for k, i in enumerate(order):
+            pos[i] = k
+        flat = FlatTree([words[i] for i in order], [tuple([pos[d] for d in kids[i]]) for i in order],
+                        [None] * len(order))
+        self.__dict__["_flat"] = flat
+        return flat
 
     def to_conll(self) -> str:
         """CoNLL-X style lines ``ID FORM POSTAG HEAD`` (1-based ids, head 0 for the root)."""
@@ -279,7 +310,10 @@ class DependencyTree:
                 end = j == len(kids) - 1
                 walk(k, ext, "└── " if end else "├── ", end)
 
-        walk(self.root, "", "", True)
+        try:
+            walk(self.root, "", "", True)
+        finally:
+            walk = None  # a recursive closure is a reference cycle: break it
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -310,42 +344,54 @@ def to_dependencies(tree: Tree | str, drop_punct: bool = False) -> DependencyTre
     :func:`~syneval_nb.trees.read_ptb`).
     """
     if isinstance(tree, str):
-        tree = read_ptb(tree)
-    if not isinstance(tree, Tree):
+        flat = read_ptb_flat(tree)
+    elif isinstance(tree, FlatTree):
+        flat = tree
+    elif isinstance(tree, Tree):
+        flat = flatten(tree)
+    else:
         raise TypeError(f"to_dependencies expects an nltk.Tree or a bracketed string, got {type(tree).__name__}")
+    dep = DependencyTree._trusted(*_head_arrays(flat))
+    return _drop_punct(dep) if drop_punct else dep
+
+
+def _head_arrays(flat: FlatTree) -> tuple[list[str], list[str], list[int]]:
+    """Words, tags and heads of a (PTB-shaped) :class:`~syneval_nb.trees.FlatTree`, bottom-up over the preorder
+    arrays: a node's head word is its head child's head word, and the other children's head words depend on it."""
+    labels, kids, fwords = flat.labels, flat.kids, flat.words
+    n = len(labels)
+    hw = [0] * n  # the node's head word (index among the words)
+    punct = [False] * n  # whether all the node's words are punctuation
     words: list[str] = []
     tags: list[str] = []
-    heads: list[int] = []
-
-    def walk(node: Tree) -> tuple[int, bool]:
-        """Returns (index of the node's head word, whether all its words are punctuation)."""
-        labels, punct, hws = [], [], []
-        for c in node:
-            if c.__class__ is str or not isinstance(c, Tree):
-                if len(node) == 1:  # a preterminal (TAG word)
-                    tag = node.label()
-                    heads.append(-1)
-                    words.append(c)
-                    tags.append(tag)
-                    return len(words) - 1, tag in PUNCT_TAGS
-                raise TreeFormatError(f"constituent {node.label()!r} mixes the word {c!r} with other children; "
-                                      "a word stands only in a preterminal (TAG word)")
-            w, p = walk(c)
-            labels.append(c.label())
-            punct.append(p)
-            hws.append(w)
-        if not hws:
-            raise TreeFormatError(f"constituent {node.label()!r} has no children")
-        h = _head_index(node.label(), tuple(labels), tuple(punct))
-        hw = hws[h]
-        for w in hws:
-            if w != hw:
-                heads[w] = hw
-        return hw, all(punct)
-
-    walk(tree)
-    dep = DependencyTree(words, tags, heads)
-    return _drop_punct(dep) if drop_punct else dep
+    for i, w in enumerate(fwords):  # preterminals in preorder are the words in surface order
+        if w is not None:
+            hw[i] = len(words)
+            words.append(w)
+            tag = labels[i]
+            tags.append(tag)
+            punct[i] = tag in PUNCT_TAGS
+    heads = [-1] * len(words)
+    for i in range(n - 1, -1, -1):
+        ks = kids[i]
+        if fwords[i] is not None:
+            continue
+        if len(ks) == 1:
+            c = ks[0]
+            hw[i] = hw[c]
+            punct[i] = punct[c]
+            continue
+        if not ks:
+            raise TreeFormatError(f"constituent {labels[i]!r} has no children")
+        ps = tuple([punct[c] for c in ks])
+        head = hw[ks[_head_index(labels[i], tuple([labels[c] for c in ks]), ps)]]
+        for c in ks:
+            w = hw[c]
+            if w != head:
+                heads[w] = head
+        hw[i] = head
+        punct[i] = all(ps)
+    return words, tags, heads
 
 
 def _drop_punct(dep: DependencyTree) -> DependencyTree:
@@ -374,7 +420,10 @@ def lexicalize(tree: Tree) -> Tree:
         head_word = res[h][1]
         return Tree(f"{node.label()}[{head_word}]", [t for t, _, _ in res]), head_word, all(punct)
 
-    return walk(tree)[0]
+    try:
+        return walk(tree)[0]
+    finally:
+        walk = None  # break the recursive closure's reference cycle
 
 
 def explain_tree(tree: Tree) -> list[dict]:
@@ -393,7 +442,10 @@ def explain_tree(tree: Tree) -> list[dict]:
         row.update({"children": " ".join(labels), "head child": labels[h], "head word": res[h][0], "rule": why})
         return res[h][0], all(punct)
 
-    walk(tree)
+    try:
+        walk(tree)
+    finally:
+        walk = None  # break the recursive closure's reference cycle
     return rows
 
 
@@ -408,13 +460,13 @@ def headword_chains(dep: DependencyTree, max_len: int) -> list[tuple[str, ...]]:
         raise ValueError(f"max_len must be at least 1, got {max_len}")
     words = dep.words
     kids = dep._kids
-    level = [(i,) for i in range(len(words))]
     out = [(w,) for w in words]
+    level = [(i, c) for i, c in enumerate(out)]  # (last word, chain)
     for _ in range(max_len - 1):
-        level = [c + (k,) for c in level for k in kids[c[-1]]]
+        level = [(k, c + (words[k],)) for i, c in level for k in kids[i]]
         if not level:
             break
-        out.extend(tuple(words[i] for i in c) for c in level)
+        out.extend([c for _, c in level])
     return out
 
 

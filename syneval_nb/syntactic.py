@@ -71,7 +71,8 @@ from nltk import Tree
 
 from . import __version__
 from .kernels import KernelTree, cosine, kernel_contributions
-from .trees import EmptyParseError, EncodedTree, Interner, TreeFormatError, encode, read_ptb
+from .trees import (EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, encode, flatten,
+                    read_ptb_flat)
 
 __all__ = [
     "DEFAULT_DEPTH",
@@ -100,6 +101,8 @@ __all__ = [
     "depth_score",
     "score_corpus",
     "score_frame",
+    "score_systems",
+    "clear_caches",
 ]
 
 DEFAULT_DEPTH = 4
@@ -129,61 +132,54 @@ class Space:
         self.depth_of: list[int] = []  # depth - 1 of each shape id
 
 
-def subtree_ids(tree: Tree, depth: int, shapes: dict, insert: bool,
+def subtree_ids(tree: "Tree | FlatTree", depth: int, shapes: dict, insert: bool,
                 depth_of: list[int] | None = None) -> list[list[int]]:
     """The shape id of every subtree of depth ``1..depth`` (STM's ``subtrees_d``), bottom-up in one pass.
 
-    ``out[d-1]`` lists, in postorder, the ids of the depth-``d`` subtrees (one per node of height >= ``d``; words are
-    not nodes). The depth-1 shape of a node is its label; the depth-``k`` shape is the label with the depth-``k-1``
-    shapes of its child nodes (a child of smaller height contributes its whole subtree). Shapes of different depths
-    never share an id. With ``insert=True`` new shapes get the next id (and ``depth_of[id]`` their depth - 1, if a
-    list is given); with ``insert=False`` an unknown shape gets id ``-1``, and so does every shape above it (it
-    cannot be in the table either).
+    ``out[d-1]`` lists the ids of the depth-``d`` subtrees (one per node of height >= ``d``; words are not nodes),
+    in reverse preorder (node ``n-1`` first, the root last: children before parents). The depth-1 shape of a node
+    is its label; the depth-``k`` shape is the label with the depth-``k-1`` shapes of its child nodes (a child of
+    smaller height contributes its whole subtree). Shapes of different depths never share an id. With
+    ``insert=True`` new shapes get the next id (and ``depth_of[id]`` their depth - 1, if a list is given); with
+    ``insert=False`` an unknown shape gets id ``-1``, and so does every shape above it (it cannot be in the table
+    either). ``tree`` is an ``nltk.Tree`` or, without building one, a :class:`~syneval_nb.trees.FlatTree`.
     """
+    flat = tree if isinstance(tree, FlatTree) else flatten(tree)
+    labels, kids = flat.labels, flat.kids
     out: list[list[int]] = [[] for _ in range(depth)]
     first = out[0]
     get = shapes.get
-    item = list.__getitem__  # nltk's Tree.__getitem__ is a Python-level method: avoid it in the hot loop
     track = depth_of.append if (insert and depth_of is not None) else None
-
-    def new_id(key: Any, d: int) -> int:
-        sid = shapes[key] = len(shapes)
-        if track is not None:
-            track(d)
-        return sid
-
-    def rec(node: Tree) -> Sequence[int]:
-        kids: list[Sequence[int]] = []
-        h = 1
-        for c in node:
-            if not isinstance(c, Tree):
-                continue
-            if not c or (len(c) == 1 and not isinstance(item(c, 0), Tree)):  # a node without child nodes
-                sid = get(c._label)
-                if sid is None:
-                    sid = new_id(c._label, 0) if insert else -1
-                first.append(sid)
-                kids.append((sid,))
-            else:
-                t = rec(c)
-                kids.append(t)
-                if len(t) > h:
-                    h = len(t)
-        lab = node._label
+    # each node's shape ids of depth 1..depth, where the depths beyond its height repeat its whole subtree's id
+    # (what a parent needs from a shorter child), and its height (capped at depth)
+    ids_of: list = [None] * len(labels)
+    height = [1] * len(labels)
+    leaf: dict[int, tuple[int, ...]] = {}
+    for i in range(len(labels) - 1, -1, -1):
+        lab = labels[i]
         sid = get(lab)
         if sid is None:
-            sid = new_id(lab, 0) if insert else -1
+            if insert:
+                sid = shapes[lab] = len(shapes)
+                if track is not None:
+                    track(0)
+            else:
+                sid = -1
         first.append(sid)
-        if not kids or depth == 1:
-            return (sid,)
-        ids = [sid]
-        h += 1
+        ks = kids[i]
+        if not ks or depth == 1:
+            t = leaf.get(sid)
+            if t is None:
+                t = leaf[sid] = (sid,) * depth
+            ids_of[i] = t
+            continue
+        h = 1 + max([height[c] for c in ks])
         if h > depth:
             h = depth
-        need = h - 1  # the node's shapes of depth 2..h use its children's shapes of depth 1..h-1
-        padded = [t if len(t) >= need else (*t, *((t[-1],) * (need - len(t)))) for t in kids]
+        height[i] = h
+        ids = [sid]
         k = 0
-        for parts in zip(*padded):  # parts: the children's shapes of depth k + 1 (a child's whole subtree if shorter)
+        for parts in zip(*[ids_of[c] for c in ks]):  # the children's shapes of depth k + 1
             k += 1
             if k == h:
                 break
@@ -191,44 +187,37 @@ def subtree_ids(tree: Tree, depth: int, shapes: dict, insert: bool,
                 key = (lab, parts)
                 sid = get(key)
                 if sid is None:
-                    sid = new_id(key, k)
+                    sid = shapes[key] = len(shapes)
+                    if track is not None:
+                        track(k)
             elif sid != -1:
                 sid = -1 if -1 in parts else get((lab, parts), -1)
             ids.append(sid)
             out[k].append(sid)
-        return ids
-
-    if not tree or (len(tree) == 1 and not isinstance(item(tree, 0), Tree)):
-        sid = get(tree._label)
-        if sid is None:
-            sid = new_id(tree._label, 0) if insert else -1
-        first.append(sid)
-    else:
-        try:
-            rec(tree)
-        finally:
-            rec = None  # a recursive closure is a reference cycle: break it so no garbage waits for the collector
+        if h < depth:
+            ids.extend([sid] * (depth - h))
+        ids_of[i] = ids
     return out
 
 
-def _postorder_heights(tree: Tree) -> list[tuple[Tree, int, int]]:
-    """``(node, height, preorder index)`` of every node in postorder (the order of :func:`subtree_ids`)."""
-    out: list[tuple[Tree, int, int]] = []
-    counter = [0]
+def _heights(flat: FlatTree) -> list[int]:
+    """Each node's height (node levels down to its deepest preterminal; words are not nodes), preorder indices."""
+    kids = flat.kids
+    h = [1] * len(kids)
+    for i in range(len(kids) - 1, -1, -1):
+        ks = kids[i]
+        if ks:
+            h[i] = 1 + max([h[c] for c in ks])
+    return h
 
-    def rec(node: Tree) -> int:
-        pre = counter[0]
-        counter[0] += 1
-        hs = [rec(c) for c in node if isinstance(c, Tree)]
-        h = 1 + max(hs) if hs else 1
-        out.append((node, h, pre))
-        return h
 
-    try:
-        rec(tree)
-    finally:
-        rec = None  # break the closure's reference cycle
-    return out
+def _reverse_preorder_heights(tree: Tree) -> list[tuple[Tree, int, int]]:
+    """``(node, height, preorder index)`` of every node in reverse preorder (the order of :func:`subtree_ids`)."""
+    from .trees import _preorder
+
+    nodes = _preorder(tree)
+    heights = _heights(flatten(tree))
+    return [(nodes[i], heights[i], i) for i in range(len(nodes) - 1, -1, -1)]
 
 
 def render_subtree(node: Tree, depth: int) -> str:
@@ -267,17 +256,21 @@ def _dependencies(tree: Tree):
 class Parse:
     """One parsed sentence and its derived views, each computed once on first use.
 
-    ``tree`` is the constituency tree (``None``: unparsed). Views: ``enc``/``ktree`` (constituency encoding and
-    kernel view), ``dep`` (Collins-head dependencies), ``dep_enc``/``dep_ktree``, ``shapes(depth, dep, insert)``
-    (subtree ids per depth), ``chains(length)`` (headword chain counts per length).
+    ``flat`` is the sentence's :class:`~syneval_nb.trees.FlatTree` and ``tree`` its ``nltk.Tree`` (``None`` for
+    both: unparsed); a parse read by :meth:`from_ptb` builds the ``nltk.Tree`` only if asked for (explanations,
+    pictures), everything else works on the flat arrays. Views: ``enc``/``ktree`` (constituency encoding and
+    kernel view), ``dep`` (Collins-head dependencies), ``dep_flat``/``dep_tree``/``dep_enc``/``dep_ktree``,
+    ``shapes(depth, dep, insert)`` (subtree ids per depth), ``chains(length)`` (headword chain counts per length).
     """
 
-    __slots__ = ("tree", "space", "shared_deps", "_cache")
+    __slots__ = ("_tree", "_flat", "space", "shared_deps", "_cache")
 
-    def __init__(self, tree: Tree | None, space: Space, shared_deps: bool = False) -> None:
+    def __init__(self, tree: Tree | None, space: Space, shared_deps: bool = False,
+                 flat: FlatTree | None = None) -> None:
         if tree is not None and not isinstance(tree, Tree):
             raise TypeError(f"expected an nltk.Tree or None, got {type(tree).__name__}")
-        self.tree = tree
+        self._tree = tree
+        self._flat = flat
         self.space = space
         self.shared_deps = shared_deps  # sentence-level API: reuse dependency trees across calls on the same tree
         self._cache: dict[Any, Any] = {}
@@ -291,15 +284,27 @@ class Parse:
         if not isinstance(text, str):
             raise TypeError(f"{where}: expected a bracketed parse string, got {type(text).__name__}")
         try:
-            return cls(read_ptb(text), space)
+            return cls(None, space, flat=read_ptb_flat(text))
         except EmptyParseError:
             return cls(None, space)
         except TreeFormatError as exc:
             raise TreeFormatError(f"{where}: {exc}" if where else str(exc)) from None
 
     @property
+    def tree(self) -> Tree | None:
+        if self._tree is None and self._flat is not None:
+            self._tree = self._flat.to_tree()
+        return self._tree
+
+    @property
+    def flat(self) -> FlatTree | None:
+        if self._flat is None and self._tree is not None:
+            self._flat = flatten(self._tree)
+        return self._flat
+
+    @property
     def ok(self) -> bool:
-        return self.tree is not None
+        return self._tree is not None or self._flat is not None
 
     def _get(self, key: Any, make: Callable[[], Any]) -> Any:
         v = self._cache.get(key)
@@ -309,7 +314,7 @@ class Parse:
 
     @property
     def enc(self) -> EncodedTree:
-        return self._get("enc", lambda: encode(self.tree, self.space.interner))
+        return self._get("enc", lambda: encode(self.flat, self.space.interner))
 
     @property
     def ktree(self) -> KernelTree:
@@ -317,19 +322,23 @@ class Parse:
 
     @property
     def dep(self):
-        if self.shared_deps:
-            return self._get("dep", lambda: _dependencies(self.tree))
+        if self.shared_deps and self._tree is not None:
+            return self._get("dep", lambda: _dependencies(self._tree))
         from .heads import to_dependencies
 
-        return self._get("dep", lambda: to_dependencies(self.tree))
+        return self._get("dep", lambda: to_dependencies(self.flat))
+
+    @property
+    def dep_flat(self) -> FlatTree:
+        return self.dep.to_flat()
 
     @property
     def dep_tree(self) -> Tree:
-        return self._get("dtree", lambda: self.dep.to_nltk())
+        return self._get("dtree", lambda: self.dep_flat.to_tree())
 
     @property
     def dep_enc(self) -> EncodedTree:
-        return self._get("denc", lambda: encode(self.dep_tree, self.space.interner))
+        return self._get("denc", lambda: encode(self.dep_flat, self.space.interner))
 
     @property
     def dep_ktree(self) -> KernelTree:
@@ -338,7 +347,7 @@ class Parse:
     def shapes(self, depth: int, dep: bool, insert: bool) -> list[list[int]]:
         """:func:`subtree_ids` of the constituency (``dep=False``) or dependency tree, cached per (depth, dep)."""
         key = ("shapes", depth, dep, insert)
-        return self._get(key, lambda: subtree_ids(self.dep_tree if dep else self.tree, depth,
+        return self._get(key, lambda: subtree_ids(self.dep_flat if dep else self.flat, depth,
                                                   self.space.shapes, insert, self.space.depth_of))
 
     def chains(self, length: int) -> Counter:
@@ -535,7 +544,7 @@ class RefSet:
         v = self._cache.get(key)
         if v is None:
             v = self._cache[key] = _max_counts(
-                Counter(i for ids in p.shapes(depth, dep, True) for i in ids) for p in self.parses)
+                Counter(chain.from_iterable(p.shapes(depth, dep, True))) for p in self.parses)
         return v
 
     def chain_ceiling(self, length: int) -> dict:
@@ -663,7 +672,7 @@ class STM(_DepthMetric):
         tree = hyp.dep_tree if self.dependency else hyp.tree
         ids = hyp.shapes(self.depth, self.dependency, False)
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
-        post = _postorder_heights(tree)
+        post = _reverse_preorder_heights(tree)
         order = sorted(range(len(post)), key=lambda i: post[i][2])  # preorder
         rows = []
         for d in range(1, self.depth + 1):
@@ -693,7 +702,7 @@ class STM(_DepthMetric):
         tree = hyp.dep_tree if self.dependency else hyp.tree
         ids = hyp.shapes(self.depth, self.dependency, False)[depth - 1]
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
-        post = _postorder_heights(tree)
+        post = _reverse_preorder_heights(tree)
         roots = [k for k, (_, h, _) in enumerate(post) if h >= depth]
         found = {post[k][2]: (sid >= 0 and ceiling.get(sid, 0) > 0) for k, sid in zip(roots, ids)}
         positions = [pos for pos in tree.treepositions() if isinstance(tree[pos], Tree)]  # preorder
@@ -899,17 +908,26 @@ def asiya_hwcm(hyp: Tree | None, refs: Sequence[Tree | None], length: int = DEFA
 
 @contextmanager
 def _no_gc():
-    """Pause the cyclic garbage collector while many small acyclic objects are made (trees, tuples, Counters):
-    with thousands of reference trees alive, its full collections would otherwise cost as much as the scoring.
-    Reference counting still frees everything; the collector's previous state is restored afterwards."""
+    """Pause the cyclic garbage collector while many small acyclic objects are made (trees, tuples, Counters).
+
+    With thousands of reference trees alive, the collector's scans of them would otherwise cost about as much as
+    the scoring, and re-enabling it would scan every object made meanwhile once more (a young-generation
+    collection over all of them). So on the way out the objects made in the block, which are long-lived
+    reference statistics or already freed, are moved straight to the oldest generation (``gc.freeze()`` then
+    ``gc.unfreeze()``, skipped if the program froze objects itself): they are still collected, by the next full
+    collection, if they ever become cyclic garbage. The kit's trees hold no reference cycles, so reference
+    counting frees them. The collector's previous state is restored afterwards.
+    """
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if was:
             gc.enable()
-
 
 
 def _split_refs(ref_parses: Sequence[Any]) -> list[list[str | None]]:
@@ -1118,3 +1136,53 @@ def score_frame(df, hyp_col: str = "ptb", ref_cols: Sequence[str] = ("ptb_refB",
     segments = pd.concat(parts).loc[df.index]
     segments.attrs["n_ref_unparsed"] = R.n_unparsed
     return segments, pd.DataFrame(rows)
+
+
+def _score_group(items: list[tuple[Any, Sequence[str | None]]], ref_parses: Sequence[Any], max_depth: int,
+                 kwargs: dict) -> list[tuple[Any, Any]]:
+    """Score several systems against one :class:`References` (read once); a joblib task of :func:`score_systems`."""
+    refs = References(ref_parses, max_depth)
+    out = []
+    for name, hyps in items:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append((name, refs.score(hyps, **kwargs)))
+    return out
+
+
+def score_systems(hyp_parses: "dict[Any, Sequence[str | None]]", ref_parses: Sequence[Any],
+                  metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
+                  effective_order: bool = True, epsilon: float = EPSILON, n_jobs: int = 1) -> dict:
+    """:func:`score_corpus` for many systems against the same references: ``{system: DataFrame}``.
+
+    ``hyp_parses`` maps each system to its hypothesis parses (aligned with ``ref_parses``). The references are read
+    and counted once per process. ``n_jobs > 1`` splits the systems into ``n_jobs`` groups scored in parallel
+    processes with joblib (each process reads the references once); the results are identical to ``n_jobs=1``.
+    Warnings about unparsed sentences are not repeated per system: see each frame's ``attrs``.
+    """
+    kwargs = {"metrics": tuple(metrics), "lam": lam, "effective_order": effective_order, "epsilon": epsilon}
+    items = list(hyp_parses.items())
+    for name, hyps in items:
+        if len(hyps) != len(ref_parses):
+            raise ValueError(f"system {name!r}: {len(hyps)} hypothesis parses but {len(ref_parses)} reference sets")
+    n_jobs = max(1, min(int(n_jobs), len(items)))
+    if n_jobs == 1:
+        return dict(_score_group(items, ref_parses, max_depth, kwargs))
+    from joblib import Parallel, delayed
+
+    groups = [items[k::n_jobs] for k in range(n_jobs)]
+    parts = Parallel(n_jobs=n_jobs)(delayed(_score_group)(g, ref_parses, max_depth, kwargs) for g in groups)
+    scored = dict(chain.from_iterable(parts))
+    return {name: scored[name] for name, _ in items}
+
+
+def clear_caches() -> None:
+    """Empty every cache kept across calls (for benchmarks and memory): the :func:`score_corpus` reference sets,
+    the sentence-level dependency trees, the head-rule and label tables."""
+    from .heads import _head_index
+    from .trees import strip_label
+
+    _REF_CACHE.clear()
+    _DEP_CACHE.clear()
+    _head_index.cache_clear()
+    strip_label.cache_clear()

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from os import PathLike
 from typing import Hashable, Iterable, Iterator
 
@@ -51,6 +51,9 @@ __all__ = [
     "unescape_word",
     "Interner",
     "EncodedTree",
+    "FlatTree",
+    "read_ptb_flat",
+    "flatten",
     "encode",
     "draw",
 ]
@@ -110,52 +113,107 @@ def _fail(text: str, k: int, line_no: int | None, msg: str) -> TreeFormatError:
     return TreeFormatError(f"{_where(text, _token_offset(text, k), line_no)}: {msg}")
 
 
-def _parse(text: str, line_no: int | None) -> Tree | None:
-    """One pass over the tokens: check the brackets and build the tree at once.
+class FlatTree:
+    """A tree as plain lists over its nodes in preorder (words are not nodes); what the reader produces.
+
+    - ``labels[i]``: node ``i``'s label (function tags stripped, as :func:`read_ptb` does);
+    - ``kids[i]``: the indices of node ``i``'s child nodes, in order (every child has a larger index: preorder);
+    - ``words[i]``: the word of a preterminal ``(TAG word)``, ``None`` for any other node.
+
+    Node 0 is the root. :func:`read_ptb_flat` reads one straight from a bracketed string (no ``nltk.Tree`` is made:
+    this is the fast path of :mod:`syneval_nb.syntactic`), :func:`flatten` makes one from an ``nltk.Tree`` and
+    :meth:`to_tree` builds the ``nltk.Tree`` (cached: built once, then shared). :func:`read_ptb` is
+    ``read_ptb_flat(text).to_tree()``: there is one reader. Treat it as immutable.
+    """
+
+    __slots__ = ("labels", "kids", "words", "_tree")
+
+    def __init__(self, labels: list[str], kids: list[tuple[int, ...]], words: list[str | None]) -> None:
+        self.labels = labels
+        self.kids = kids
+        self.words = words
+        self._tree: Tree | None = None
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def to_tree(self) -> Tree:
+        """The ``nltk.Tree`` (preterminals ``Tree(tag, [word])``, a node without children ``Tree(label, [])``),
+        built once and cached: the same object comes back on every call."""
+        if self._tree is None:
+            labels, kids, words = self.labels, self.kids, self.words
+            built: list[Tree | None] = [None] * len(labels)
+            for i in range(len(labels) - 1, -1, -1):
+                w = words[i]
+                built[i] = Tree(labels[i], [w] if w is not None else [built[c] for c in kids[i]])
+            self._tree = built[0]
+        return self._tree
+
+
+def _parse(text: str, line_no: int | None) -> FlatTree | None:
+    """One pass over the tokens: check the brackets and build the :class:`FlatTree` at once (wrappers unwrapped).
 
     A token is a whole preterminal ``(TAG word)``, an opening ``(LABEL`` (label possibly empty), a ``)`` or a
-    stray word (always an error in a PTB tree). A node is closed into ``Tree(strip_label(label), ...)``;
-    ``-NONE-`` nodes and nodes left without words are dropped (``None`` comes back if nothing is left).
-    Unlabelled nodes are allowed only as the outer wrapper ``( (S ...))`` and as the empty parse ``(())``.
+    stray word (always an error in a PTB tree). A node takes its preorder index when it opens; when it closes
+    without words, or is a ``-NONE-`` node, it is dropped with its whole subtree (the last indices, so the lists
+    are cut back). ``None`` comes back if nothing is left. Unlabelled nodes are allowed only as the outer wrapper
+    ``( (S ...))`` and as the empty parse ``(())``. The outermost node, if its label is a wrapper label, takes no
+    index until it closes: with a single child node it is unwrapped (the usual ``(ROOT (S ...))``, no renumbering);
+    otherwise it is inserted as node 0, labelled ``ROOT``.
     """
     tokens = _TOKEN_RE.findall(text)
     if not tokens:
         raise EmptyParseError(f"{_where(text, 0, line_no)}: empty input, expected '('")
-    # a frame is [label, surviving child Trees, number of children read, token index of its '(']
+    labels: list = []
+    kids: list = []
+    words: list = []
+    add_label, add_kids, add_word = labels.append, kids.append, words.append
+    # a frame is [label, child node indices, token index of its '(', node index or -1]; a frame has read nothing
+    # yet while the previous token is its '('
     stack: list[list] = []
-    result: Tree | None = None
+    deferred: list | None = None  # the outermost frame when its label is a wrapper label
     done = False
     for k, (tag, word, label, close, stray) in enumerate(tokens):
         if tag:  # a preterminal (TAG word)
             if not stack:
                 if done:
                     raise _fail(text, k, line_no, "expected end of input after the tree, found another '('")
-                result = None if tag == EMPTY_ELEMENT else Tree(strip_label(tag), [word])  # e.g. "(NN dog)"
+                if tag != EMPTY_ELEMENT:  # e.g. "(NN dog)"
+                    add_label(strip_label(tag))
+                    add_kids(())
+                    add_word(word)
                 done = True
-                continue
-            top = stack[-1]
-            top[2] += 1
-            if tag != EMPTY_ELEMENT:
-                top[1].append(Tree(strip_label(tag), [word]))
+            elif tag != EMPTY_ELEMENT:
+                stack[-1][1].append(len(labels))
+                add_label(strip_label(tag))
+                add_kids(())
+                add_word(word)
         elif close:
             if not stack:
                 raise _fail(text, k, line_no, "unbalanced ')', no open bracket to close")
-            label, kids, n_read, _ = stack.pop()
-            if not n_read and label:
+            frame = stack.pop()
+            label, ks, opened_at, idx = frame
+            if opened_at == k - 1 and label:
                 raise _fail(text, k, line_no, f"expected a word or '(' inside {label!r}, found ')'")
-            node = Tree(strip_label(label), kids) if kids and label != EMPTY_ELEMENT else None
-            if stack:
-                if node is not None:
-                    stack[-1][1].append(node)
-            else:
-                result = node
+            if frame is deferred:
                 done = True
+                _close_wrapper(labels, kids, words, ks)
+            elif ks and label != EMPTY_ELEMENT:
+                labels[idx] = strip_label(label)
+                kids[idx] = tuple(ks)
+                if stack:
+                    stack[-1][1].append(idx)
+                else:
+                    done = True
+            else:  # no words left inside, or an empty element: drop the node and its subtree
+                del labels[idx:], kids[idx:], words[idx:]
+                done = done or not stack
         elif stray:
             if not stack:
                 where = "end of input after the tree" if done else "'('"
                 raise _fail(text, k, line_no, f"expected {where} but found the word {stray!r}")
             top = stack[-1]
-            if top[2]:
+            if top[2] != k - 1:
                 raise _fail(text, k, line_no, f"expected ')' or '(' in {top[0]!r}, found the word {stray!r} "
                                               "(a word stands only in a preterminal '(TAG word)')")
             raise _fail(text, k + 1, line_no, f"expected ')' after the word {stray!r} in {top[0]!r}, found "
@@ -164,18 +222,42 @@ def _parse(text: str, line_no: int | None) -> Tree | None:
             if done:
                 raise _fail(text, k, line_no, "expected end of input after the tree, found another '('")
             if stack:
-                top = stack[-1]
-                if not label and not (len(stack) == 1 and not top[0] and _closes_next(tokens, k)):
+                if not label and not (len(stack) == 1 and not stack[-1][0] and _closes_next(tokens, k)):
                     raise _fail(text, k, line_no, "expected a label after '('")
-                top[2] += 1
-            stack.append([label, [], 0, k])
+            elif label in WRAPPER_LABELS:
+                deferred = [label, [], k, -1]
+                stack.append(deferred)
+                continue
+            stack.append([label, [], k, len(labels)])
+            add_label(label)
+            add_kids(())
+            add_word(None)
     if stack:
-        opened = _where(text, _token_offset(text, stack[-1][3]), line_no)
+        opened = _where(text, _token_offset(text, stack[-1][2]), line_no)
         raise TreeFormatError(
             f"{_where(text, len(text), line_no)}: expected ')' to close {stack[-1][0]!r} opened at "
             f"{opened} ({len(stack)} bracket(s) left open)"
         )
-    return result
+    if not labels:
+        return None
+    # unwrap (ROOT x), (TOP x), ( x ) while the wrapper has a single child node (nested wrappers: rare, renumbered)
+    while labels[0] in WRAPPER_LABELS and words[0] is None and len(kids[0]) == 1:
+        del labels[0], kids[0], words[0]
+        kids[:] = [tuple(c - 1 for c in ks) for ks in kids]
+    if labels[0] in WRAPPER_LABELS:
+        labels[0] = "ROOT"
+    return FlatTree(labels, kids, words)
+
+
+def _close_wrapper(labels: list, kids: list, words: list, ks: list[int]) -> None:
+    """Close the outermost wrapper node: nothing to do if it has one child node (it is unwrapped); with several
+    it becomes node 0 (every index moves up by one). Without any it is dropped (nothing was kept)."""
+    if len(ks) <= 1:
+        return
+    kids[:] = [tuple(c + 1 for c in k) for k in kids]
+    labels.insert(0, "ROOT")
+    kids.insert(0, tuple(c + 1 for c in ks))
+    words.insert(0, None)
 
 
 def _closes_next(tokens: list[tuple[str, ...]], k: int) -> bool:
@@ -193,6 +275,16 @@ def _describe(tokens: list[tuple[str, ...]], k: int) -> str:
     return "')'" if close else "'('"
 
 
+def read_ptb_flat(text: str, *, line_no: int | None = None) -> FlatTree:
+    """Read one bracketed tree into a :class:`FlatTree` (no ``nltk.Tree`` is built); see :func:`read_ptb`."""
+    flat = _parse(text, line_no)
+    if flat is None:
+        raise EmptyParseError(
+            f"{_where(text, 0, line_no)}: the tree has no words (the parser's 'could not parse' marker is '(())')"
+        )
+    return flat
+
+
 def read_ptb(text: str, *, line_no: int | None = None) -> Tree:
     """Read one bracketed tree (see the module docstring for what is normalised).
 
@@ -200,17 +292,7 @@ def read_ptb(text: str, *, line_no: int | None = None) -> Tree:
     Raises :class:`EmptyParseError` for ``(())`` or a tree without words, :class:`TreeFormatError` for any
     other malformed input (the message names the line, the character offset and what was expected).
     """
-    tree = _parse(text, line_no)
-    if tree is None:
-        raise EmptyParseError(
-            f"{_where(text, 0, line_no)}: the tree has no words (the parser's 'could not parse' marker is '(())')"
-        )
-    # unwrap (ROOT x), (TOP x), ( x ) while the wrapper has a single child node
-    while tree.label() in WRAPPER_LABELS and len(tree) == 1 and isinstance(tree[0], Tree):
-        tree = tree[0]
-    if tree.label() in WRAPPER_LABELS:
-        tree.set_label("ROOT")
-    return tree
+    return read_ptb_flat(text, line_no=line_no).to_tree()
 
 
 def read_ptb_lines(lines: Iterable[str], *, first_line: int = 1) -> list[Tree | None]:
@@ -268,17 +350,21 @@ def phrase_labels(t: Tree) -> list[str]:
 def spans(t: Tree) -> list[tuple[str, int, int]]:
     """``(label, start, end)`` word spans (end exclusive) of every node, in preorder."""
     out: list[tuple[str, int, int]] = []
-
-    def walk(node: Tree, start: int) -> int:
-        idx = len(out)
-        out.append((node.label(), start, start))
-        pos = start
-        for c in node:
-            pos = walk(c, pos) if isinstance(c, Tree) else pos + 1
-        out[idx] = (node.label(), start, pos)
-        return pos
-
-    walk(t, 0)
+    pos = 0
+    open_at: list[int] = []
+    stack: list = [(t, 0)]  # 0: open a node, 1: close it, 2: a word
+    while stack:
+        item, what = stack.pop()
+        if what == 2:
+            pos += 1
+        elif what == 1:
+            idx = open_at.pop()
+            out[idx] = (item.label(), out[idx][1], pos)
+        else:
+            open_at.append(len(out))
+            out.append((item.label(), pos, pos))
+            stack.append((item, 1))
+            stack.extend((c, 0 if isinstance(c, Tree) else 2) for c in reversed(item))
     return out
 
 
@@ -327,14 +413,22 @@ class EncodedTree:
       so a preterminal's production includes its word, as in Collins & Duffy (2001);
     - ``children[i]``: indices of node ``i``'s child nodes, in order;
     - ``n_words[i]``: number of word children (1 for a preterminal of a PTB tree, 0 for a phrase);
-    - ``nodes[i]``: the ``Tree`` object itself (for explanations and pictures).
+    - ``nodes[i]``: the ``Tree`` object itself (for explanations and pictures; for an encoded :class:`FlatTree`
+      built on first use from :meth:`FlatTree.to_tree`).
     """
 
     labels: tuple[int, ...]
     prods: tuple[int, ...]
     children: tuple[tuple[int, ...], ...]
     n_words: tuple[int, ...]
-    nodes: tuple[Tree, ...]
+    _nodes: tuple[Tree, ...] | None = field(default=None, repr=False, compare=False)
+    _source: "FlatTree | None" = field(default=None, repr=False, compare=False)
+
+    @property
+    def nodes(self) -> tuple[Tree, ...]:
+        if self._nodes is None:
+            object.__setattr__(self, "_nodes", tuple(_preorder(self._source.to_tree())))
+        return self._nodes
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -344,38 +438,96 @@ class EncodedTree:
         return reversed(range(len(self.labels)))
 
 
-def encode(t: Tree, interner: Interner) -> EncodedTree:
-    """Encode a tree's nodes, labels and productions as integers (see :class:`EncodedTree`)."""
+def _preorder(t: Tree) -> list[Tree]:
+    """The nodes (``Tree`` objects, not words) in preorder, without recursion."""
+    out: list[Tree] = []
+    stack = [t]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(c for c in reversed(node) if isinstance(c, Tree))
+    return out
+
+
+def flatten(t: Tree) -> FlatTree:
+    """The :class:`FlatTree` of an ``nltk.Tree`` whose words stand alone in preterminals (PTB trees, and the
+    word-labelled dependency trees, whose nodes have no word children). A node with exactly one ``str`` child is a
+    preterminal; a node that mixes words with other children raises :class:`TreeFormatError`."""
+    if not isinstance(t, Tree):
+        raise TypeError(f"expected an nltk.Tree, got {type(t).__name__}")
+    nodes = _preorder(t)
+    index = {id(n): i for i, n in enumerate(nodes)}
+    labels: list[str] = []
+    kids: list[tuple[int, ...]] = []
+    words: list[str | None] = []
+    for node in nodes:
+        labels.append(node._label)
+        if len(node) == 1 and not isinstance(node[0], Tree):
+            kids.append(())
+            words.append(node[0])
+            continue
+        ks = []
+        for c in node:
+            if not isinstance(c, Tree):
+                raise TreeFormatError(f"constituent {node._label!r} mixes the word {c!r} with other children; "
+                                      "a word stands only in a preterminal (TAG word)")
+            ks.append(index[id(c)])
+        kids.append(tuple(ks))
+        words.append(None)
+    flat = FlatTree(labels, kids, words)
+    flat._tree = t
+    return flat
+
+
+def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
+    """Encode a tree's nodes, labels and productions as integers (see :class:`EncodedTree`).
+
+    ``t`` is any ``nltk.Tree`` (``str`` children are words of their parent's production, wherever they stand) or a
+    :class:`FlatTree` (then no ``nltk.Tree`` is needed; ``nodes`` is built only if asked for). Both give the same
+    ids for the same tree.
+    """
+    if isinstance(t, FlatTree):
+        return _encode_flat(t, interner)
+    nodes = _preorder(t)
+    index = {id(n): i for i, n in enumerate(nodes)}
     labels: list[int] = []
     prods: list[int] = []
     children: list[tuple[int, ...]] = []
     n_words: list[int] = []
-    nodes: list[Tree] = []
-
-    def walk(node: Tree) -> int:
-        idx = len(labels)
-        labels.append(interner(("L", node.label())))
-        prods.append(-1)
-        children.append(())
-        n_words.append(0)
-        nodes.append(node)
+    for node in nodes:
+        label = node.label()
+        labels.append(interner(("L", label)))
         kid_ids: list[int] = []
         rhs: list[tuple[str, str]] = []
         nw = 0
         for c in node:
             if isinstance(c, Tree):
-                kid_ids.append(walk(c))
+                kid_ids.append(index[id(c)])
                 rhs.append(("L", c.label()))
             else:
                 rhs.append(("W", c))
                 nw += 1
-        prods[idx] = interner(("P", node.label(), tuple(rhs)))
-        children[idx] = tuple(kid_ids)
-        n_words[idx] = nw
-        return idx
-
-    walk(t)
+        prods.append(interner(("P", label, tuple(rhs))))
+        children.append(tuple(kid_ids))
+        n_words.append(nw)
     return EncodedTree(tuple(labels), tuple(prods), tuple(children), tuple(n_words), tuple(nodes))
+
+
+def _encode_flat(t: FlatTree, interner: Interner) -> EncodedTree:
+    labels, kids, words = t.labels, t.kids, t.words
+    ids = interner._ids
+    get = ids.get
+    lab_keys = [("L", x) for x in labels]
+    lab_ids = [get(k) for k in lab_keys]
+    if None in lab_ids:
+        lab_ids = [interner(k) for k in lab_keys]
+    prod_keys = [("P", x, (("W", w),) if w is not None else tuple([lab_keys[c] for c in ks]))
+                 for x, ks, w in zip(labels, kids, words)]
+    prods = [get(k) for k in prod_keys]
+    if None in prods:
+        prods = [interner(k) if v is None else v for k, v in zip(prod_keys, prods)]
+    n_words = tuple([0 if w is None else 1 for w in words])
+    return EncodedTree(tuple(lab_ids), tuple(prods), tuple(kids), n_words, None, t)
 
 
 def draw(t: Tree, **options):
