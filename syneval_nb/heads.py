@@ -48,6 +48,11 @@ Deviations and choices (all deliberate, all visible in the tests)
   without that exception and so do we: in ``(NP (NNP John) (CC and) (NNP Jane))`` the head is ``John``.
 - Collins' parser also re-heads NPs it has flattened (possessives, base NPs); we apply the rules to the tree as
   given, which is what a head table over parser output can do.
+
+Speed: :func:`to_dependencies` works on the preorder arrays of a :class:`~syneval_nb.trees.FlatTree` (read
+straight from a string, or flattened from an ``nltk.Tree``), bottom-up without recursion;
+:meth:`DependencyTree.to_flat` gives the word-labelled tree as arrays for the DSTM/DTKM encodings without building
+``nltk.Tree`` objects. Nothing here makes reference cycles.
 """
 from __future__ import annotations
 
@@ -278,11 +283,14 @@ class DependencyTree:
             raise ValueError("an empty dependency tree has no nltk form")
         words, kids = self.words, self._kids
         order: list[int] = []  # word indices in preorder
-        stack = [self.root]
+        add = order.append
+        stack = [self.heads.index(-1)]
         while stack:
             i = stack.pop()
-            order.append(i)
-            stack.extend(reversed(kids[i]))
+            add(i)
+            ks = kids[i]
+            if ks:
+                stack += ks[::-1]
         pos = [0] * len(words)
         for k, i in enumerate(order):
             pos[i] = k
@@ -333,15 +341,15 @@ def _is_preterminal(node: Tree) -> bool:
     return len(node) == 1 and isinstance(node[0], str)
 
 
-def to_dependencies(tree: Tree | str, drop_punct: bool = False) -> DependencyTree:
+def to_dependencies(tree: "Tree | str | FlatTree", drop_punct: bool = False) -> DependencyTree:
     """The dependency tree of a constituency tree under the Collins (1999) head rules (module docstring).
 
     Every word's head is the head word of the lowest constituent in which the word's own maximal projection is
     not the head child; the head word of the whole tree is the root. ``drop_punct=True`` removes the words tagged
     with :data:`PUNCT_TAGS` afterwards; since punctuation is never chosen as a head while a sibling is not
     punctuation, no other word depends on a punctuation mark and the rest of the tree is unchanged (a sentence
-    made only of punctuation gives an empty tree). ``tree`` may also be a bracketed string (read with
-    :func:`~syneval_nb.trees.read_ptb`).
+    made only of punctuation gives an empty tree). ``tree`` may also be a bracketed string (read with the reader of
+    :func:`~syneval_nb.trees.read_ptb`, without building an ``nltk.Tree``) or a :class:`~syneval_nb.trees.FlatTree`.
     """
     if isinstance(tree, str):
         flat = read_ptb_flat(tree)
@@ -374,23 +382,22 @@ def _head_arrays(flat: FlatTree) -> tuple[list[str], list[str], list[int]]:
     heads = [-1] * len(words)
     for i in range(n - 1, -1, -1):
         ks = kids[i]
-        if fwords[i] is not None:
+        if len(ks) < 2:
+            if ks:  # a single child: its head word and punctuation flag go up
+                c = ks[0]
+                hw[i] = hw[c]
+                punct[i] = punct[c]
+            elif fwords[i] is None:
+                raise TreeFormatError(f"constituent {labels[i]!r} has no children")
             continue
-        if len(ks) == 1:
-            c = ks[0]
-            hw[i] = hw[c]
-            punct[i] = punct[c]
-            continue
-        if not ks:
-            raise TreeFormatError(f"constituent {labels[i]!r} has no children")
         ps = tuple([punct[c] for c in ks])
-        head = hw[ks[_head_index(labels[i], tuple([labels[c] for c in ks]), ps)]]
+        hc = ks[_head_index(labels[i], tuple([labels[c] for c in ks]), ps)]
+        head = hw[hc]
         for c in ks:
-            w = hw[c]
-            if w != head:
-                heads[w] = head
+            if c != hc:
+                heads[hw[c]] = head
         hw[i] = head
-        punct[i] = all(ps)
+        punct[i] = False not in ps
     return words, tags, heads
 
 

@@ -54,7 +54,11 @@ technical manual's description; the Asiya source was not available to check them
 
 Speed: :class:`References` reads, encodes and counts every reference once and keeps its statistics (subtree-count
 maxima, chain maxima, kernel self-similarities), so scoring many systems against the same references only does the
-hypothesis side; :func:`score_corpus` keeps the last few :class:`References` in a cache keyed by the parse strings.
+hypothesis side; :func:`score_corpus` keeps the last few :class:`References` in a cache keyed by the parse strings,
+and :func:`score_systems` scores many systems (optionally in parallel processes, ``n_jobs``). Batch scoring reads
+the parse strings into :class:`~syneval_nb.trees.FlatTree` arrays and computes subtree ids, dependencies, chains
+and kernel encodings from them: ``nltk.Tree`` objects are built only for explanations and pictures. Figures:
+``benchmarks/syntactic_speed.py``; :func:`clear_caches` empties the caches kept across calls.
 """
 from __future__ import annotations
 
@@ -150,53 +154,70 @@ def subtree_ids(tree: "Tree | FlatTree", depth: int, shapes: dict, insert: bool,
     first = out[0]
     get = shapes.get
     track = depth_of.append if (insert and depth_of is not None) else None
+    n = len(labels)
+    sids = [get(lab) for lab in labels]  # the depth-1 shapes: the labels
+    if None in sids:
+        for i in range(n - 1, -1, -1):
+            if sids[i] is None:
+                lab = labels[i]
+                sid = get(lab)
+                if sid is None:
+                    if insert:
+                        sid = shapes[lab] = len(shapes)
+                        if track is not None:
+                            track(0)
+                    else:
+                        sid = -1
+                sids[i] = sid
+    first.extend(reversed(sids))
+    if depth == 1:
+        return out
     # each node's shape ids of depth 1..depth, where the depths beyond its height repeat its whole subtree's id
-    # (what a parent needs from a shorter child), and its height (capped at depth)
-    ids_of: list = [None] * len(labels)
-    height = [1] * len(labels)
-    leaf: dict[int, tuple[int, ...]] = {}
-    for i in range(len(labels) - 1, -1, -1):
-        lab = labels[i]
-        sid = get(lab)
-        if sid is None:
-            if insert:
-                sid = shapes[lab] = len(shapes)
-                if track is not None:
-                    track(0)
-            else:
-                sid = -1
-        first.append(sid)
+    # (what a parent needs from a shorter child; a node without child nodes is its label at every depth)
+    pad: dict[int, tuple[int, ...]] = {}
+    ids_of: list = [pad.get(sid) or pad.setdefault(sid, (sid,) * depth) for sid in sids]
+    height = [1] * n  # capped at depth
+    for i in range(n - 1, -1, -1):
         ks = kids[i]
-        if not ks or depth == 1:
-            t = leaf.get(sid)
-            if t is None:
-                t = leaf[sid] = (sid,) * depth
-            ids_of[i] = t
+        if not ks:
             continue
+        lab = labels[i]
+        sid = sids[i]
         h = 1 + max([height[c] for c in ks])
         if h > depth:
             h = depth
         height[i] = h
         ids = [sid]
         k = 0
-        for parts in zip(*[ids_of[c] for c in ks]):  # the children's shapes of depth k + 1
-            k += 1
-            if k == h:
-                break
-            if insert:
+        if insert:
+            for parts in zip(*[ids_of[c] for c in ks]):  # the children's shapes of depth k + 1
+                k += 1
+                if k == h:
+                    break
                 key = (lab, parts)
                 sid = get(key)
                 if sid is None:
                     sid = shapes[key] = len(shapes)
                     if track is not None:
                         track(k)
-            elif sid != -1:
+                ids.append(sid)
+                out[k].append(sid)
+        elif sid == -1:  # an unknown label: every deeper shape is unknown too
+            for k in range(1, h):
+                out[k].append(-1)
+        else:
+            for parts in zip(*[ids_of[c] for c in ks]):
+                k += 1
+                if k == h:
+                    break
                 sid = -1 if -1 in parts else get((lab, parts), -1)
-            ids.append(sid)
-            out[k].append(sid)
-        if h < depth:
-            ids.extend([sid] * (depth - h))
-        ids_of[i] = ids
+                if sid == -1:  # unknown from here up
+                    for kk in range(k, h):
+                        out[kk].append(-1)
+                    break
+                ids.append(sid)
+                out[k].append(sid)
+        ids_of[i] = ids + [sid] * (depth - len(ids)) if len(ids) < depth else ids
     return out
 
 
@@ -365,12 +386,16 @@ class Parse:
 
 def _max_counts(counters: Iterable[Counter]) -> dict:
     """Element-wise maximum of counts over references (the clipping ceiling)."""
-    best: dict = {}
+    best: dict | None = None
     for c in counters:
+        if best is None:
+            best = dict(c)
+            continue
+        get = best.get
         for k, v in c.items():
-            if v > best.get(k, 0):
+            if v > get(k, 0):
                 best[k] = v
-    return best
+    return {} if best is None else best
 
 
 def _clip_ids(hyp: list[list[int]], ceiling: dict, depth: int, depth_of: list[int]) -> tuple[list[int], list[int]]:
@@ -391,13 +416,14 @@ def _clip_ids(hyp: list[list[int]], ceiling: dict, depth: int, depth_of: list[in
 def _clip_chains(hyp: Counter, ceiling: dict, depth: int) -> tuple[list[int], list[int]]:
     """Clipped matches and totals per chain length (``len(chain) <= depth``)."""
     matches, totals = [0] * depth, [0] * depth
-    get = ceiling.get
-    for k, v in hyp.items():
+    for n, v in Counter(map(len, hyp.elements())).items():  # every occurrence's length, counted at C speed
+        if n <= depth:
+            totals[n - 1] = v
+    for k in hyp.keys() & ceiling.keys():  # only the chains some reference has
         n = len(k) - 1
         if n < depth:
-            totals[n] += v
-            r = get(k)
-            if r:
+            v, r = hyp[k], ceiling[k]
+            if r > 0:
                 matches[n] += v if v < r else r
     return matches, totals
 

@@ -25,6 +25,13 @@ Trees are :class:`nltk.Tree` objects: nodes are ``Tree`` instances, words are ``
 For subtree counting and tree kernels, :func:`encode` turns a tree into integer arrays (labels, productions,
 children) through an :class:`Interner` shared by all the trees that are compared, so comparisons are integer
 comparisons, not string comparisons.
+
+Speed. There is one reader: it produces a :class:`FlatTree` (labels, child indices and words in plain lists, nodes
+in preorder), and :func:`read_ptb` builds the ``nltk.Tree`` from it. Code that only needs the arrays (the metrics
+of :mod:`syneval_nb.syntactic`, :func:`syneval_nb.heads.to_dependencies`) uses :func:`read_ptb_flat` and never
+builds ``nltk.Tree`` objects (about half the cost of :func:`read_ptb`); :func:`encode` takes either form. No
+function here makes reference cycles (traversals use explicit stacks, not recursive closures), so reference
+counting frees every tree at once, without waiting for the cyclic garbage collector.
 """
 from __future__ import annotations
 
@@ -455,28 +462,34 @@ def flatten(t: Tree) -> FlatTree:
     preterminal; a node that mixes words with other children raises :class:`TreeFormatError`."""
     if not isinstance(t, Tree):
         raise TypeError(f"expected an nltk.Tree, got {type(t).__name__}")
-    nodes = _preorder(t)
-    index = {id(n): i for i, n in enumerate(nodes)}
     labels: list[str] = []
     kids: list[tuple[int, ...]] = []
     words: list[str | None] = []
-    for node in nodes:
-        labels.append(node._label)
-        if len(node) == 1 and not isinstance(node[0], Tree):
-            kids.append(())
-            words.append(node[0])
-            continue
-        ks = []
-        for c in node:
-            if not isinstance(c, Tree):
-                raise TreeFormatError(f"constituent {node._label!r} mixes the word {c!r} with other children; "
-                                      "a word stands only in a preterminal (TAG word)")
-            ks.append(index[id(c)])
-        kids.append(tuple(ks))
-        words.append(None)
+    _flatten_node(t, labels, kids, words)
     flat = FlatTree(labels, kids, words)
     flat._tree = t
     return flat
+
+
+def _flatten_node(node: Tree, labels: list, kids: list, words: list) -> int:
+    """Append ``node``'s subtree to the lists in preorder; returns its index. A module-level function taking the
+    lists as arguments: a recursive closure would be a reference cycle (garbage until the collector runs)."""
+    idx = len(labels)
+    labels.append(node._label)
+    if len(node) == 1 and not isinstance(node[0], Tree):
+        kids.append(())
+        words.append(node[0])
+        return idx
+    kids.append(())
+    words.append(None)
+    ks = []
+    for c in node:
+        if not isinstance(c, Tree):
+            raise TreeFormatError(f"constituent {node._label!r} mixes the word {c!r} with other children; "
+                                  "a word stands only in a preterminal (TAG word)")
+        ks.append(_flatten_node(c, labels, kids, words))
+    kids[idx] = tuple(ks)
+    return idx
 
 
 def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
@@ -488,46 +501,65 @@ def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
     """
     if isinstance(t, FlatTree):
         return _encode_flat(t, interner)
-    nodes = _preorder(t)
-    index = {id(n): i for i, n in enumerate(nodes)}
-    labels: list[int] = []
-    prods: list[int] = []
-    children: list[tuple[int, ...]] = []
-    n_words: list[int] = []
-    for node in nodes:
-        label = node.label()
-        labels.append(interner(("L", label)))
-        kid_ids: list[int] = []
-        rhs: list[tuple[str, str]] = []
-        nw = 0
-        for c in node:
-            if isinstance(c, Tree):
-                kid_ids.append(index[id(c)])
-                rhs.append(("L", c.label()))
-            else:
-                rhs.append(("W", c))
-                nw += 1
-        prods.append(interner(("P", label, tuple(rhs))))
-        children.append(tuple(kid_ids))
-        n_words.append(nw)
-    return EncodedTree(tuple(labels), tuple(prods), tuple(children), tuple(n_words), tuple(nodes))
+    if not isinstance(t, Tree):
+        raise TypeError(f"expected an nltk.Tree or a FlatTree, got {type(t).__name__}")
+    acc: tuple[list, ...] = ([], [], [], [], [])  # label keys, production keys, children, word counts, nodes
+    _encode_node(t, *acc)
+    lab_keys, prod_keys, children, n_words, nodes = acc
+    return EncodedTree(_intern_all(interner, lab_keys), _intern_all(interner, prod_keys), tuple(children),
+                       tuple(n_words), tuple(nodes))
+
+
+def _encode_node(node: Tree, lab_keys: list, prod_keys: list, children: list, n_words: list, nodes: list) -> int:
+    """Append the keys of ``node``'s subtree in preorder; returns its index (module level, see :func:`_flatten_node`)."""
+    idx = len(nodes)
+    nodes.append(node)
+    label = node._label
+    lab_keys.append(("L", label))
+    prod_keys.append(None)
+    children.append(())
+    n_words.append(0)
+    kid_ids = []
+    rhs = []
+    nw = 0
+    for c in node:
+        if isinstance(c, Tree):
+            kid_ids.append(_encode_node(c, lab_keys, prod_keys, children, n_words, nodes))
+            rhs.append(("L", c._label))
+        else:
+            rhs.append(("W", c))
+            nw += 1
+    prod_keys[idx] = ("P", label, tuple(rhs))
+    children[idx] = tuple(kid_ids)
+    n_words[idx] = nw
+    return idx
 
 
 def _encode_flat(t: FlatTree, interner: Interner) -> EncodedTree:
     labels, kids, words = t.labels, t.kids, t.words
-    ids = interner._ids
-    get = ids.get
     lab_keys = [("L", x) for x in labels]
-    lab_ids = [get(k) for k in lab_keys]
-    if None in lab_ids:
-        lab_ids = [interner(k) for k in lab_keys]
     prod_keys = [("P", x, (("W", w),) if w is not None else tuple([lab_keys[c] for c in ks]))
                  for x, ks, w in zip(labels, kids, words)]
-    prods = [get(k) for k in prod_keys]
-    if None in prods:
-        prods = [interner(k) if v is None else v for k, v in zip(prod_keys, prods)]
     n_words = tuple([0 if w is None else 1 for w in words])
-    return EncodedTree(tuple(lab_ids), tuple(prods), tuple(kids), n_words, None, t)
+    return EncodedTree(_intern_all(interner, lab_keys), _intern_all(interner, prod_keys), tuple(kids), n_words,
+                       None, t)
+
+
+def _intern_all(interner: Interner, keys: list) -> tuple[int, ...]:
+    """``tuple(map(interner, keys))``, with the table's dictionary used directly (the hot path of encoding)."""
+    table = interner._ids
+    out = [table.get(k) for k in keys]
+    if None in out:
+        store = interner._keys
+        for j, v in enumerate(out):
+            if v is None:
+                k = keys[j]
+                v = table.get(k)  # the same key may stand twice in one tree
+                if v is None:
+                    v = table[k] = len(store)
+                    store.append(k)
+                out[j] = v
+    return tuple(out)
 
 
 def draw(t: Tree, **options):

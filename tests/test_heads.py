@@ -356,3 +356,37 @@ def test_all_wmt21_reference_parses_convert(deen_dir: Path):
     assert 0.5 < st["head_left"] < 0.65
     assert 2.5 < st["mean_dependency_length"] < 3.8
     assert st["root_tags"].most_common(1)[0][0] in {"VBD", "VBZ"}
+
+
+# ------------------------------------------------------------------------------------------ array paths, no cycles
+
+
+def test_flat_input_and_to_flat_agree_with_the_tree_paths():
+    from syneval_nb.trees import read_ptb_flat
+
+    text = "(ROOT (S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ red) (NN pen))) (. .)))"
+    a, b, c = to_dependencies(read_ptb(text)), to_dependencies(read_ptb_flat(text)), to_dependencies(text)
+    assert (a.words, a.tags, a.heads) == (b.words, b.tags, b.heads) == (c.words, c.tags, c.heads)
+    assert a.heads == [1, -1, 4, 4, 1, 1]  # hand: I->have, a->pen, red->pen, pen->have, .->have
+    flat = a.to_flat()
+    # preorder of the word-labelled tree: have, I, pen, a, red, .
+    assert (flat.labels, flat.kids) == (["have", "I", "pen", "a", "red", "."], [(1, 2, 5), (), (3, 4), (), (), ()])
+    t1, t2 = a.to_nltk(), a.to_nltk()
+    assert t1 == t2 and t1 is not t2  # a new tree on every call
+    assert t1 == Tree("have", [Tree("I", []), Tree("pen", [Tree("a", []), Tree("red", [])]), Tree(".", [])])
+
+
+def test_conversions_make_no_reference_cycles():
+    """Reference counting frees everything: with the collector paused, a collection finds nothing afterwards."""
+    import gc
+
+    gc.collect()
+    gc.disable()
+    try:
+        t = read_ptb(PEN)
+        dep = to_dependencies(t)
+        dep.to_nltk(), str(dep), lexicalize(t), explain_tree(t), headword_chains(dep, 4)
+        del t, dep
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

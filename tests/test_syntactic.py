@@ -219,3 +219,49 @@ def test_references_are_built_once_and_shared():
         R.score([HYP_FIG2])
     with pytest.raises(ValueError, match="unknown metrics"):
         R.score([HYP_FIG2] * 3, metrics=("bleu",))
+
+
+def test_score_systems_equals_score_corpus_per_system():
+    from syneval_nb.syntactic import clear_caches, score_systems
+
+    refs = [[REF_FIG2, REF_PEN], [REF_PEN], [REF_PEN, "(())"]]
+    systems = {"a": [HYP_FIG2, HYP_BLUE, REF_PEN], "b": [HYP_BLUE, "(())", HYP_FIG2]}
+    with pytest.warns(UserWarning):
+        want = {s: score_corpus(h, refs, max_depth=3) for s, h in systems.items()}
+    clear_caches()
+    got = score_systems(systems, refs, max_depth=3)
+    assert list(got) == ["a", "b"]
+    for s in systems:
+        pd.testing.assert_frame_equal(got[s], want[s])
+        assert got[s].attrs["corpus"] == want[s].attrs["corpus"]
+    with pytest.raises(ValueError, match="system 'c'"):
+        score_systems({"c": [HYP_FIG2]}, refs)
+
+
+@pytest.mark.slow
+def test_score_systems_in_parallel_gives_the_same_frames():
+    from syneval_nb.syntactic import score_systems
+
+    refs = [[REF_FIG2, REF_PEN], [REF_PEN]]
+    systems = {"a": [HYP_FIG2, HYP_BLUE], "b": [HYP_BLUE, HYP_FIG2], "c": [REF_PEN, REF_FIG2]}
+    one = score_systems(systems, refs, max_depth=4)
+    two = score_systems(systems, refs, max_depth=4, n_jobs=2)
+    for s in systems:
+        pd.testing.assert_frame_equal(one[s], two[s])
+
+
+def test_scoring_makes_no_reference_cycles():
+    import gc
+
+    gc.collect()
+    gc.disable()
+    try:
+        h, r = T(HYP_BLUE), T(REF_PEN)
+        for f in (stm, dstm, hwcm, tkm, dtkm):
+            f(h, [r]).score
+        R = References([[REF_FIG2, REF_PEN]] * 2, max_depth=4)
+        R.score([HYP_FIG2, HYP_BLUE])
+        del h, r, R
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -16,14 +16,17 @@ from nltk import Tree
 from syneval_nb.trees import (
     EmptyParseError,
     EncodedTree,
+    FlatTree,
     Interner,
     TreeFormatError,
     draw,
     encode,
+    flatten,
     phrase_labels,
     pos_tags,
     read_ptb,
     read_ptb_file,
+    read_ptb_flat,
     read_ptb_lines,
     spans,
     strip_label,
@@ -285,6 +288,84 @@ def test_encode_labels_productions_children():
     prods = read_ptb(PEN).productions()
     assert len(set(a.prods)) == len(set(prods)) == 9
     assert a.nodes[5].label() == "NP" and list(a.postorder())[0] == 8
+
+
+def _nltk_view(t: Tree) -> tuple[list, list, list]:
+    """Labels, child-node indices and preterminal words in preorder, from nltk's own traversal (``subtrees`` is
+    preorder; positions give the parent-child relation): an independent view of a FlatTree."""
+    positions = [p for p in t.treepositions() if isinstance(t[p], Tree)]
+    index = {p: i for i, p in enumerate(positions)}
+    labels = [t[p].label() for p in positions]
+    kids = [tuple(index[p + (j,)] for j, c in enumerate(t[p]) if isinstance(c, Tree)) for p in positions]
+    words = [t[p][0] if len(t[p]) == 1 and isinstance(t[p][0], str) else None for p in positions]
+    assert labels == [s.label() for s in t.subtrees()]
+    return labels, kids, words
+
+
+@pytest.mark.parametrize("text, expected", [
+    (PEN, PEN),
+    (f"(ROOT {PEN})", PEN),
+    (f"( (ROOT {PEN}) )", PEN),  # nested wrappers
+    ("( (S (NN a)) (S (NN b)))", "(ROOT (S (NN a)) (S (NN b)))"),  # a wrapper with two children is node 0
+    ("(ROOT (-NONE- *) (S (NN a)))", "(S (NN a))"),
+    ("(NN dog)", "(NN dog)"),
+    ("(TOP dog)", "(ROOT dog)"),
+    ("(S (NP-SBJ (-NONE- *T*-1)) (VP (VBD left) (NP (-NONE- *U*)) (ADVP (RB early))) (. .))",
+     "(S (VP (VBD left) (ADVP (RB early))) (. .))"),  # dropped subtrees in the middle: indices stay dense
+])
+def test_flat_reading_matches_nltk_traversal(text, expected):
+    flat = read_ptb_flat(text)
+    assert isinstance(flat, FlatTree)
+    want = Tree.fromstring(expected)
+    assert (flat.labels, flat.kids, flat.words) == _nltk_view(want)
+    assert flat.to_tree() == want == read_ptb(text)
+    assert flat.to_tree() is flat.to_tree()  # built once
+    back = flatten(want)
+    assert (back.labels, back.kids, back.words) == (flat.labels, flat.kids, flat.words)
+    with pytest.raises(EmptyParseError):
+        read_ptb_flat("(())")
+
+
+def test_flatten_rejects_mixed_children_and_keeps_childless_nodes():
+    with pytest.raises(TreeFormatError, match="mixes the word"):
+        flatten(Tree("S", ["a", Tree("NN", ["b"])]))
+    f = flatten(Tree("have", [Tree("I", []), Tree("pen", [Tree("a", [])])]))  # a word-labelled dependency tree
+    assert (f.labels, f.kids, f.words) == (["have", "I", "pen", "a"], [(1, 2), (), (3,), ()], [None] * 4)
+
+
+def test_encode_flat_equals_encode_tree():
+    """The FlatTree path and the nltk.Tree path give the same keys (checked through the interner's table)."""
+    texts = [PEN, "(S (NP (NP (DT the) (NN dog)) (PP (IN of) (NP (DT the) (NN dog)))) (VP (VBD barked)))"]
+    for text in texts:
+        i1, i2 = Interner(), Interner()
+        a, b = encode(read_ptb(text), i1), encode(read_ptb_flat(text), i2)
+        for field in ("labels", "prods"):
+            assert [i1.key(x) for x in getattr(a, field)] == [i2.key(x) for x in getattr(b, field)]
+        assert (a.children, a.n_words) == (b.children, b.n_words)
+        assert [str(n) for n in a.nodes] == [str(n) for n in b.nodes]  # built on demand for the flat one
+    # equal productions share an id within one tree: (DT the) twice, (NN dog) twice, NP -> DT NN twice
+    e = encode(read_ptb_flat(texts[1]), Interner())
+    assert len(e) == 12 and len(set(e.prods)) == 9  # 12 nodes, 3 productions repeated
+
+
+def test_reading_and_encoding_make_no_reference_cycles():
+    """Everything is freed by reference counting: with the collector paused, a collection afterwards finds
+    nothing (the recursive closures of the first versions kept every tree alive until the collector ran)."""
+    import gc
+
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            t = read_ptb(f"(ROOT {PEN})")
+            encode(t, Interner())
+            encode(read_ptb_flat(PEN), Interner()).nodes
+            spans(t)
+            flatten(t)
+            del t
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_draw_gives_svg():
