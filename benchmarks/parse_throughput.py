@@ -15,7 +15,7 @@ twice: as a user would start it (``java -Xmx2g``, default G1 collector) and with
 Targets (issue 3): kit at equal parallelism >= 0.9x the CLI; 2 workers >= 1.6x 1 worker (2 cores);
 cached >= 10,000 sentences/s.
 
-    .venv/bin/python benchmarks/parse_throughput.py [--n 500] [--json out.json]
+    .venv/bin/python benchmarks/parse_throughput.py [--n 500] [--repeat 2] [--json out.json]
 """
 from __future__ import annotations
 
@@ -84,6 +84,7 @@ def kit(sentences: list[str], workers: int, cache) -> tuple[float, float, list]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=500)
+    ap.add_argument("--repeat", type=int, default=1, help="rounds per configuration; the best wall time counts")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = ap.parse_args()
     deen = data_dir() / "wmt21-deen"
@@ -97,24 +98,42 @@ def main() -> None:
         src = Path(tmp) / "ref.txt"
         src.write_text("".join(s + "\n" for s in sents), encoding="utf-8")
 
-        def row(name: str, key: str, run) -> list:
+        best: dict[str, tuple[float, float, float]] = {}  # key -> (wall, cpu, machine idle %) of the best run
+        outputs: dict[str, list] = {}
+
+        def measure(key: str, run) -> None:
             t0 = _cpu_times()
             wall, cpu, out = run()
             t1 = _cpu_times()
             idle = 100.0 * (t1[1] - t0[1]) / max(1, t1[0] - t0[0]) if t0 and t1 else float("nan")
+            print(f"  run {key:22s} {n / wall:6.2f} sent/s  [load {os.getloadavg()[0]:.2f}]", flush=True)
+            if key not in best or wall < best[key][0]:
+                best[key] = (wall, cpu, idle)
+            outputs[key] = out
+
+        db = Path(tmp) / "cache.sqlite"
+        configs = [
+            ("cli_2threads", "plain CLI, -nthreads 2", lambda: plain_cli(src, 2, [])),
+            ("cli_2threads_serialgc", "plain CLI, -nthreads 2, SerialGC", lambda: plain_cli(src, 2, ["-XX:+UseSerialGC"])),
+            ("kit_1worker", "kit, 1 worker", lambda: kit(sents, 1, None)),
+            ("kit_2workers", "kit, 2 workers (+ caching)", None),
+        ]
+        for r in range(args.repeat):  # interleaved rounds, alternating order; the best wall time of each counts
+            for key, _, run in (configs if r % 2 == 0 else configs[::-1]):
+                if run is None:
+                    db.unlink(missing_ok=True)
+                    with ParseCache(db) as cache:
+                        measure(key, lambda: kit(sents, 2, cache))
+                else:
+                    measure(key, run)
+        print()
+        for key, name, _ in configs:
+            wall, cpu, idle = best[key]
             fig[key], fig[key + "_cpu_per_sent"], fig[key + "_cores"] = n / wall, cpu / n, cpu / wall
-            same = sum(a == b for a, b in zip(out, shipped))
+            same = sum(a == b for a, b in zip(outputs[key], shipped))
             print(f"{name:33s}: {n / wall:6.2f} sent/s ({wall:5.1f} s wall; JVM CPU {cpu / n * 1000:5.1f} ms/sent, "
                   f"{cpu / wall:4.2f} cores used; machine idle {idle:3.0f}%)  identical to shipped {same}/{n}")
-            return out
-
-        row("plain CLI, -nthreads 2", "cli_2threads", lambda: plain_cli(src, 2, []))
-        row("plain CLI, -nthreads 2, SerialGC", "cli_2threads_serialgc",
-            lambda: plain_cli(src, 2, ["-XX:+UseSerialGC"]))
-        row("kit, 1 worker", "kit_1worker", lambda: kit(sents, 1, None))
-        db = Path(tmp) / "cache.sqlite"
-        with ParseCache(db) as cache:
-            r2 = row("kit, 2 workers (+ caching)", "kit_2workers", lambda: kit(sents, 2, cache))
+        r2 = outputs["kit_2workers"]
 
         with ParseCache(db) as cache:
             p = StanfordParser(workers=2)

@@ -4,7 +4,8 @@ Prints trees/second (CPU time, ``time.process_time``, best of ``--repeat``; wall
 
 - ``read_ptb``: bracketed string -> ``nltk.Tree`` (:func:`syneval_nb.trees.read_ptb`);
 - ``read_ptb_flat``: bracketed string -> :class:`~syneval_nb.trees.FlatTree` (the same reader, no ``nltk.Tree``;
-  what :mod:`syneval_nb.syntactic` uses);
+  what :mod:`syneval_nb.syntactic` uses), and its two paths on their own: the general reader (tokenizer regex) on
+  every parse, and the ASCII fast path (``str.split`` tokens) on the parses it accepts;
 - ``encode``: integer encoding (:func:`syneval_nb.trees.encode`) of the ``nltk.Tree`` and of the ``FlatTree``;
 - ``to_dependencies``: Collins (1999) heads (:func:`syneval_nb.heads.to_dependencies`) from the ``nltk.Tree`` and
   from the ``FlatTree``;
@@ -26,7 +27,7 @@ from typing import Callable
 
 from syneval_nb.heads import headword_chains, to_dependencies
 from syneval_nb.paths import data_dir
-from syneval_nb.trees import Interner, encode, read_ptb, read_ptb_flat
+from syneval_nb.trees import Interner, _parse_fast, _parse_general, encode, read_ptb, read_ptb_flat
 
 
 def timed(fn: Callable[[], object], repeat: int, pause_gc: bool = False) -> tuple[float, float]:
@@ -62,12 +63,16 @@ def main(argv: list[str] | None = None) -> None:
     deps = [to_dependencies(f) for f in flats]
     n_nodes = sum(len(f) for f in flats)
     n_words = sum(len(d) for d in deps)
+    fast = [t for t in texts if _parse_fast(t) is not None]
     print(f"{n} parses from {len(files)} files: {n_nodes / n:.1f} nodes, {n_words / n:.1f} words per tree; "
-          f"best of {args.repeat}; garbage collector {'paused' if args.pause_gc else 'on'}")
+          f"best of {args.repeat}; garbage collector {'paused' if args.pause_gc else 'on'}; the fast path reads "
+          f"{len(fast)} of them (the others hold non-ASCII characters)")
 
     runs: dict[str, Callable[[], object]] = {
         "read_ptb (-> nltk.Tree)": lambda: [read_ptb(t) for t in texts],
         "read_ptb_flat (-> FlatTree)": lambda: [read_ptb_flat(t) for t in texts],
+        "  general reader only": lambda: [_parse_general(t, None) for t in texts],
+        "  fast path only (its parses)": lambda: [_parse_fast(t) for t in fast],
         "encode (nltk.Tree)": lambda: [encode(t, interner) for t in trees],
         "encode (FlatTree)": lambda: [encode(f, interner) for f in flats],
         "to_dependencies (nltk.Tree)": lambda: [to_dependencies(t) for t in trees],
@@ -78,8 +83,9 @@ def main(argv: list[str] | None = None) -> None:
     interner = Interner()
     print(f"{'step':30s} {'trees/s CPU':>12s} {'us/tree CPU':>12s} {'trees/s wall':>13s}")
     for name, fn in runs.items():
+        m = len(fast) if "fast path" in name else n
         w, c = timed(fn, args.repeat, args.pause_gc)
-        print(f"{name:30s} {n / c:12.0f} {c / n * 1e6:12.1f} {n / w:13.0f}")
+        print(f"{name:30s} {m / c:12.0f} {c / m * 1e6:12.1f} {m / w:13.0f}")
 
 
 if __name__ == "__main__":

@@ -20,12 +20,16 @@ disk), aligned with the input and backed by the persistent :class:`~syneval_nb.c
     retried once. Every failure is reported (a warning and :attr:`ParseReport.failures`), never dropped.
 
     Deviation from running the CLI on a whole file: PTB tokenization of a line's *last* token can depend on the
-    first characters of the *next* line (the tokenizer's look-ahead rules, e.g. ``Serie A.`` keeps ``A.`` whole
-    before a line that starts with a lowercase word but splits off the period before "The ..."). The kit parses
+    first characters of the *next* line (the tokenizer's look-ahead rules: ``Serie A.`` keeps ``A.`` whole before
+    a line starting "Inter Milan ..." but splits off the period before a line starting "The ..."). The kit parses
     every sentence as if it were followed by the line ``The syneval-sentinel`` (a new sentence starting with "The"),
     so a result depends on the sentence alone -- which is what makes a per-sentence cache correct. The shipped
     files were made file by file; lines that end in an abbreviation and are followed by a line whose first word
     is not capitalised or not in the tokenizer's list can therefore differ in the split of that final period.
+    Measured: the kit's output equals the shipped line for a random sample of 216 lines over all 22 shipped files
+    and for the first 500 lines of ``newstest2021.de-en.ref.A.en``; of the 473 shipped lines (out of 28,935) that
+    end in an abbreviation, 21 differ, all of them ``p.m.``/``a.m.``/``A.`` before a line starting with a quote
+    mark, "Altogether" or "Inter", where the shipped parse keeps the period inside the abbreviation.
     Characters the tokenizer treats as line breaks inside a sentence (CR, VT, FF, NEL, U+2028, U+2029) are sent
     as spaces, so one input line is always one sentence.
 

@@ -400,3 +400,100 @@ def test_all_shipped_stanford_parses_are_read(shared_data: Path):
             assert len(t.leaves()) == len(_PRETERMINAL.findall(line))
             assert sum(1 for _ in t.subtrees()) + 1 == line.count("(")
     assert (n, failures) == (28935, 0)
+
+
+# ------------------------------------------------------------------ the reader's fast path (ASCII, common shape)
+
+def _same(a: FlatTree | None, b: FlatTree | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return (a.labels, a.kids, a.words) == (b.labels, b.kids, b.words)
+
+
+FAST_PATH_CASES = [
+    PEN,
+    "(ROOT " + PEN + ")",
+    "(TOP " + PEN + ")",
+    "( " + PEN + " )",
+    "(NN dog)",
+    "(ROOT (NN dog))",
+    "(S-SBJ-1 (NP=2 (NN a)) (-LRB- -LRB-) (VP (VBZ b)))",
+    "(ROOT\n  (S (NP (NN a))\n     (VP (VBZ b))))",
+    "  (S (NP (NN a)) (VP (VBZ b))) \r\n",
+    "((S(NP(NN a))(VP(VBZ b))))",
+]
+FALLBACK_CASES = [  # (text, why the fast path declines)
+    ("(NP (CD 3\u00a01/2) (NNS miles))", "non-ASCII"),
+    ("(NP (CD 3\x1f1/2) (NNS miles))", "\\x1f is white space for str.split, not for PTB"),
+    ("(ROOT (S (NN a)) (S (NN b)))", "a wrapper with two children becomes ROOT"),
+    ("(S (NP (-NONE- *T*-1)) (VP (VBZ b)))", "empty element"),
+    ("(S (-NONE- (NN a)) (VP (VBZ b)))", "a phrase labelled -NONE- is dropped with its subtree"),
+    ("(ROOT (ROOT (S (NN a))))", "nested wrappers"),
+    ("(())", "the empty parse"),
+] + [(text, "malformed") for text, *_ in MALFORMED]
+
+
+@pytest.mark.parametrize("text", FAST_PATH_CASES)
+def test_fast_path_reads_the_common_shapes_like_the_general_reader(text):
+    from syneval_nb.trees import _parse_fast, _parse_general
+
+    fast = _parse_fast(text)
+    assert fast is not None
+    assert _same(fast, _parse_general(text, None))
+
+
+@pytest.mark.parametrize("text, why", FALLBACK_CASES)
+def test_fast_path_declines_everything_else(text, why):
+    from syneval_nb.trees import _parse_fast
+
+    assert _parse_fast(text) is None, why
+
+
+def test_split_only_white_space_stays_inside_a_word():
+    # the general reader splits only on ASCII PTB white space: "\x1f" is part of the word (str.split would cut it)
+    assert read_ptb("(NP (CD 3\x1f1/2))").leaves() == ["3\x1f1/2"]
+
+
+@pytest.mark.slow
+def test_fast_path_equals_general_reader_on_every_shipped_parse(shared_data: Path):
+    from syneval_nb.trees import _parse_fast, _parse_general
+
+    files = sorted(shared_data.glob("*/parses/stanford-pcfg-3.3.1/*.ptb"))
+    texts = [line for f in files for line in f.read_text(encoding="utf-8").split("\n")[:-1]]
+    assert len(texts) == 28935
+    n_fast = 0
+    for text in texts:
+        fast = _parse_fast(text)
+        if fast is not None:
+            n_fast += 1
+            assert _same(fast, _parse_general(text, None)), text
+        elif text.isascii():  # only non-ASCII text may leave the fast path on these files
+            pytest.fail(f"the fast path declined an ASCII parse: {text[:80]}")
+    assert n_fast == 28935 - sum(not t.isascii() for t in texts)
+    assert n_fast > 27000  # measured: 27,776 (1,159 lines hold non-ASCII characters)
+
+
+_FUZZ_LEAF = st.builds(lambda t, w: f"({t} {w})", st.sampled_from(["NN", "DT", "-NONE-", "NP-SBJ"]),
+                       st.sampled_from(["a", "b", "*T*", "3\u00a01/2"]))
+_FUZZ_TREE = st.recursive(_FUZZ_LEAF, lambda kids: st.builds(
+    lambda lab, ks: f"({lab} {' '.join(ks)})", st.sampled_from(["S", "NP", "VP-SBJ", "ROOT", "-NONE-"]),
+    st.lists(kids, min_size=1, max_size=3)), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_FUZZ_TREE, st.sampled_from(["", "(ROOT ", "( ", "(TOP "]),
+       st.lists(st.tuples(st.integers(0, 200), st.integers(0, 2),
+                          st.sampled_from(["(", ")", " ", "S", "a", "ROOT", "-NONE-", "\x1c", "\t", ""])),
+                max_size=2))
+def test_fast_path_never_accepts_what_the_general_reader_reads_differently(tree, wrapper, edits):
+    """Random trees (with empty elements, function tags, wrappers, a no-break space), some of them corrupted by
+    random edits: whenever the fast path accepts a text, the general reader reads the same tree from it."""
+    from syneval_nb.trees import _parse_fast, _parse_general
+
+    text = wrapper + tree + (")" if wrapper else "")
+    for pos, cut, ins in edits:
+        pos = min(pos, len(text))
+        text = text[:pos] + ins + text[pos + cut:]
+    fast = _parse_fast(text)
+    if fast is not None:
+        assert _same(fast, _parse_general(text, None)), text
