@@ -166,6 +166,9 @@ def run_all(
         except Exception as exc:  # noqa: BLE001 - reported in the index, re-raised on request
             row["status"] = "failed"
             row["error"] = f"{type(exc).__name__}: {str(exc)[:500]}"
+            executed = reports / nb.stem / nb.name  # papermill keeps the copy up to the failing cell
+            if executed.is_file():
+                to_html(executed, executed.with_suffix(".html"))
             if stop_on_error:
                 raise
         row["seconds"] = time.perf_counter() - t0

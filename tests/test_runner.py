@@ -1,0 +1,103 @@
+"""The papermill runner behind ``syneval-nb run``, the CLI dispatcher and the data-folder resolution, on a tiny
+notebook written here (the real notebooks are run by tests/test_notebooks.py)."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from nbformat import v4
+
+from syneval_nb import cli, paths, runner
+
+
+def _notebook(path: Path, body: str) -> Path:
+    params = v4.new_code_cell("data_dir = None\nsample = None\noutput_dir = '.'\nseed = 0")
+    params.metadata["tags"] = ["parameters"]
+    nb = v4.new_notebook(cells=[v4.new_markdown_cell("# tiny"), params, v4.new_code_cell(body)])
+    nb.metadata["kernelspec"] = {"name": "syneval-nb", "display_name": "Python 3 (syneval-nb)", "language": "python"}
+    nbformat.write(nb, str(path))
+    return path
+
+
+WRITES = ("from syneval_nb.runner import write_results\n"
+          "print('hello')\n"
+          "write_results({'sample': sample, 'twice': 2 * (sample or 0)}, output_dir, '00_tiny')")
+
+
+def test_write_results_plain_json(tmp_path):
+    p = runner.write_results({"a": np.float64(0.5), "b": np.arange(3), "c": float("nan"), "d": (1, np.int64(2))},
+                             tmp_path, "x")
+    assert json.loads(p.read_text()) == {"a": 0.5, "b": [0, 1, 2], "c": None, "d": [1, 2]}
+
+
+@pytest.mark.slow
+def test_run_all_writes_notebook_html_json_and_index(tmp_path):
+    good = _notebook(tmp_path / "00_tiny.ipynb", WRITES)
+    bad = _notebook(tmp_path / "01_broken.ipynb", "raise ValueError('on purpose')")
+    rows = runner.run_all([good, bad], tmp_path / "reports", {"sample": 21})
+    assert [(r["stem"], r["status"]) for r in rows] == [("00_tiny", "ok"), ("01_broken", "failed")]
+    assert rows[0]["results"] == {"sample": 21, "twice": 42}  # the injected parameter reached the notebook
+    assert "on purpose" in rows[1]["error"]
+    assert "on purpose" in (tmp_path / "reports" / "01_broken" / "01_broken.html").read_text()  # kept for reading
+    out = tmp_path / "reports" / "00_tiny"
+    assert (out / "00_tiny.ipynb").is_file() and (out / "00_tiny.json").is_file()
+    assert "hello" in (out / "00_tiny.html").read_text()
+    index = (tmp_path / "reports" / "index.html").read_text()
+    assert "00_tiny/00_tiny.html" in index and "failed" in index and "on purpose" in index
+
+
+@pytest.mark.slow
+def test_notebook_without_results_file_is_an_error(tmp_path):
+    nb = _notebook(tmp_path / "00_silent.ipynb", "x = 1")
+    with pytest.raises(FileNotFoundError, match="did not write"):
+        runner.run_notebook(nb, tmp_path / "out", html_copy=False)
+
+
+def test_strip_outputs_keeps_tags(tmp_path):
+    p = _notebook(tmp_path / "00_tiny.ipynb", "1 + 1")
+    nb = nbformat.read(str(p), as_version=4)
+    nb.cells[2].outputs = [v4.new_output("execute_result", data={"text/plain": "2"}, execution_count=1)]
+    nb.cells[2].execution_count = 1
+    nb.cells[2].metadata["papermill"] = {"duration": 0.1}
+    nbformat.write(nb, str(p))
+    runner.strip_outputs([p])
+    nb = nbformat.read(str(p), as_version=4)
+    assert nb.cells[2].outputs == [] and nb.cells[2].execution_count is None
+    assert "papermill" not in nb.cells[2].metadata
+    assert nb.cells[1].metadata["tags"] == ["parameters"]
+
+
+def test_cli_dispatch_and_errors(capsys):
+    assert cli.main(["--help"]) == 0 and "run" in capsys.readouterr().out
+    assert cli.main(["nonsense"]) == 2 and "unknown command 'nonsense'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # argparse: a selection that matches no notebook
+        runner.cli(["99_no_such_notebook"])
+
+
+def test_data_dir_resolution_order(tmp_path, monkeypatch):
+    explicit = tmp_path / "explicit"
+    explicit.mkdir()
+    env = tmp_path / "env"
+    env.mkdir()
+    monkeypatch.setenv("SYNEVAL_NB_DATA", str(env))
+    assert paths.data_dir(explicit) == explicit  # 1. the argument
+    assert paths.data_dir() == env  # 2. the environment variable
+    monkeypatch.delenv("SYNEVAL_NB_DATA")
+    monkeypatch.setattr(paths, "shared_data_dir", lambda: None)
+    monkeypatch.setenv("SYNEVAL_NB_CACHE", str(tmp_path / "cache"))
+    assert paths.data_dir() == tmp_path / "cache" / "data"  # 4. the user cache (3. ../shared/data is switched off)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        paths.data_dir(tmp_path / "missing")
+    monkeypatch.setenv("SYNEVAL_NB_DATA", str(tmp_path / "missing"))
+    with pytest.raises(FileNotFoundError, match="SYNEVAL_NB_DATA"):
+        paths.data_dir()
+
+
+def test_parse_value_json_or_text():
+    assert runner._parse_value("200") == 200 and runner._parse_value("null") is None
+    assert runner._parse_value('["A", "B"]') == ["A", "B"] and runner._parse_value("refB") == "refB"
+    assert math.isnan(float(runner._parse_value("NaN")))
