@@ -12,7 +12,6 @@ and whether a JVM outlived the parser.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import random
 import subprocess
@@ -21,7 +20,7 @@ import time
 from pathlib import Path
 
 from syneval_nb import discourse as D
-from syneval_nb.data import RST_DIR, WMT21_SYSTEMS, dataset_dir, read_lines
+from syneval_nb.data import RST_DIR, WMT21_SYSTEMS, dataset_dir, load_ted_zhen_mqm, read_lines
 
 
 def _snapshot(folder: Path) -> dict[str, float]:
@@ -44,11 +43,8 @@ def _java_children() -> list[str]:
 
 
 def ted_items(folder) -> list[tuple[str, dict | None]]:
-    d = dataset_dir("ted-zhen-mqm", folder)
-    with open(d / "texts.tsv", encoding="utf-8") as f:
-        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
-    trees = D.load_rst_jsonl(d / RST_DIR / "texts.tsv.jsonl")
-    return [(r[5], t) for r, t in zip(rows, trees)]
+    ted = load_ted_zhen_mqm(folder).sort_values("rst_row")  # rst_row = line of the shipped .jsonl
+    return list(zip(ted["target"], D.ted_rst(ted, folder)["rst"]))
 
 
 def deen_items(folder) -> list[tuple[str, dict | None]]:

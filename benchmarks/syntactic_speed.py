@@ -45,11 +45,6 @@ from syneval_nb.syntactic import References
 TARGETS = {"stm": 1.0, "hwcm": 1.0, "dstm": 1.0, "tkm": 0.5, "dtkm": 0.5}
 
 
-def clear_caches() -> None:
-    """Forget everything the kit caches across calls (reference sets, dependency trees, head rules, labels)."""
-    syntactic.clear_caches()
-
-
 def timed(fn: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None) -> tuple[float, float]:
     """Best (wall seconds, CPU seconds) of ``repeat`` runs; ``setup`` (untimed) and a full collection before each."""
     best_w = best_c = float("inf")
@@ -104,9 +99,9 @@ def main(argv: list[str] | None = None) -> int:
             prepared = None
             if setting == "cold":
                 fn = lambda: References(ref_ptb, 9).score(hyp_ptb, metrics=metrics)  # noqa: E731
-                w, c = timed(fn, args.repeat, setup=clear_caches)
+                w, c = timed(fn, args.repeat, setup=syntactic.clear_caches)
             else:
-                clear_caches()
+                syntactic.clear_caches()
                 prepared = References(ref_ptb, 9)
                 prepared.score(hyp_ptb, metrics=metrics)  # computes and keeps the reference-side statistics
                 w, c = timed(lambda: prepared.score(hyp_ptb, metrics=metrics), args.repeat)
@@ -127,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         all_refs = [[a, b] for a, b in zip(first["ptb_ref_A"], first["ptb_ref_B"])]
         n_seg = len(all_refs)
         for jobs in sorted({1, max(1, args.jobs)}):
-            clear_caches()
+            syntactic.clear_caches()
             w0, c0 = time.perf_counter(), time.process_time()
             syntactic.score_systems(by_system, all_refs, max_depth=9, n_jobs=jobs)
             w, c = time.perf_counter() - w0, time.process_time() - c0

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .paths import cache_dir
 
-__all__ = ["CacheError", "ParseCache", "default_cache_path"]
+__all__ = ["CacheError", "ParseCache", "default_cache_path", "open_cache"]
 
 FORMAT_NAME = "syneval-nb-parse-cache"
 SCHEMA_VERSION = "1"
@@ -77,8 +77,6 @@ class ParseCache:
         con = self._con
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if not tables:
-            con.execute("PRAGMA journal_mode=WAL")
-            con.execute("PRAGMA synchronous=NORMAL")
             con.execute("BEGIN IMMEDIATE")
             try:
                 con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -93,9 +91,6 @@ class ParseCache:
                 con.execute("ROLLBACK")
                 raise
             tables = {"meta", "parses"}
-        else:
-            con.execute("PRAGMA journal_mode=WAL")
-            con.execute("PRAGMA synchronous=NORMAL")
         if not {"meta", "parses"} <= tables:
             raise sqlite3.DatabaseError(f"foreign SQLite database (tables: {', '.join(sorted(tables))})")
         meta = dict(con.execute("SELECT key, value FROM meta"))
@@ -104,6 +99,9 @@ class ParseCache:
         if meta.get("schema_version") != SCHEMA_VERSION:
             raise sqlite3.DatabaseError(
                 f"cache schema version {meta.get('schema_version')!r}, this syneval-nb reads {SCHEMA_VERSION!r}")
+        # only our own file is switched to WAL (a foreign database is rejected above, untouched)
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")
         check = con.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
             raise sqlite3.DatabaseError(f"integrity check failed: {check}")
@@ -188,3 +186,16 @@ class ParseCache:
 
     def __repr__(self) -> str:
         return f"ParseCache({str(self.path)!r})"
+
+
+def open_cache(cache: "ParseCache | str | os.PathLike | bool | None") -> tuple[ParseCache | None, bool]:
+    """The ``cache=`` argument of the parsing front ends as ``(cache or None, opened here)``: ``True`` -> the
+    default file, a path -> that file, a :class:`ParseCache` -> itself, ``None``/``False`` -> no cache. The caller
+    closes the cache when ``opened here`` is true."""
+    if cache is None or cache is False:
+        return None, False
+    if cache is True:
+        return ParseCache(), True
+    if isinstance(cache, ParseCache):
+        return cache, False
+    return ParseCache(cache), True

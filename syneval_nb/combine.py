@@ -14,6 +14,9 @@
 * **Controls** (:func:`single_edu_ties`, :func:`length_control`, :func:`partial_correlation`): single-EDU ties,
   the length-difference baseline, and correlations with length partialled out.
 
+* **Scores by depth** (:func:`depth_scores`, notebook 08): BLEU_n, the syntactic metrics by depth and the length
+  controls, segment and per-system corpus scores from one pass (Liu & Gildea 2005).
+
 Base metrics (:data:`BASE_METRICS`) are computed by their own modules (:mod:`~syneval_nb.lexical`,
 :mod:`~syneval_nb.syntactic`); a metric whose module is absent is skipped and reported by :func:`missing_metrics`.
 """
@@ -82,62 +85,59 @@ def missing_metrics(names: Sequence[str] | None = None) -> list[str]:
     return [n for n in (names or BASE_METRICS) if not BASE_METRICS[n].available()]
 
 
-def _syntactic_scores(names: Sequence[str], ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
-                      systems: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """STM/HWCM/TKM segment scores and corpus scores per system (:func:`syneval_nb.syntactic.score_corpus`,
-    called once per system so that corpus scores come from that system's summed statistics)."""
+def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
+                         systems: Sequence[str], metrics: Sequence[str], max_depth: int,
+                         progress: bool = False) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
+    """:func:`syneval_nb.syntactic.score_corpus` called once per system (so that corpus scores come from that
+    system's summed statistics; the references are read once and cached by ``score_corpus``): each column's
+    segment scores aligned with the input, and each system's corpus scores (``attrs["corpus"]``)."""
     from .syntactic import score_corpus
 
-    cols = {n: dict(BASE_METRICS[n].kwargs)["column"] for n in names}
-    wanted = tuple(sorted({c.split("_")[0] for c in cols.values()}))
-    seg = pd.DataFrame(np.nan, index=range(len(ptb_hyps)), columns=list(names))
-    corpus = {}
-    sys_arr = np.asarray(systems)
+    sys_arr = np.asarray(list(systems), dtype=object)
+    seg: dict[str, np.ndarray] = {}
+    corpus: dict[str, dict[str, float]] = {}
     for s in sorted(set(sys_arr)):
         idx = np.flatnonzero(sys_arr == s)
-        f = score_corpus([ptb_hyps[i] for i in idx], [list(ptb_refs[i]) for i in idx], metrics=wanted,
-                         max_depth=SYNTACTIC_DEPTH)
-        for n, c in cols.items():
-            seg.loc[idx, n] = f[c].to_numpy(dtype=float)
-        corpus[s] = {n: float(f.attrs["corpus"][c]) for n, c in cols.items()}
-    return seg, pd.DataFrame.from_dict(corpus, orient="index")
-
-
-def _text_scores(name: str, hyps: Sequence[str], refs: Sequence[Sequence[str]],
-                 systems: Sequence[str]) -> tuple[np.ndarray, dict[str, float]]:
-    """One lexical metric: sufficient statistics computed once; the sentence score of a segment is the score of
-    its own statistics row (what ``sentence_score`` computes), a system's corpus score that of its summed rows.
-    NIST's information weights come from all references of the call; every system covers the same segments in
-    both data sets, so this equals scoring each system on its own."""
-    m = BASE_METRICS[name].make()
-    st = m.segment_stats(list(hyps), [list(r) for r in refs])
-    seg = np.array([m.corpus_score_from_stats(st[i:i + 1]).score for i in range(len(st))], dtype=float)
-    sys_arr = np.asarray(systems)
-    corpus = {s: float(m.corpus_score_from_stats(st[sys_arr == s]).score) for s in sorted(set(sys_arr))}
+        f = score_corpus([ptb_hyps[i] for i in idx], [list(ptb_refs[i]) for i in idx], metrics, max_depth,
+                         progress=progress)
+        for c in f.columns:
+            seg.setdefault(c, np.full(len(sys_arr), np.nan))[idx] = f[c].to_numpy(dtype=float)
+        corpus[s] = {c: float(v) for c, v in f.attrs["corpus"].items()}
     return seg, corpus
+
+
+def _syntactic_scores(names: Sequence[str], ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
+                      systems: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """STM/HWCM/TKM segment scores and corpus scores per system (:func:`_syntactic_by_system`)."""
+    cols = {n: dict(BASE_METRICS[n].kwargs)["column"] for n in names}
+    wanted = tuple(sorted({c.split("_")[0] for c in cols.values()}))
+    seg, corpus = _syntactic_by_system(ptb_hyps, ptb_refs, systems, wanted, SYNTACTIC_DEPTH)
+    return (pd.DataFrame({n: seg[c] for n, c in cols.items()}, index=range(len(ptb_hyps))),
+            pd.DataFrame.from_dict({s: {n: v[c] for n, c in cols.items()} for s, v in corpus.items()}, orient="index"))
 
 
 def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None] | None = None,
                 ptb_refs: Sequence[Sequence[str | None]] | None = None, metrics: Sequence[str] | None = None,
                 systems: Sequence[str] | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Segment scores of the base metrics, one column per metric (raw scale and orientation), and each metric's
-    corpus score per system (index system, from summed sufficient statistics; TKM: mean).
+    corpus score per system (index system, from summed sufficient statistics; TKM: mean). Lexical metrics come
+    from :func:`syneval_nb.lexical.evaluate` (statistics computed once; NIST's information weights from all
+    references of the call, which equals scoring each system alone when every system covers the same segments).
 
     ``refs[i]`` / ``ptb_refs[i]`` are the references (strings / PTB strings) of segment ``i``; ``systems[i]`` names
     the system of segment ``i`` (default: one system ``"all"``). Metrics whose module is absent, and syntactic
     metrics when no parses are given, are left out (see :func:`missing_metrics`).
     """
-    from tqdm.auto import tqdm
-
     names = [n for n in (metrics or BASE_METRICS) if BASE_METRICS[n].available()]
     text = [n for n in names if BASE_METRICS[n].kind == "text"]
     syn = [n for n in names if BASE_METRICS[n].kind == "ptb"] if ptb_hyps is not None and ptb_refs is not None else []
     sys_ = ["all"] * len(hyps) if systems is None else list(systems)
-    out, corpus = {}, {}
-    for name in tqdm(text, desc="lexical metrics", disable=not progress, leave=False):
-        out[name], corpus[name] = _text_scores(name, hyps, refs, sys_)
-    seg = pd.DataFrame(out, index=range(len(hyps)))
-    corpus_df = pd.DataFrame(corpus)
+    seg, corpus_df = pd.DataFrame(index=range(len(hyps))), pd.DataFrame()
+    if text:
+        from .lexical import evaluate
+
+        ev = evaluate({n: BASE_METRICS[n].make() for n in text}, list(hyps), [list(r) for r in refs], sys_, progress)
+        seg, corpus_df = ev.segment.set_axis(range(len(hyps))), ev.system
     if syn:
         sseg, scorp = _syntactic_scores(syn, ptb_hyps, ptb_refs, sys_)
         seg = pd.concat([seg, sseg], axis=1)
@@ -325,20 +325,13 @@ def segment_tau(metric: Sequence[float], human: Sequence[float], segments: Seque
 
     With ``texts`` (the hypotheses), pairs of *identical* translations are dropped as well: every metric ties them
     (a forced discordance), and their human difference is rater noise (TED MQM has one rater per system and
-    segment). The tau over the remaining pairs uses :func:`syneval_nb.stats.better_worse_pairs` and
-    :func:`syneval_nb.stats.concordance_counts` with the same definition as ``wmt12_tau``.
+    segment): ``wmt12_tau(..., distinct=texts)``.
     """
     m = np.asarray(metric, dtype=float)
     keep = np.isfinite(m) if mask is None else (np.isfinite(m) & mask)
-    h, seg = np.asarray(human, dtype=float)[keep], np.asarray(segments)[keep]
-    if texts is None:
-        return stats.wmt12_tau(m[keep], h, seg, threshold)
-    t = np.asarray(texts, dtype=object)[keep]
-    b, w = stats.better_worse_pairs(h, seg, threshold)
-    diff = t[b] != t[w]
-    c, d, ties = stats.concordance_counts(m[keep], b[diff], w[diff])
-    n = c + d + ties
-    return (c - d - ties) / n if n else float("nan")
+    t = None if texts is None else np.asarray(texts, dtype=object)[keep]
+    return stats.wmt12_tau(m[keep], np.asarray(human, dtype=float)[keep], np.asarray(segments)[keep], threshold,
+                           distinct=t)
 
 
 def _finish(table: pd.DataFrame) -> pd.DataFrame:
@@ -452,6 +445,61 @@ def length_control(hyps: Sequence[str], refs: Sequence[str], tokenizer: str = "1
 def partial_correlation(x: Sequence[float], y: Sequence[float], z: np.ndarray | Sequence[float]) -> float:
     """:func:`syneval_nb.stats.partial_correlation` dropping rows with a missing value (NaN metric scores)."""
     return stats.partial_correlation(x, y, z, nan_policy="omit")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# scores indexed by max n / depth (Liu & Gildea 2005; used by notebook 08)
+# ---------------------------------------------------------------------------------------------------------------
+
+DEPTH_METRICS = ("stm", "hwcm", "dstm", "tkm", "dtkm")
+"""The syntactic metrics of Liu & Gildea (2005), as :func:`syneval_nb.syntactic.score_corpus` names them."""
+LENGTH_CONTROLS = {"neg_abs_len_diff": "-|len diff|", "len_ratio": "len ratio"}
+"""Row names of the length-only controls of :func:`syneval_nb.stats.length_controls`."""
+
+
+def metric_key(column: str) -> tuple[str, int | None]:
+    """``"stm_3"`` -> ``("STM", 3)``, ``"tkm"`` -> ``("TKM", None)`` (the keys of :func:`depth_scores`)."""
+    name, _, depth = column.partition("_")
+    return name.upper(), int(depth) if depth else None
+
+
+def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None],
+                 ptb_refs: Sequence[Sequence[str | None]], systems: Sequence[str], max_depth: int = 9,
+                 syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True
+                 ) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
+    """Every segment scored by BLEU_n (n = 1..``max_depth``, epsilon smoothing as in Liu & Gildea, Sec. 3), the
+    syntactic metrics by depth and the two length controls; each system's corpus scores from the same pass.
+
+    ``txt_refs[i]`` / ``ptb_refs[i]``: the references (text / PTB) of segment ``i``; ``systems[i]`` its system.
+    Returns ``(segment, corpus)``: ``segment`` maps ``(metric, depth)`` (depth ``None`` for TKM, DTKM and the
+    controls ``-|len diff|``, ``len ratio``) to scores aligned with ``hyps``; ``corpus`` has one row per system
+    (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.lexical.evaluate`), the syntactic
+    corpus scores (:func:`syneval_nb.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
+    of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts)."""
+    from . import lexical
+
+    hyps, ptb_hyps = list(hyps), list(ptb_hyps)
+    txt_refs, ptb_refs = [list(r) for r in txt_refs], [list(r) for r in ptb_refs]
+    sys_arr = np.asarray(list(systems), dtype=object)
+    if not len(hyps) == len(txt_refs) == len(ptb_hyps) == len(ptb_refs) == len(sys_arr):
+        raise ValueError(f"hyps, txt_refs, ptb_hyps, ptb_refs, systems have {len(hyps)}, {len(txt_refs)}, "
+                         f"{len(ptb_hyps)}, {len(ptb_refs)}, {len(sys_arr)} entries")
+    bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon") for n in range(1, max_depth + 1)}
+    ev = lexical.evaluate(bleu, hyps, txt_refs, sys_arr, progress)
+    segment = {metric_key(c): ev.segment[c].to_numpy() for c in bleu}
+    names = sorted(set(sys_arr))
+    corpus: dict[str, dict] = {s: {metric_key(c): float(ev.system.loc[s, c]) for c in bleu} for s in names}
+    syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress)
+    segment.update({metric_key(c): v for c, v in syn.items()})
+    for s in names:
+        corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})
+    lens = stats.length_controls([len(lexical.tokenize(h)) for h in hyps],
+                                 [[len(lexical.tokenize(r)) for r in rs] for rs in txt_refs])
+    for k, name in LENGTH_CONTROLS.items():
+        segment[(name, None)] = lens[k]
+        for s in names:
+            corpus[s][(name, None)] = float(lens[k][sys_arr == s].mean())
+    return segment, pd.DataFrame.from_dict(corpus, orient="index")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -584,7 +632,7 @@ def control_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = "mqm
     """Segment-level controls on a :func:`ted_scores` frame, one row per metric (plus the ``length`` baseline):
     ``tau`` (WMT12, identical-translation pairs dropped), ``tie_rate`` (share of human pairs the metric ties, pairs of
     identical translations included),
-    ``pearson`` with the human score, ``partial_length`` (Pearson with the length control ``-|len(h)-len(r)|``
+    ``pearson`` with the human score (rows with a NaN score dropped, as for the tau), ``partial_length`` (Pearson with the length control ``-|len(h)-len(r)|``
     partialled out) and ``partial_length_edus`` (also ``|edus_hyp - edus_ref|`` partialled out)."""
     h = frame[human].to_numpy(dtype=float)
     seg, texts = frame["seg_id"].to_numpy(), frame["target"].to_numpy(dtype=object)
@@ -598,7 +646,7 @@ def control_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = "mqm
             x = -x
         ties = human_pair_ties(x, h, seg, threshold, texts)
         rows[m] = {"tau": segment_tau(x, h, seg, threshold, texts=texts), "tie_rate": ties["tie_rate"],
-                   "pearson": stats.pearson(x, h),
+                   "pearson": stats.pearson(x[np.isfinite(x)], h[np.isfinite(x)]),
                    "partial_length": np.nan if m == "length" else partial_correlation(x, h, z1),
                    "partial_length_edus": np.nan if m == "length" else partial_correlation(x, h, z2)}
     return pd.DataFrame.from_dict(rows, orient="index")

@@ -563,12 +563,28 @@ def rst_files(name: str, folder: str | os.PathLike | None = None) -> Path:
 def ted_rst(ted, folder: str | os.PathLike | None = None) -> dict[str, list]:
     """Shipped RST trees for a ``load_ted_zhen_mqm`` frame: ``{"rst": [...], "rst_ref": [...], "rst_refB": [...]}``
     aligned with the rows (the references looked up by ``seg_id``)."""
-    trees = load_rst_jsonl(rst_files("ted-zhen-mqm", folder) / "texts.tsv.jsonl")
+    path = rst_files("ted-zhen-mqm", folder) / "texts.tsv.jsonl"
+    trees = _aligned_rst(path, ted["rst_row"])
     out = {"rst": [trees[i] for i in ted["rst_row"]]}
     for human in ("ref", "refB"):
         rows = ted.loc[ted["system"] == human].set_index("seg_id")["rst_row"]
+        missing = sorted(set(ted["seg_id"]) - set(rows.index))
+        if missing:
+            raise ValueError(f"no {human!r} row for seg_id {missing[0]} ({len(missing)} segments): cannot look up "
+                             f"the reference's RST tree")
         out[f"rst_{human}"] = [trees[rows[s]] for s in ted["seg_id"]]
     return out
+
+
+def _aligned_rst(path: Path, rows) -> list[dict | None]:
+    """:func:`load_rst_jsonl`, checked to cover every row index in ``rows`` (a clear error for a stale or
+    truncated file instead of an IndexError)."""
+    trees = load_rst_jsonl(path)
+    need = int(max(rows, default=-1)) + 1
+    if len(trees) < need:
+        raise RSTFormatError(f"{path} has {len(trees)} trees but the data need row {need - 1}: the RST file does not "
+                             f"match the loaded data (re-run `syneval-nb rst` on the current texts)")
+    return trees
 
 
 def wmt21_rst(segments, folder: str | os.PathLike | None = None) -> dict[str, list]:
@@ -578,7 +594,7 @@ def wmt21_rst(segments, folder: str | os.PathLike | None = None) -> dict[str, li
 
     def get(fname: str) -> list:
         if fname not in cache:
-            cache[fname] = load_rst_jsonl(d / f"{fname}.jsonl")
+            cache[fname] = _aligned_rst(d / f"{fname}.jsonl", segments["rst_row"])
         return cache[fname]
 
     rst = [get(f"newstest2021.de-en.hyp.{s}.en")[i] for s, i in zip(segments["system"], segments["rst_row"])]

@@ -50,7 +50,8 @@ Deviations and choices (all deliberate, all visible in the tests)
   given, which is what a head table over parser output can do.
 
 Speed: :func:`to_dependencies` works on the preorder arrays of a :class:`~syneval_nb.trees.FlatTree` (read
-straight from a string, or flattened from an ``nltk.Tree``), bottom-up without recursion;
+straight from a string, or flattened from an ``nltk.Tree``), bottom-up without recursion (one pass,
+``_head_pass``, which :func:`lexicalize` and :func:`explain_tree` also use);
 :meth:`DependencyTree.to_flat` gives the word-labelled tree as arrays for the DSTM/DTKM encodings without building
 ``nltk.Tree`` objects. Nothing here makes reference cycles.
 """
@@ -337,10 +338,6 @@ class DependencyTree:
         return self.draw()._repr_svg_()
 
 
-def _is_preterminal(node: Tree) -> bool:
-    return len(node) == 1 and isinstance(node[0], str)
-
-
 def to_dependencies(tree: "Tree | str | FlatTree", drop_punct: bool = False) -> DependencyTree:
     """The dependency tree of a constituency tree under the Collins (1999) head rules (module docstring).
 
@@ -358,14 +355,17 @@ def to_dependencies(tree: "Tree | str | FlatTree", drop_punct: bool = False) -> 
     elif isinstance(tree, Tree):
         flat = flatten(tree)
     else:
-        raise TypeError(f"to_dependencies expects an nltk.Tree or a bracketed string, got {type(tree).__name__}")
-    dep = DependencyTree._trusted(*_head_arrays(flat))
+        raise TypeError(f"to_dependencies expects an nltk.Tree, a FlatTree or a bracketed string, got "
+                        f"{type(tree).__name__}")
+    dep = DependencyTree._trusted(*_head_pass(flat)[:3])
     return _drop_punct(dep) if drop_punct else dep
 
 
-def _head_arrays(flat: FlatTree) -> tuple[list[str], list[str], list[int]]:
-    """Words, tags and heads of a (PTB-shaped) :class:`~syneval_nb.trees.FlatTree`, bottom-up over the preorder
-    arrays: a node's head word is its head child's head word, and the other children's head words depend on it."""
+def _head_pass(flat: FlatTree) -> tuple[list[str], list[str], list[int], list[int], list[bool]]:
+    """The one bottom-up pass of the head rules over the preorder arrays of a (PTB-shaped)
+    :class:`~syneval_nb.trees.FlatTree`: a node's head word is its head child's head word, and the other children's
+    head words depend on it. Returns the words, tags and heads, and per node its head word (an index among the
+    words) and whether all its words are punctuation (what :func:`lexicalize` and :func:`explain_tree` show)."""
     labels, kids, fwords = flat.labels, flat.kids, flat.words
     n = len(labels)
     hw = [0] * n  # the node's head word (index among the words)
@@ -398,7 +398,7 @@ def _head_arrays(flat: FlatTree) -> tuple[list[str], list[str], list[int]]:
                 heads[hw[c]] = head
         hw[i] = head
         punct[i] = False not in ps
-    return words, tags, heads
+    return words, tags, heads, hw, punct
 
 
 def _drop_punct(dep: DependencyTree) -> DependencyTree:
@@ -409,7 +409,7 @@ def _drop_punct(dep: DependencyTree) -> DependencyTree:
         h = dep.heads[i]
         if h != -1 and h not in new:  # cannot happen with the rules above; kept as a guard
             raise ValueError(f"word {dep.words[i]!r} depends on the punctuation mark {dep.words[h]!r}")
-        heads.append(-1 if h == -1 or h not in new else new[h])
+        heads.append(-1 if h == -1 else new[h])
     if keep and dep.tags[dep.root] in PUNCT_TAGS:
         raise ValueError("the root is punctuation but other words are not")
     return DependencyTree([dep.words[i] for i in keep], [dep.tags[i] for i in keep], heads)
@@ -417,42 +417,25 @@ def _drop_punct(dep: DependencyTree) -> DependencyTree:
 
 def lexicalize(tree: Tree) -> Tree:
     """A copy of ``tree`` whose phrase labels carry their head word, ``NP[pen]``, for pictures of the rules."""
-
-    def walk(node: Tree) -> tuple[Tree, str, bool]:
-        if _is_preterminal(node):
-            return Tree(node.label(), [node[0]]), node[0], node.label() in PUNCT_TAGS
-        res = [walk(c) for c in node]
-        punct = tuple(p for _, _, p in res)
-        h = _head_index(node.label(), tuple(c.label() for c in node), punct)
-        head_word = res[h][1]
-        return Tree(f"{node.label()}[{head_word}]", [t for t, _, _ in res]), head_word, all(punct)
-
-    try:
-        return walk(tree)[0]
-    finally:
-        walk = None  # break the recursive closure's reference cycle
+    flat = flatten(tree)
+    words, _, _, hw, _ = _head_pass(flat)
+    labels = [lab if w is not None else f"{lab}[{words[hw[i]]}]"
+              for i, (lab, w) in enumerate(zip(flat.labels, flat.words))]
+    return FlatTree(labels, flat.kids, flat.words).to_tree()
 
 
 def explain_tree(tree: Tree) -> list[dict]:
     """One row per phrase (preorder): its label, children, head child, head word and the rule that chose it."""
+    flat = flatten(tree)
+    words, _, _, hw, punct = _head_pass(flat)
     rows: list[dict] = []
-
-    def walk(node: Tree) -> tuple[str, bool]:
-        if _is_preterminal(node):
-            return node[0], node.label() in PUNCT_TAGS
-        row = {"constituent": node.label()}
-        rows.append(row)
-        res = [walk(c) for c in node]
-        labels = [c.label() for c in node]
-        punct = [p for _, p in res]
-        h, why = explain_head(node.label(), labels, punct)
-        row.update({"children": " ".join(labels), "head child": labels[h], "head word": res[h][0], "rule": why})
-        return res[h][0], all(punct)
-
-    try:
-        walk(tree)
-    finally:
-        walk = None  # break the recursive closure's reference cycle
+    for i, ks in enumerate(flat.kids):
+        if flat.words[i] is not None:
+            continue
+        labels = [flat.labels[c] for c in ks]
+        h, why = explain_head(flat.labels[i], labels, [punct[c] for c in ks])
+        rows.append({"constituent": flat.labels[i], "children": " ".join(labels), "head child": labels[h],
+                     "head word": words[hw[ks[h]]], "rule": why})
     return rows
 
 

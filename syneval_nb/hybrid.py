@@ -71,7 +71,7 @@ from nltk import Tree
 from nltk.tokenize.treebank import TreebankWordDetokenizer
 from tqdm.auto import tqdm
 
-from .trees import EmptyParseError, Interner, encode, read_ptb, spans, unescape_word
+from .trees import EmptyParseError, Interner, TreeFormatError, encode, read_ptb, spans, unescape_word
 
 __all__ = [
     "DEFAULT_MAX_REFS",
@@ -532,8 +532,10 @@ def hybridize_segment(ref_trees: Sequence[Tree], *, max_refs: int | None = DEFAU
                       texts: Sequence[str] | None = None) -> HybridSet:
     """The extended reference set ``R'`` of one segment (formula 1), capped at ``max_refs`` (see module docstring).
 
-    ``texts``: the raw texts of the references (same order); originals then carry their raw text, hybrids always
-    the detokenized tokens. Originals with the same tokens as an earlier original are dropped (``R'`` is a set).
+    ``texts``: the raw texts of the references (same order); originals then carry their raw text and hybrids are
+    written with the references' own characters (:func:`align_leaves`), falling back to :func:`detokenize` when a
+    reference involved does not align (see :attr:`Hybrid.text_from`). Originals with the same tokens as an earlier
+    original are dropped (``R'`` is a set).
     """
     if len(ref_trees) == 0:
         raise ValueError("no reference trees given")
@@ -581,7 +583,8 @@ def hybridize_corpus(segments: Sequence[Sequence[Tree | None]], *, max_refs: int
     """:func:`hybridize_segment` for every segment (``segments[s]`` = the reference trees of segment ``s``).
 
     A reference without a tree (``None``, a failed parse) takes no part in the hybridization; it stays in the
-    set as an original with its raw text (``texts`` is then required) and ``tree=None``.
+    set as an original with its raw text (``texts`` is then required), ``tree=None`` and the white-space split of
+    the text as ``tokens`` (there are no PTB tokens).
     """
     if texts is not None and len(texts) != len(segments):
         raise ValueError(f"texts has {len(texts)} segments, the trees {len(segments)}")
@@ -716,23 +719,28 @@ def table5(ref_stats: pd.DataFrame, sets: Sequence[HybridSet] | None = None) -> 
 # ------------------------------------------------------------------ evaluation with extended references
 
 
-def _read_parse(p: str | None) -> Tree | None:
+def _read_parse(p: str | None, where: str) -> Tree | None:
+    """A tree, or ``None`` for a missing value (None, NaN, empty) and the parser's ``(())``."""
     if p is None or (isinstance(p, float) and np.isnan(p)) or not str(p).strip():
         return None
     try:
         return read_ptb(p)
     except EmptyParseError:
         return None
+    except TreeFormatError as exc:
+        raise TreeFormatError(f"{where}: {exc}") from None
 
 
 def reference_trees(df: pd.DataFrame, ptb_cols: Sequence[str], seg_col: str = "seg_id") -> list[list[Tree | None]]:
     """The reference trees of every segment of a (system, segment) table, in order of first appearance
-    (``None`` for a missing or failed parse)."""
+    (``None`` for a missing or failed parse; a malformed one raises :class:`trees.TreeFormatError` naming the
+    segment and the column)."""
     missing = [c for c in [seg_col, *ptb_cols] if c not in df.columns]
     if missing:
         raise ValueError(f"columns {missing} not in the table")
     seg = df.drop_duplicates(seg_col)
-    return [[_read_parse(p) for p in row] for row in seg[list(ptb_cols)].itertuples(index=False)]
+    return [[_read_parse(p, f"{seg_col} {s!r}, column {c!r}") for c, p in zip(ptb_cols, row)]
+            for s, row in zip(seg[seg_col], seg[list(ptb_cols)].itertuples(index=False))]
 
 
 def hybridize_frame(df: pd.DataFrame, text_cols: Sequence[str], ptb_cols: Sequence[str], seg_col: str = "seg_id",
@@ -789,8 +797,8 @@ def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any,
             hyps: list[str | None] = [None] * len(segs)
             for s, h in zip(g[seg_col], g[hyp_col]):
                 hyps[pos[s]] = h if isinstance(h, str) else None  # pandas writes a missing parse as NaN
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with warnings.catch_warnings():  # the per-system "unparsed hypotheses" count: NaN rows show it
+                warnings.filterwarnings("ignore", message=r".*unparsed hypotheses")
                 sc = refs.score(hyps, metrics)
             rows = np.array([pos[s] for s in g[seg_col]])
             for m in metrics:
@@ -840,8 +848,8 @@ def correlation_table(scores: pd.DataFrame, human: Sequence[float], baseline: st
 def system_correlations(scores: pd.DataFrame, human: Mapping[Any, float], baseline: str) -> pd.DataFrame:
     """System level: Pearson r with ``human`` of every ``(metric, reference set)`` column of ``scores`` (one row
     per system; systems without a human score are left out) and, against ``baseline``, the Williams (1959) test
-    of r(set) > r(baseline) (:func:`stats.williams_test`, n = number of systems)."""
-    from .stats import pearson, williams_test
+    of r(set) > r(baseline) (:func:`stats.williams_from_scores`, n = number of systems)."""
+    from .stats import pearson, williams_from_scores
 
     systems = [s for s in scores.index if s in human]
     if len(systems) < 4:
@@ -857,7 +865,7 @@ def system_correlations(scores: pd.DataFrame, human: Mapping[Any, float], baseli
         for r in sc[m].columns:
             x = sc[(m, r)].to_numpy(dtype=float)
             rx = pearson(x, hv)
-            t, p = (np.nan, np.nan) if r == baseline else williams_test(rx, r_base, pearson(x, base), len(systems))
+            t, p = (np.nan, np.nan) if r == baseline else williams_from_scores(hv, x, base)
             rows.append({"metric": m, "references": r, "r": rx, "delta": rx - r_base, "williams_t": t,
                          "p_value": p, "n_systems": len(systems)})
     return pd.DataFrame(rows)

@@ -74,9 +74,8 @@ class KernelTree:
 
     @classmethod
     def from_tree(cls, t: Tree, interner: Interner) -> "KernelTree":
-        """Encode ``t`` with ``interner`` and prepare it."""
-        if not isinstance(t, Tree):
-            raise TypeError(f"expected an nltk.Tree, got {type(t).__name__}")
+        """Encode ``t`` (an ``nltk.Tree``, or a :class:`~syneval_nb.trees.FlatTree`) with ``interner`` and prepare
+        it; :func:`~syneval_nb.trees.encode` rejects anything else with a ``TypeError``."""
         return cls(encode(t, interner))
 
     def __len__(self) -> int:

@@ -55,8 +55,8 @@ Public API: :func:`features`, :data:`FEATURE_NAMES`, :class:`FeatureConfig`, :fu
 ``sentence_scores``, ``sentence_score``, ``corpus_score``, ``save``, ``load``, ``signature``),
 :func:`grid_search` / :class:`GridResult`, :func:`class_accuracy`; data: :func:`deen_long`, :func:`build_pool`,
 :func:`split_sources`, :func:`balance`, :func:`training_sets`, :func:`pool_features`, :func:`sample_sources`;
-experiments: :func:`run_experiment` / :class:`Experiment`, :func:`grid_correlations`, :func:`baseline_scores`,
-:func:`system_means`, :func:`correlation_table`.
+experiments: :func:`run_experiment` / :class:`Experiment`, :func:`grid_correlations`, :func:`grid_meta_correlation`,
+:func:`baseline_scores`, :func:`system_means`, :func:`correlation_table`.
 """
 from __future__ import annotations
 
@@ -104,6 +104,9 @@ Tokens = Sequence[str]
 def _tokens(text: str | Tokens, tokenizer: str, lowercase: bool) -> list[str]:
     if isinstance(text, str):
         return tokenize(text, tokenizer=tokenizer, lowercase=lowercase)
+    if not isinstance(text, Sequence) or not all(isinstance(t, str) for t in text):
+        raise TypeError(f"a hypothesis or reference must be a string or a sequence of token strings, "
+                        f"got {type(text).__name__}")
     return [t.lower() for t in text] if lowercase else list(text)
 
 
@@ -127,16 +130,15 @@ def unmodified_precisions(hyp: Tokens, refs: Sequence[Tokens], max_n: int = MAX_
     return out
 
 
-# the raw error counts come from lexical's WER/PER statistics (column 0 = errors of the best reference);
-# "none" = the tokens are already split, so joining with spaces and re-splitting is the identity
+# the raw error counts come from lexical's WER/PER statistics (the errors of the best reference), computed on
+# the tokens as they are
 _WER_COUNTS = lexical.WER(tokenizer="none")
 _PER_COUNTS = lexical.PER(tokenizer="none")
 
 
-def min_errors(metric: "lexical.LexicalMetric", hyp: Tokens, refs: Sequence[Tokens]) -> int:
+def min_errors(metric: "lexical.WER | lexical.PER", hyp: Tokens, refs: Sequence[Tokens]) -> int:
     """The raw error count (not the rate) of lexical ``WER``/``PER`` minimized over the references."""
-    stats = metric.segment_stats([" ".join(hyp)], [[" ".join(r) for r in refs]])
-    return int(stats[0, 0])
+    return metric.min_errors(hyp, refs)
 
 
 def _check_inputs(hyp: Tokens, refs: Sequence[Tokens]) -> None:
@@ -249,8 +251,12 @@ def feature_frame(
         raise ValueError("FeatureConfig(syntax=True) needs hyp_trees and ref_trees")
     if config.syntax and (len(hyp_trees) != len(hyps) or len(ref_trees) != len(hyps)):  # type: ignore[arg-type]
         raise ValueError("hyp_trees/ref_trees must be aligned with the hypotheses")
-    rows = [features(h, r, tokenizer=config.tokenizer, lowercase=config.lowercase)
-            for h, r in tqdm(list(zip(hyps, refs)), desc="features", disable=not progress, leave=False)]
+    rows = []
+    for i, (h, r) in enumerate(tqdm(list(zip(hyps, refs)), desc="features", disable=not progress, leave=False)):
+        try:
+            rows.append(features(h, r, tokenizer=config.tokenizer, lowercase=config.lowercase))
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"segment {i}: {err}") from err
     frame = pd.DataFrame(rows, columns=list(FEATURE_NAMES), dtype=float)
     if config.syntax:
         syn = syntactic_frame(hyp_trees, ref_trees, config.syntax_depth, progress=progress)  # type: ignore[arg-type]
@@ -728,12 +734,30 @@ def grid_correlations(grid: GridResult, X: pd.DataFrame, human: Sequence[float])
     return table
 
 
+def grid_meta_correlation(table: pd.DataFrame, best: LearnedMetric, alpha: float = 0.05) -> dict[str, float]:
+    """Figure 2 summary of one grid (a :func:`grid_correlations` table, one row per (C, sigma)).
+
+    ``meta_r``: Pearson r between validation accuracy and the correlation ``r`` over the grid points (the
+    paper's meta-correlation, 0.855; NaN when either column is constant); ``ci_low``/``ci_high``: its Fisher-z
+    interval (NaN with fewer than 4 points); ``n_grid``; ``r_selected``: ``r`` of the model chosen by accuracy
+    (``best``); ``r_best_in_grid``: the highest ``r`` in the grid.
+    """
+    from . import stats
+
+    ok = table["acc"].nunique() > 1 and table["r"].nunique() > 1
+    r_meta = stats.pearson(table["acc"], table["r"]) if ok else float("nan")
+    lo, hi = stats.fisher_ci(r_meta, len(table), alpha) if ok and len(table) > 3 else (float("nan"), float("nan"))
+    sel = table[(table["C"] == best.C) & (table["sigma"] == best.sigma)]
+    if len(sel) != 1:
+        raise ValueError(f"the selected model (C={best.C:g}, sigma={best.sigma:g}) is not a row of the grid table")
+    return {"meta_r": r_meta, "ci_low": lo, "ci_high": hi, "n_grid": len(table),
+            "r_selected": float(sel["r"].iloc[0]), "r_best_in_grid": float(table["r"].max())}
+
+
 def baseline_scores(rows: pd.DataFrame, *, progress: bool = True) -> pd.DataFrame:
     """The paper's comparison metrics on a pool's rows under the same single reference, oriented so that
     higher = better: ``-WER``, ``-PER`` (error rates of :mod:`syneval_nb.lexical`), ``F-measure``, ``BLEU``
     (sentence-level, lexical's defaults)."""
-    from . import lexical
-
     metrics = {"WER": (lexical.WER(), -1.0), "PER": (lexical.PER(), -1.0),
                "F-measure": (lexical.FMeasure(), 1.0), "BLEU": (lexical.BLEU(), 1.0)}
     hyps, refs = list(rows["hyp"]), [[r] for r in rows["ref"]]

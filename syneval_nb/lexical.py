@@ -13,7 +13,8 @@ Public API
   the fast batch path ``.sentence_scores(hyps, refs) -> np.ndarray`` and ``.segment_stats(hyps, refs)``;
 * results are :class:`LexicalScore` objects: ``.score`` on the 0-1 scale (NIST, which has no upper bound, is the
   exception; see :class:`NIST`) plus named parts (``.precisions``, ``.bp``, ...);
-* plain functions :func:`tokenize` and :func:`edit_distance` (word-level Levenshtein), used by other modules.
+* plain functions :func:`tokenize`, :func:`edit_distance` (word-level Levenshtein) and :func:`ngram_counts` (the
+  kit's one n-gram counter), used by other modules.
 
 Tokenization policy (one for all metrics)
 -----------------------------------------
@@ -222,6 +223,9 @@ class LexicalMetric:
             if isinstance(rs, str):
                 raise TypeError(f"{self.name}: refs[{i}] is a string; it must be a sequence of reference strings "
                                 f"(did you pass one reference stream instead of per-segment lists?)")
+            if not hasattr(rs, "__len__") or not hasattr(rs, "__iter__"):
+                raise TypeError(f"{self.name}: refs[{i}] is {type(rs).__name__}; it must be a sequence of reference "
+                                f"strings")
             if len(rs) == 0:
                 raise ValueError(f"{self.name}: segment {i} has no reference")
             toks = []
@@ -287,6 +291,11 @@ class LexicalMetric:
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _best_row(self, rows: list[list[float]]) -> list[float]:
+        """Of one segment's candidate statistics rows (one per reference), the row with the highest score
+        (ties: the first) -- the best-reference rule of F-measure, GTM, ROUGE-S and METEOR."""
+        return rows[int(np.argmax(self._score_rows(np.asarray(rows, dtype=float))))]
+
     def _result(self, row: np.ndarray) -> LexicalScore:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -329,10 +338,37 @@ def _closest_ref_len(hyp_len: int, ref_lens: Iterable[int]) -> int:
     return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
 
 
+class _ClippedNgrams(LexicalMetric):
+    """Common part of BLEU and NIST: orders 1..``max_n`` (1..9) and hypothesis n-grams clipped by the maximum
+    count in any one reference. A segment's references are counted once per distinct reference set and cached,
+    so scoring several systems against the same references does not recount them."""
+
+    def __init__(self, max_ngram_order: int, tokenizer: str, lowercase: bool) -> None:
+        super().__init__(tokenizer, lowercase)
+        if not 1 <= int(max_ngram_order) <= 9:
+            raise ValueError(f"{self.name}: max_ngram_order must be in 1..9, got {max_ngram_order}")
+        self.max_n = int(max_ngram_order)
+        self.n_stats = 2 + 2 * self.max_n
+        self._ref_cache: dict[tuple[Tokens, ...], list[Counter]] = {}
+
+    def _ref_counts(self, refs: list[Tokens]) -> list[Counter]:
+        key = tuple(refs)
+        hit = self._ref_cache.get(key)
+        if hit is None:
+            if len(self._ref_cache) > 100_000:
+                self._ref_cache.clear()
+            hit = self._ref_cache[key] = _max_ref_counts(refs, self.max_n)
+        return hit
+
+    def _orders(self, hyp: Tokens, refs: list[Tokens]) -> Iterable[tuple[int, Counter, Counter]]:
+        """Per order index n = 0..max_n-1: (n, hypothesis (n+1)-gram counts, clipping counts of the references)."""
+        return zip(range(self.max_n), ngram_counts(hyp, self.max_n), self._ref_counts(refs))
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # BLEU
 # ----------------------------------------------------------------------------------------------------------------
-class BLEU(LexicalMetric):
+class BLEU(_ClippedNgrams):
     """BLEU (Papineni et al. 2002), sentence and corpus level, 1 <= ``max_ngram_order`` <= 9.
 
     BLEU = BP * exp( (1/N) sum_n log p_n ),  p_n = sum clip-count(n-grams) / sum count(hyp n-grams),
@@ -361,43 +397,24 @@ class BLEU(LexicalMetric):
 
     def __init__(self, max_ngram_order: int = 4, smooth: str = "exp", smooth_value: float | None = None,
                  effective_order: bool = False, tokenizer: str = "13a", lowercase: bool = False) -> None:
-        super().__init__(tokenizer, lowercase)
-        if not 1 <= int(max_ngram_order) <= 9:
-            raise ValueError(f"BLEU: max_ngram_order must be in 1..9, got {max_ngram_order}")
+        super().__init__(max_ngram_order, tokenizer, lowercase)
         if smooth not in self.SMOOTH_DEFAULTS:
             raise ValueError(f"BLEU: unknown smoothing {smooth!r}; choose one of {list(self.SMOOTH_DEFAULTS)}")
-        self.max_n = int(max_ngram_order)
         self.smooth = smooth
         self.smooth_value = self.SMOOTH_DEFAULTS[smooth] if smooth_value is None else float(smooth_value)
         self.effective_order = bool(effective_order)
-        self.n_stats = 2 + 2 * self.max_n
-        self._ref_cache: dict[tuple[Tokens, ...], tuple[list[Counter], list[int]]] = {}
 
     def _options(self) -> dict[str, Any]:
         sm = self.smooth if self.smooth_value is None else f"{self.smooth}[{self.smooth_value:g}]"
         return {"n": self.max_n, "smooth": sm, "eff": "yes" if self.effective_order else "no"}
 
-    def _ref_info(self, refs: list[Tokens]) -> tuple[list[Counter], list[int]]:
-        key = tuple(refs)
-        hit = self._ref_cache.get(key)
-        if hit is None:
-            if len(self._ref_cache) > 100_000:
-                self._ref_cache.clear()
-            hit = (_max_ref_counts(refs, self.max_n), [len(r) for r in refs])
-            self._ref_cache[key] = hit
-        return hit
-
     def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
-        ref_counts, ref_lens = self._ref_info(refs)
-        n_max = self.max_n
-        correct = [0] * n_max
-        total = [0] * n_max
-        for n in range(n_max):
-            hc = Counter(zip(*[hyp[k:] for k in range(n + 1)]))
-            rc = ref_counts[n]
+        correct = [0] * self.max_n
+        total = [0] * self.max_n
+        for n, hc, rc in self._orders(hyp, refs):
             total[n] = max(len(hyp) - n, 0)
             correct[n] = sum(min(c, rc[g]) for g, c in hc.items() if g in rc)
-        return [len(hyp), _closest_ref_len(len(hyp), ref_lens)] + correct + total
+        return [len(hyp), _closest_ref_len(len(hyp), [len(r) for r in refs])] + correct + total
 
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return self._compute(np.atleast_2d(stats))[0]
@@ -472,7 +489,7 @@ def _nist_length_penalty(ratio: np.ndarray) -> np.ndarray:
     return np.where(ratio >= 1, 1.0, np.where(ratio <= 0, 0.0, lp))
 
 
-class NIST(LexicalMetric):
+class NIST(_ClippedNgrams):
     """NIST (Doddington 2002), as mteval-v13a computes it.
 
     Info(w_1..w_n) = log2( count(w_1..w_{n-1}) / count(w_1..w_n) ) with counts over **all references of the
@@ -498,11 +515,7 @@ class NIST(LexicalMetric):
 
     def __init__(self, max_ngram_order: int = 5, tokenizer: str = "13a", lowercase: bool = False,
                  reference_corpus: Sequence[Sequence[str]] | None = None) -> None:
-        super().__init__(tokenizer, lowercase)
-        if not 1 <= int(max_ngram_order) <= 9:
-            raise ValueError(f"NIST: max_ngram_order must be in 1..9, got {max_ngram_order}")
-        self.max_n = int(max_ngram_order)
-        self.n_stats = 2 + 2 * self.max_n
+        super().__init__(max_ngram_order, tokenizer, lowercase)
         self._fixed_info: dict[tuple[str, ...], float] | None = None
         self._info: dict[tuple[str, ...], float] = {}
         if reference_corpus is not None:
@@ -532,12 +545,9 @@ class NIST(LexicalMetric):
         return super()._stats_matrix(th, tr)
 
     def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
-        ref_counts = _max_ref_counts(refs, self.max_n)
         info = [0.0] * self.max_n
         total = [0] * self.max_n
-        for n in range(self.max_n):
-            hc = Counter(zip(*[hyp[k:] for k in range(n + 1)]))
-            rc = ref_counts[n]
+        for n, hc, rc in self._orders(hyp, refs):
             total[n] = max(len(hyp) - n, 0)
             info[n] = sum(self._info.get(g, 0.0) * min(c, rc[g]) for g, c in hc.items() if g in rc)
         return [len(hyp), sum(len(r) for r in refs) / len(refs)] + info + total
@@ -577,6 +587,13 @@ class _ErrorRate(LexicalMetric):
         best = min(((self._errors(hyp, r), -len(r)) for r in refs))
         return [best[0], -best[1]]
 
+    def min_errors(self, hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> int:
+        """The raw error count (not the rate) of already tokenized input, minimized over the references
+        (Kulesza & Shieber's WER/PER features). No tokenization or case folding is applied here."""
+        if not refs:
+            raise ValueError(f"{self.name}: no reference")
+        return int(self._stats(tuple(hyp), [tuple(r) for r in refs])[0])
+
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return _safe_div(stats[:, 0], stats[:, 1])
 
@@ -610,47 +627,44 @@ class PER(_ErrorRate):
         return max(len(hyp), len(ref)) - common
 
 
-class FMeasure(LexicalMetric):
-    """Unigram F-measure (Turian, Shen & Melamed 2003; Kulesza & Shieber 2004): M = |h ∩ r| (clipped unigram
-    matches, the maximum matching size with exponent 1), P = M/|h|, R = M/|r|, F = 2PR/(P+R).
-    Several references: the reference with the highest F (the same rule as :class:`GTM`).
-    Statistics row: ``[matches, hyp_len, ref_len]`` of the chosen reference; corpus F from the summed row."""
+class _MatchF(LexicalMetric):
+    """Common part of F-measure, GTM and ROUGE-S: statistics row ``[match size, hyp size, ref size]`` of the
+    chosen reference (the one with the highest F, :meth:`LexicalMetric._best_row`); P = match/hyp size,
+    R = match/ref size, F = (1 + beta^2) P R / (beta^2 P + R) (beta = 1 unless the subclass sets ``self.beta``);
+    corpus P, R and F from the summed rows. ``_part_names`` name the three columns in the result (the first
+    is a count, except GTM's MMS: ``_match_type``)."""
 
-    name = "F-measure"
     n_stats = 3
-
-    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
-        hc = Counter(hyp)
-        rows = []
-        for r in refs:
-            m = sum((hc & Counter(r)).values())
-            rows.append([m, len(hyp), len(r)])
-        return _best_f_row(rows)
+    beta = 1.0
+    _part_names: tuple[str, str, str] = ("matches", "hyp_len", "ref_len")
+    _match_type: type = int
 
     def _prf(self, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         p = _safe_div(stats[:, 0], stats[:, 1])
         r = _safe_div(stats[:, 0], stats[:, 2])
-        return p, r, _f_beta(p, r)
+        return p, r, _f_beta(p, r, self.beta)
 
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return self._prf(stats)[2]
 
     def _result(self, row: np.ndarray) -> LexicalScore:
         p, r, f = self._prf(np.atleast_2d(row))
+        m, h, rf = self._part_names
         return LexicalScore(self.name, float(f[0]), {"precision": float(p[0]), "recall": float(r[0]),
-                                                     "matches": int(row[0]), "hyp_len": int(row[1]),
-                                                     "ref_len": int(row[2])})
+                                                     m: self._match_type(row[0]), h: int(row[1]), rf: int(row[2])})
 
 
-def _best_f_row(rows: list[list[float]]) -> list[float]:
-    """Of rows ``[matching size, hyp_len, ref_len]``, the one with the highest F1 of P = size/hyp,
-    R = size/ref. Ties: the first."""
-    def f(row: list[float]) -> float:
-        s = row[0]
-        p = s / row[1] if row[1] else 0.0
-        r = s / row[2] if row[2] else 0.0
-        return 2 * p * r / (p + r) if p + r else 0.0
-    return max(rows, key=f)
+class FMeasure(_MatchF):
+    """Unigram F-measure (Turian, Shen & Melamed 2003; Kulesza & Shieber 2004): M = |h ∩ r| (clipped unigram
+    matches, the maximum matching size with exponent 1), P = M/|h|, R = M/|r|, F = 2PR/(P+R).
+    Several references: the reference with the highest F (the same rule as :class:`GTM`).
+    Statistics row: ``[matches, hyp_len, ref_len]`` of the chosen reference; corpus F from the summed row."""
+
+    name = "F-measure"
+
+    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
+        hc = Counter(hyp)
+        return self._best_row([[sum((hc & Counter(r)).values()), len(hyp), len(r)] for r in refs])
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -684,7 +698,7 @@ def gtm_runs(hyp: Sequence[str], ref: Sequence[str]) -> list[tuple[int, int, int
     return sorted(runs)
 
 
-class GTM(LexicalMetric):
+class GTM(_MatchF):
     """General Text Matcher (Melamed, Green & Turian 2003; Turian et al. 2003), exponent ``e`` (Wang et al.: 2).
 
     MMS(h, r) = ( sum_{runs} len^e )^(1/e) over the runs of the (greedy, see :func:`gtm_runs`) maximum matching;
@@ -700,7 +714,8 @@ class GTM(LexicalMetric):
     """
 
     name = "GTM"
-    n_stats = 3
+    _part_names = ("mms", "hyp_len", "ref_len")
+    _match_type = float  # MMS is a root of a sum of powers, not a count
 
     def __init__(self, exponent: float = 2.0, tokenizer: str = "13a", lowercase: bool = False) -> None:
         super().__init__(tokenizer, lowercase)
@@ -716,22 +731,7 @@ class GTM(LexicalMetric):
         for r in refs:
             mms = sum(float(n) ** self.e for _, _, n in gtm_runs(hyp, r)) ** (1.0 / self.e)
             rows.append([mms, len(hyp), len(r)])
-        return _best_f_row(rows)
-
-    def _prf(self, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        mms = stats[:, 0]
-        p = _safe_div(mms, stats[:, 1])
-        r = _safe_div(mms, stats[:, 2])
-        return p, r, _f_beta(p, r), mms
-
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
-        return self._prf(stats)[2]
-
-    def _result(self, row: np.ndarray) -> LexicalScore:
-        p, r, f, mms = self._prf(np.atleast_2d(row))
-        return LexicalScore(self.name, float(f[0]), {"precision": float(p[0]), "recall": float(r[0]),
-                                                     "mms": float(mms[0]), "hyp_len": int(row[1]),
-                                                     "ref_len": int(row[2])})
+        return self._best_row(rows)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -752,7 +752,7 @@ def skip_bigrams(toks: Sequence[str], window: int | None = 9) -> Counter:
     return c
 
 
-class RougeS(LexicalMetric):
+class RougeS(_MatchF):
     """ROUGE-S skip-bigram co-occurrence (Lin & Och 2004), windowed as Wang et al. use it ("skip-bigram with a
     window of nine words": ``window=9``, both words within 9 consecutive words; see :func:`skip_bigrams` for the
     mapping to ROUGE's ``-2`` option; ``window=None`` = ROUGE-S*).
@@ -767,7 +767,7 @@ class RougeS(LexicalMetric):
     """
 
     name = "ROUGE-S"
-    n_stats = 3
+    _part_names = ("matches", "hyp_pairs", "ref_pairs")
 
     def __init__(self, window: int | None = 9, beta: float = 1.0, tokenizer: str = "13a",
                  lowercase: bool = False) -> None:
@@ -789,21 +789,7 @@ class RougeS(LexicalMetric):
             rs = skip_bigrams(r, self.window)
             m = sum(min(c, rs[g]) for g, c in hs.items() if g in rs)
             rows.append([m, nh, sum(rs.values())])
-        return max(rows, key=lambda row: float(self._score_rows(np.array([row], dtype=float))[0]))
-
-    def _prf(self, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        p = _safe_div(stats[:, 0], stats[:, 1])
-        r = _safe_div(stats[:, 0], stats[:, 2])
-        return p, r, _f_beta(p, r, self.beta)
-
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
-        return self._prf(stats)[2]
-
-    def _result(self, row: np.ndarray) -> LexicalScore:
-        p, r, f = self._prf(np.atleast_2d(row))
-        return LexicalScore(self.name, float(f[0]), {"precision": float(p[0]), "recall": float(r[0]),
-                                                     "matches": int(row[0]), "hyp_pairs": int(row[1]),
-                                                     "ref_pairs": int(row[2])})
+        return self._best_row(rows)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -926,7 +912,7 @@ class MeteorExact(LexicalMetric):
             al, exact = meteor_alignment(hyp, r, self.max_combinations)
             self.last_inexact += not exact
             rows.append([len(al), _chunks(al), len(hyp), len(r)])
-        return max(rows, key=lambda row: float(self._score_rows(np.array([row], dtype=float))[0]))
+        return self._best_row(rows)
 
     def _parts(self, stats: np.ndarray) -> tuple[np.ndarray, ...]:
         m, ch = stats[:, 0], stats[:, 1]

@@ -86,8 +86,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from .cache import ParseCache
-from .trees import EmptyParseError, read_ptb, unescape_word
+from .cache import ParseCache, open_cache
+from .trees import EmptyParseError, read_ptb, read_ptb_flat, unescape_word
 
 __all__ = [
     "ParserSetupError",
@@ -635,35 +635,21 @@ _IGNORED = re.compile(r"[\"'`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u0
 
 
 def _read_ptb_strings(path: str | os.PathLike) -> list[str | None]:
-    lines = read_sentences(path)
-    out: list[str | None] = []
-    for k, line in enumerate(lines):
-        s = line.strip()
-        out.append(None if not s or s == FAILED_PARSE else s)
-    return out
+    """The lines of a pre-parsed file, stripped; ``None`` for an empty line and for ``(())``."""
+    stripped = (line.strip() for line in read_sentences(path))
+    return [s if s and s != FAILED_PARSE else None for s in stripped]
 
 
 def _same_words(sentence: str, ptb: str) -> bool:
     """Loose check that a tree belongs to a sentence: equal characters once quotes, escapes and spaces go."""
     try:
-        words = read_ptb(ptb).leaves()
+        words = [w for w in read_ptb_flat(ptb).words if w is not None]  # no nltk.Tree needed for the words
     except EmptyParseError:
         return True
     return _IGNORED.sub("", "".join(unescape_word(w) for w in words)) == _IGNORED.sub("", sentence)
 
 
 # ------------------------------------------------------------------------------------------------- front end
-
-
-def _open_cache(cache: ParseCache | str | os.PathLike | bool | None) -> tuple[ParseCache | None, bool]:
-    """``(cache or None, whether we opened it and must close it)``."""
-    if cache is None or cache is False:
-        return None, False
-    if cache is True:
-        return ParseCache(), True
-    if isinstance(cache, ParseCache):
-        return cache, False
-    return ParseCache(cache), True
 
 
 def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", workers: int = 1,
@@ -714,7 +700,7 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     todo_idx = [i for i, s in enumerate(sentences) if s.strip()]
     report.n_empty = len(sentences) - len(todo_idx)
 
-    store, owned = _open_cache(cache)
+    store, owned = open_cache(cache)
     try:
         stored = store.get_many(key, [sentences[i] for i in todo_idx]) if store else {}
         pending: dict[str, list[int]] = {}  # text -> indices (duplicates are parsed once)

@@ -171,13 +171,16 @@ def _triu(k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(k, 1)
 
 
-def better_worse_pairs(human: ArrayLike, segment_ids: Sequence, threshold: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+def better_worse_pairs(human: ArrayLike, segment_ids: Sequence, threshold: float = 0.0,
+                       distinct: Sequence | None = None) -> tuple[np.ndarray, np.ndarray]:
     """All pairs of items of the same segment whose human scores differ by more than ``threshold``.
 
     Returns index arrays ``(better, worse)`` with ``human[better] - human[worse] > threshold`` and
     ``segment_ids[better] == segment_ids[worse]``. ``threshold=0`` keeps every pair the humans did not tie
     (relative ranking); ``threshold=25`` on raw DA gives the WMT DARR pairs; on TED MQM, ``threshold=t`` keeps
-    pairs whose MQM differs by more than t points.
+    pairs whose MQM differs by more than t points. With ``distinct`` (one label per item, e.g. the translation
+    text), pairs whose two items have equal labels are left out as well (identical translations: every metric
+    ties them, so their human difference is rater noise).
     """
     h = _vec(human, "human")
     seg = np.asarray(segment_ids)
@@ -201,7 +204,14 @@ def better_worse_pairs(human: ArrayLike, segment_ids: Sequence, threshold: float
         worse.append(np.where(diff > 0, b, a))
     if not better:
         return np.empty(0, dtype=int), np.empty(0, dtype=int)
-    return np.concatenate(better), np.concatenate(worse)
+    b, w = np.concatenate(better), np.concatenate(worse)
+    if distinct is not None:
+        lab = np.asarray(distinct, dtype=object)
+        if len(lab) != len(h):
+            raise ValueError(f"distinct has {len(lab)} labels but human has {len(h)}")
+        keep = lab[b] != lab[w]
+        b, w = b[keep], w[keep]
+    return b, w
 
 
 def concordance_counts(metric: ArrayLike, better: np.ndarray, worse: np.ndarray) -> tuple[int, int, int]:
@@ -238,20 +248,22 @@ def wmt_darr_tau(metric: ArrayLike, human_raw: ArrayLike, segment_ids: Sequence,
     return _pair_tau(*concordance_counts(m, b, w), metric_ties)
 
 
-def wmt12_tau(metric: ArrayLike, human: ArrayLike, segment_ids: Sequence, threshold: float = 0.0) -> float:
+def wmt12_tau(metric: ArrayLike, human: ArrayLike, segment_ids: Sequence, threshold: float = 0.0,
+              distinct: Sequence | None = None) -> float:
     r"""WMT12 segment-level Kendall's tau (Callison-Burch et al. 2012, Sec. 4.2), as used by Guzman et al. (2014).
 
     From relative rankings: every pair of translations of the same source that the humans ranked differently
     (human ties excluded; ``human`` higher = better, so pass ``-rank`` for WMT ranks where 1 is best, or a score
     such as MQM with ``threshold`` > 0 to keep only clear differences). Concordant if the metric agrees strictly;
     **ties in the metric count as discordant** ("harshly penalized", Guzman et al. 2014, Sec. 5.3).
-    tau = (Concordant - Discordant) / (Concordant + Discordant).
+    tau = (Concordant - Discordant) / (Concordant + Discordant). ``distinct``: see :func:`better_worse_pairs`
+    (drop pairs of items with equal labels, e.g. identical translations).
     """
     m = _vec(metric, "metric")
     h = _vec(human, "human")
     if len(m) != len(h):
         raise ValueError(f"metric has {len(m)} values but human has {len(h)}")
-    b, w = better_worse_pairs(h, segment_ids, threshold)
+    b, w = better_worse_pairs(h, segment_ids, threshold, distinct)
     return _pair_tau(*concordance_counts(m, b, w), "discordant")
 
 

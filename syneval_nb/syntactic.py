@@ -74,8 +74,8 @@ from typing import Any, Callable, Iterable, Sequence
 from nltk import Tree
 
 from . import __version__
-from .kernels import KernelTree, cosine, kernel_contributions
-from .trees import (EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, encode, flatten,
+from .kernels import KernelTree, _check_lam, cosine, kernel_contributions
+from .trees import (EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, encode, flatten, heights,
                     read_ptb_flat)
 
 __all__ = [
@@ -221,24 +221,10 @@ def subtree_ids(tree: "Tree | FlatTree", depth: int, shapes: dict, insert: bool,
     return out
 
 
-def _heights(flat: FlatTree) -> list[int]:
-    """Each node's height (node levels down to its deepest preterminal; words are not nodes), preorder indices."""
-    kids = flat.kids
-    h = [1] * len(kids)
-    for i in range(len(kids) - 1, -1, -1):
-        ks = kids[i]
-        if ks:
-            h[i] = 1 + max([h[c] for c in ks])
-    return h
-
-
-def _reverse_preorder_heights(tree: Tree) -> list[tuple[Tree, int, int]]:
-    """``(node, height, preorder index)`` of every node in reverse preorder (the order of :func:`subtree_ids`)."""
-    from .trees import _preorder
-
-    nodes = _preorder(tree)
-    heights = _heights(flatten(tree))
-    return [(nodes[i], heights[i], i) for i in range(len(nodes) - 1, -1, -1)]
+def _roots_of_depth(hs: list[int], depth: int) -> list[int]:
+    """The preorder indices of the nodes (of heights ``hs``) that root a depth-``depth`` subtree, in the order of
+    :func:`subtree_ids` (reverse preorder): ``zip(roots, subtree_ids(...)[depth - 1])`` pairs roots and shape ids."""
+    return [i for i in range(len(hs) - 1, -1, -1) if hs[i] >= depth]
 
 
 def render_subtree(node: Tree, depth: int) -> str:
@@ -428,6 +414,22 @@ def _clip_chains(hyp: Counter, ceiling: dict, depth: int) -> tuple[list[int], li
     return matches, totals
 
 
+def _prefix_scores(matches: Sequence[float], totals: Sequence[float], effective_order: bool = True,
+                   epsilon: float | None = None) -> list[float]:
+    """``out[d-1]`` = :func:`depth_score` of the first ``d`` depths, for every ``d`` in one pass (the one place
+    where the mean over depths is defined; ``scores_by_depth``, the ``m_1..m_D`` columns and the corpus scores use
+    it)."""
+    out: list[float] = []
+    acc, n = 0.0, 0
+    for m, t in zip(matches, totals):
+        if t or not effective_order:
+            p = m / t if t else 0.0
+            acc += epsilon if (p == 0.0 and epsilon is not None) else p
+            n += 1
+        out.append(acc / n if n else math.nan)
+    return out
+
+
 def depth_score(matches: Sequence[float], totals: Sequence[float], effective_order: bool = True,
                 epsilon: float | None = None) -> float:
     """The mean over depths ``1..len(totals)`` of ``matches/totals`` (STM, HWCM).
@@ -435,19 +437,8 @@ def depth_score(matches: Sequence[float], totals: Sequence[float], effective_ord
     A depth with ``totals == 0`` is skipped when ``effective_order`` (else it is a zero fraction). A zero fraction
     becomes ``epsilon`` when one is given (HWCM). ``NaN`` when no depth is left.
     """
-    acc, n = 0.0, 0
-    for m, t in zip(matches, totals):
-        if t == 0:
-            if effective_order:
-                continue
-            p = 0.0
-        else:
-            p = m / t
-        if p == 0.0 and epsilon is not None:
-            p = epsilon
-        acc += p
-        n += 1
-    return acc / n if n else math.nan
+    scores = _prefix_scores(matches, totals, effective_order, epsilon)
+    return scores[-1] if scores else math.nan
 
 
 # ============================================================================================ results
@@ -486,8 +477,7 @@ class DepthResult:
 
     @property
     def scores_by_depth(self) -> tuple[float, ...]:
-        return tuple(depth_score(self.matches[:d], self.totals[:d], self.effective_order, self.epsilon)
-                     for d in range(1, self.depth + 1))
+        return tuple(_prefix_scores(self.matches, self.totals, self.effective_order, self.epsilon))
 
     def signature(self) -> str:
         return self.signature_text
@@ -581,11 +571,16 @@ class RefSet:
         return v
 
 
-def _as_refset(refs: Sequence[Tree | None], space: Space) -> RefSet:
-    if isinstance(refs, Tree) or isinstance(refs, str):
+def _check_refs(refs: Sequence[Tree | None]) -> None:
+    """The sentence-level functions take a list of reference trees: reject a single tree and an empty list."""
+    if isinstance(refs, (Tree, str)):
         raise TypeError("refs must be a list of trees (one per reference), not a single tree")
     if len(refs) == 0:
         raise ValueError("no references given: refs must hold at least one tree")
+
+
+def _as_refset(refs: Sequence[Tree | None], space: Space) -> RefSet:
+    _check_refs(refs)
     return RefSet([Parse(r, space, shared_deps=True) for r in refs])
 
 
@@ -698,18 +693,14 @@ class STM(_DepthMetric):
         tree = hyp.dep_tree if self.dependency else hyp.tree
         ids = hyp.shapes(self.depth, self.dependency, False)
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
-        post = _reverse_preorder_heights(tree)
-        order = sorted(range(len(post)), key=lambda i: post[i][2])  # preorder
+        from .trees import _preorder
+
+        nodes, hs = _preorder(tree), heights(flatten(tree))
         rows = []
         for d in range(1, self.depth + 1):
-            nodes = [(node, k) for k, (node, h, _) in enumerate(post) if h >= d]
-            idx = {k: sid for (_, k), sid in zip(nodes, ids[d - 1])}
             seen: dict[str, dict] = {}
-            for k in order:
-                if k not in idx:
-                    continue
-                sid = idx[k]
-                text = render_subtree(post[k][0], d)
+            for i, sid in sorted(zip(_roots_of_depth(hs, d), ids[d - 1])):  # preorder
+                text = render_subtree(nodes[i], d)
                 row = seen.get(text)
                 if row is None:
                     r = ceiling.get(sid, 0) if sid >= 0 else 0
@@ -728,9 +719,8 @@ class STM(_DepthMetric):
         tree = hyp.dep_tree if self.dependency else hyp.tree
         ids = hyp.shapes(self.depth, self.dependency, False)[depth - 1]
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
-        post = _reverse_preorder_heights(tree)
-        roots = [k for k, (_, h, _) in enumerate(post) if h >= depth]
-        found = {post[k][2]: (sid >= 0 and ceiling.get(sid, 0) > 0) for k, sid in zip(roots, ids)}
+        roots = _roots_of_depth(heights(flatten(tree)), depth)
+        found = {i: (sid >= 0 and ceiling.get(sid, 0) > 0) for i, sid in zip(roots, ids)}
         positions = [pos for pos in tree.treepositions() if isinstance(tree[pos], Tree)]  # preorder
         layout = svgling.draw_tree(tree)
         green = EdgeStyle(stroke="#1a9641", stroke_width=3)
@@ -788,9 +778,7 @@ class TKM:
     dependency = False
 
     def __init__(self, lam: float = 1.0) -> None:
-        if not 0.0 < float(lam) <= 1.0:
-            raise ValueError(f"the decay lam must be in (0, 1], got {lam}")
-        self.lam = float(lam)
+        self.lam = _check_lam(lam)
 
     def signature(self) -> str:
         return _sig(self.name, lam=self.lam, tree="dependency" if self.dependency else "constituency")
@@ -882,21 +870,21 @@ def dtkm(hyp: Tree | None, refs: Sequence[Tree | None], lam: float = 1.0) -> Ker
 
 
 def _label_chains(t: Tree, length: int) -> Counter:
-    """Downward label paths of 1..``length`` nodes (words are not nodes), as tuples of labels."""
+    """Downward label paths of 1..``length`` nodes (words are not nodes), as tuples of labels: for every node, the
+    paths that end there (one pass over the preorder arrays; a parent's path is known before its children's)."""
+    if length < 1:
+        raise ValueError(f"depth must be >= 1, got {length}")
+    flat = flatten(t)
+    labels = flat.labels
+    paths: list[tuple] = [()] * len(labels)
+    paths[0] = (labels[0],)
     out: Counter = Counter()
-
-    def walk(node: Tree, above: tuple) -> None:
-        path = (above + (node.label(),))[-length:]
+    for i, ks in enumerate(flat.kids):
+        path = paths[i]
         for k in range(1, len(path) + 1):
             out[path[-k:]] += 1
-        for c in node:
-            if isinstance(c, Tree):
-                walk(c, path)
-
-    try:
-        walk(t, ())
-    finally:
-        walk = None  # break the closure's reference cycle
+        for c in ks:
+            paths[c] = (path + (labels[c],))[-length:]
     return out
 
 
@@ -909,8 +897,7 @@ def _minmax(h: Counter, r: Counter) -> float:
 def asiya_stm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH) -> float:
     """Asiya's CP-STM (for comparison, **not** Liu & Gildea's STM): label chains of length 1..``depth`` pooled,
     ``sum min / sum max`` against each reference alone, the maximum over references. ``NaN`` if unscorable."""
-    if len(refs) == 0:
-        raise ValueError("no references given: refs must hold at least one tree")
+    _check_refs(refs)
     rs = [r for r in refs if r is not None]
     if hyp is None or not rs:
         return math.nan
@@ -921,8 +908,7 @@ def asiya_stm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAUL
 def asiya_hwcm(hyp: Tree | None, refs: Sequence[Tree | None], length: int = DEFAULT_DEPTH,
                epsilon: float = EPSILON) -> float:
     """Asiya-style HWCM (for comparison): the paper's HWCM against each reference alone, the maximum over them."""
-    if len(refs) == 0:
-        raise ValueError("no references given: refs must hold at least one tree")
+    _check_refs(refs)
     rs = [r for r in refs if r is not None]
     if hyp is None or not rs:
         return math.nan
@@ -957,9 +943,10 @@ def _no_gc():
 
 
 def _split_refs(ref_parses: Sequence[Any]) -> list[list[str | None]]:
+    """Each segment's reference parses as a list (a single string, ``None`` or a missing value is one reference)."""
     out = []
     for i, r in enumerate(ref_parses):
-        if r is None or isinstance(r, str):
+        if r is None or isinstance(r, (str, float)):
             out.append([r])
         else:
             out.append(list(r))
@@ -1046,8 +1033,8 @@ class References:
         for m, obj in objs.items():
             if m in sums:
                 M, T = sums[m]
-                for d in range(1, D + 1):
-                    corpus[f"{m}_{d}"] = depth_score(M[:d], T[:d], effective_order, obj.epsilon)
+                for d, v in enumerate(_prefix_scores(M, T, effective_order, obj.epsilon), 1):
+                    corpus[f"{m}_{d}"] = v
             else:
                 corpus[m] = float(np.nanmean(df[m])) if df[m].notna().any() else math.nan
         df.attrs["corpus"] = corpus
@@ -1063,24 +1050,18 @@ class References:
     def _add_depth_row(self, obj: "_DepthMetric", hyp: Parse, refs: RefSet, scorable: bool,
                        columns: list[list[float]], sums: tuple[list[int], list[int]]) -> None:
         """Append one segment's ``m_1..m_D`` (the metric with maximum depth d, :func:`depth_score` of the first d
-        depths, computed incrementally) to ``columns`` and add its statistics to ``sums``."""
+        depths, all from one :func:`_prefix_scores` pass) to ``columns`` and add its statistics to ``sums``."""
         if not scorable:
             for col in columns:
                 col.append(math.nan)
             return
         mm, tt = obj._stats(hyp, refs)
-        eff, eps = obj.effective_order, obj.epsilon
-        acc, n = 0.0, 0
         M, T = sums
-        for d, col in enumerate(columns):
-            t = tt[d]
+        for d in range(len(columns)):
             M[d] += mm[d]
-            T[d] += t
-            if t or not eff:
-                p = mm[d] / t if t else 0.0
-                acc += eps if (p == 0.0 and eps is not None) else p
-                n += 1
-            col.append(acc / n if n else math.nan)
+            T[d] += tt[d]
+        for col, v in zip(columns, _prefix_scores(mm, tt, obj.effective_order, obj.epsilon)):
+            col.append(v)
 
 
 _REF_CACHE: "OrderedDict[tuple, References]" = OrderedDict()

@@ -61,6 +61,7 @@ __all__ = [
     "words",
     "pos_tags",
     "tree_depth",
+    "heights",
     "phrase_labels",
     "spans",
     "unescape_word",
@@ -436,12 +437,28 @@ def pos_tags(t: Tree) -> list[str]:
     return [tag for _, tag in t.pos()]
 
 
-def tree_depth(t: Tree) -> int:
-    """Number of node levels on the longest root-to-preterminal path (words are not nodes): ``(NN dog)`` is 1."""
+def tree_depth(t: "Tree | FlatTree") -> int:
+    """Number of node levels on the longest root-to-preterminal path (words are not nodes): ``(NN dog)`` is 1.
+
+    For PTB-shaped trees (words only in preterminals): a tree that mixes words with other children raises
+    :class:`TreeFormatError` (see :func:`flatten`)."""
+    if isinstance(t, FlatTree):
+        return heights(t)[0]
     if not isinstance(t, Tree):
         return 0
-    kids = [c for c in t if isinstance(c, Tree)]
-    return 1 + (max(tree_depth(c) for c in kids) if kids else 0)
+    return heights(flatten(t))[0]
+
+
+def heights(flat: FlatTree) -> list[int]:
+    """Each node's height, preorder indices: the node levels down to its deepest node without child nodes (words
+    are not nodes, so a preterminal has height 1). ``heights(flat)[0]`` is :func:`tree_depth`."""
+    kids = flat.kids
+    h = [1] * len(kids)
+    for i in range(len(kids) - 1, -1, -1):  # preorder: children after their parent
+        ks = kids[i]
+        if ks:
+            h[i] = 1 + max([h[c] for c in ks])
+    return h
 
 
 def phrase_labels(t: Tree) -> list[str]:

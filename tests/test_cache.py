@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from syneval_nb.cache import CacheError, ParseCache
+from syneval_nb.cache import CacheError, ParseCache, open_cache
 
 KEY = "stanford-test/maxLength=150"
 
@@ -112,6 +112,9 @@ def test_foreign_sqlite_is_a_clear_error(tmp_path):
     con.close()
     with pytest.raises(CacheError, match=r"foreign SQLite database \(tables: songs\)"):
         ParseCache(path)
+    con = sqlite3.connect(path)  # the other program's file is left as it was (not switched to WAL)
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    con.close()
 
 
 def test_damaged_file_is_a_clear_error(tmp_path):
@@ -132,3 +135,17 @@ def test_damaged_file_is_a_clear_error(tmp_path):
 def test_rejects_non_string_results(tmp_path):
     with ParseCache(tmp_path / "c.sqlite") as c, pytest.raises(TypeError, match="str | None"):
         c.put(KEY, "s", {"tree": 1})  # type: ignore[arg-type]
+
+
+def test_open_cache_argument(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYNEVAL_NB_CACHE", str(tmp_path / "default"))
+    assert open_cache(None) == (None, False) and open_cache(False) == (None, False)
+    c, owned = open_cache(True)  # the default file, opened here: the caller closes it
+    assert owned and c.path == tmp_path / "default" / "parses.sqlite"
+    c.close()
+    mine = ParseCache(tmp_path / "mine.sqlite")
+    assert open_cache(mine) == (mine, False)  # the caller's own cache is not closed for it
+    c, owned = open_cache(tmp_path / "p.sqlite")
+    assert owned and c.path == tmp_path / "p.sqlite"
+    c.close()
+    mine.close()

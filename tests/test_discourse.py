@@ -73,6 +73,13 @@ def test_load_rst_jsonl(tmp_path):
     p.write_text('{"i": 0, "tree": {"label": "Joint", "children": ["a", "b"]}}\n')
     with pytest.raises(D.RSTFormatError, match="malformed RST label"):
         D.load_rst_jsonl(p)
+    p.write_text('{"i": 0, "tree": null}\n{"i": 1, "tree": \n')
+    with pytest.raises(D.RSTFormatError, match="x.jsonl:2: not JSON"):
+        D.load_rst_jsonl(p)
+    # a file shorter than the data it should cover (stale parses) names the file and the row
+    p.write_text(json.dumps({"i": 0, "tree": T}) + "\n")
+    with pytest.raises(D.RSTFormatError, match="x.jsonl has 1 trees but the data need row 4"):
+        D._aligned_rst(p, [0, 4])
 
 
 def test_edus():
@@ -186,15 +193,13 @@ def test_parse_rst_rejects_empty():
 @pytest.mark.slow
 def test_backend_reproduces_shipped_trees(ted_dir, tmp_path):
     """Parse 3 TED texts (two multi-EDU, one single-EDU) and compare with the shipped trees; then from the cache."""
-    import csv
-
     from syneval_nb.cache import ParseCache
+    from syneval_nb.data import load_ted_zhen_mqm
 
-    with open(ted_dir / "texts.tsv", encoding="utf-8") as f:
-        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+    target = load_ted_zhen_mqm(ted_dir).set_index("rst_row")["target"]
     shipped = D.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
     idx = [0, 2, 4]  # row 2 is a single EDU
-    texts = [rows[i][5] for i in idx]
+    texts = [target[i] for i in idx]
     cache = ParseCache(tmp_path / "c.sqlite")
     got = D.parse_rst(texts, cache=cache, progress=False)
     assert got == [shipped[i] for i in idx]
@@ -322,19 +327,42 @@ def test_ted_scores_real_sample(shared_data):
     assert ((f["target"] == f["reference"]) <= (f["DR-lex"] > 0.999)).all()
 
 
-def test_text_scores_match_the_lexical_module():
-    """Sentence scores from one statistics pass equal ``sentence_scores``; per-system corpus scores equal
-    ``corpus_score`` on that system's segments (sacrebleu style)."""
+def test_base_scores_match_the_lexical_module():
+    """Sentence scores from one statistics pass equal ``sentence_scores``; per-system corpus scores are the corpus
+    score of that system's segments (sacrebleu style), checked against TER by hand."""
     from syneval_nb import lexical
 
     hyps = ["the cat sat on the mat", "a dog barked", "the cat is on a mat", "dogs bark"]
     refs = [["the cat is on the mat"], ["the dog barked"], ["the cat is on the mat"], ["the dog barked"]]
     systems = ["s1", "s1", "s2", "s2"]
-    seg, corpus = C._text_scores("TER", hyps, refs, systems)
-    assert seg.tolist() == pytest.approx(lexical.TER().sentence_scores(hyps, refs).tolist())
-    assert corpus["s2"] == pytest.approx(lexical.TER().corpus_score(hyps[2:], refs[2:]).score)
-    seg_b, _ = C._text_scores("BLEU", hyps, refs, systems)
-    assert seg_b.tolist() == pytest.approx(lexical.BLEU().sentence_scores(hyps, refs).tolist())
-    frame = pd.DataFrame({"TER": seg, "DR": [1.0, 0.0, 0.5, 0.5]})
-    sys_scores = C.system_base_scores(frame, systems, pd.DataFrame({"TER": corpus}))
-    assert sys_scores.loc["s1", "DR"] == 0.5 and sys_scores.loc["s2", "TER"] == pytest.approx(corpus["s2"])
+    seg, corpus = C.base_scores(hyps, refs, metrics=["TER", "BLEU"], systems=systems, progress=False)
+    # TER by hand: 1 substitution / 6 ref words, 1/3, 1/6, "dogs bark" -> "the dog barked": 1 insertion + 2
+    # substitutions / 3 words; corpus = summed edits / summed reference words: s1 (1+1)/(6+3), s2 (1+3)/(6+3)
+    assert seg["TER"].tolist() == pytest.approx([1 / 6, 1 / 3, 1 / 6, 1.0])
+    assert corpus.loc["s1", "TER"] == pytest.approx(2 / 9) and corpus.loc["s2", "TER"] == pytest.approx(4 / 9)
+    assert seg["BLEU"].tolist() == pytest.approx(lexical.BLEU().sentence_scores(hyps, refs).tolist())
+    assert corpus.loc["s2", "BLEU"] == pytest.approx(lexical.BLEU().corpus_score(hyps[2:], refs[2:]).score)
+    frame = pd.DataFrame({"TER": seg["TER"], "DR": [1.0, 0.0, 0.5, 0.5]})
+    sys_scores = C.system_base_scores(frame, systems, corpus)
+    assert sys_scores.loc["s1", "DR"] == 0.5 and sys_scores.loc["s2", "TER"] == pytest.approx(4 / 9)
+
+
+def test_depth_scores_by_hand():
+    """Liu & Gildea's STM example (Sec. 2: depth 3 = (6/7 + 3/4 + 1/2) / 3), BLEU_1 and the controls by hand."""
+    hyp_ptb = "(S (NP (PRON I)) (VP (V have) (NP (PRON it))))"
+    ref_ptb = "(S (NP (PRON I)) (VP (V have) (NP (ART a) (N pen))))"
+    seg, corpus = C.depth_scores(["I have it"] * 2, [["I have a pen"]] * 2, [hyp_ptb] * 2, [[ref_ptb]] * 2,
+                                 ["s1", "s2"], max_depth=3, progress=False)
+    stm3 = (6 / 7 + 3 / 4 + 1 / 2) / 3
+    assert seg[("STM", 3)].tolist() == pytest.approx([stm3, stm3])
+    # BLEU_1: unigram precision 2/3 (I, have) times the brevity penalty exp(1 - 4/3)
+    assert seg[("BLEU", 1)].tolist() == pytest.approx([2 / 3 * math.exp(-1 / 3)] * 2)
+    assert seg[("-|len diff|", None)].tolist() == [-1.0, -1.0] and seg[("len ratio", None)].tolist() == [0.75, 0.75]
+    assert ("TKM", None) in seg and ("HWCM", 3) in seg and ("DSTM", 1) in seg
+    # one segment per system: each corpus score is that segment's score
+    assert list(corpus.index) == ["s1", "s2"]
+    assert corpus.loc["s1", ("STM", 3)] == pytest.approx(stm3)
+    assert corpus.loc["s2", ("BLEU", 1)] == pytest.approx(2 / 3 * math.exp(-1 / 3))
+    assert C.metric_key("hwcm_7") == ("HWCM", 7) and C.metric_key("dtkm") == ("DTKM", None)
+    with pytest.raises(ValueError, match="1, 2, 2, 2, 2 entries"):
+        C.depth_scores(["x"], [["y"]] * 2, ["(S x)"] * 2, [["(S y)"]] * 2, ["a", "a"])

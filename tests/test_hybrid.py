@@ -29,7 +29,7 @@ from syneval_nb.hybrid import (
 from syneval_nb import hybrid as hybrid_mod
 from syneval_nb.lexical import BLEU
 from syneval_nb.paths import KIT_DATA_DIR
-from syneval_nb.trees import read_ptb, read_ptb_file
+from syneval_nb.trees import TreeFormatError, read_ptb, read_ptb_file
 
 EXAMPLES = KIT_DATA_DIR / "examples"
 
@@ -113,7 +113,7 @@ def test_alabama_equivalent_nodes(alabama):
     assert [sum(f) for f in flags] == [5, 22, 5, 22]
     stats = reference_statistics([alabama])
     assert stats["n_equivalent_nodes"].tolist() == [5, 22, 5, 22]
-    assert stats["n_words"].tolist() == [13, 13, 13, 12]
+    assert stats["n_words"].tolist() == [len(s.split()) for s in ALABAMA_ORIGINALS]  # the paper's sentences
 
 
 # ------------------------------------------------------------------- a literal oracle for Equ()
@@ -193,8 +193,8 @@ def test_matches_literal_equ_recursion():
         for h in got:  # every hybrid's tree spells its tokens
             assert tuple(h.tree.leaves()) == h.tokens
         n_nontrivial += len(expected) > len({tuple(t.leaves()) for t in trees})
-    # the random sets do exercise the hybridization (measured: 62 of the 295 sets checked)
-    assert n_checked == 295 and n_nontrivial >= 50
+    # coverage floors, not results: most sets are checked and many do hybridize (seen: 295 checked, 62 non-trivial)
+    assert n_checked >= 280 and n_nontrivial >= 50
 
 
 @settings(max_examples=80, deadline=None)
@@ -393,3 +393,21 @@ def test_system_table_matches_sacrebleu():
     assert t.attrs["scores"][("BLEU", "two")].tolist() == pytest.approx(bleu)
     assert t.at["two", "r"] == pytest.approx(scipy.stats.pearsonr(bleu, [human[s] for s in "abcd"])[0])
     assert np.isnan(t.at["two", "p_value"]) and not np.isnan(t.at["one", "p_value"])
+    # Williams (1959) on the three correlations, each from scipy
+    from syneval_nb.stats import williams_test
+
+    one = t.attrs["scores"][("BLEU", "one")].to_numpy()
+    h = [human[s] for s in "abcd"]
+    expected = williams_test(scipy.stats.pearsonr(one, h)[0], scipy.stats.pearsonr(bleu, h)[0],
+                             scipy.stats.pearsonr(one, bleu)[0], 4)
+    assert (t.at["one", "williams_t"], t.at["one", "p_value"]) == pytest.approx(expected)
+
+
+def test_reference_trees_names_a_malformed_parse(figure1):
+    df = _figure1_frame(figure1)
+    df.loc[df.seg_id == 1, "ptb_refB"] = "(S (NP (NN MT)"
+    df.loc[df.seg_id == 0, "ptb_ref"] = "(())"
+    with pytest.raises(TreeFormatError, match="seg_id 1, column 'ptb_refB'"):
+        hybrid_mod.reference_trees(df, ("ptb_ref", "ptb_refB"))
+    trees = hybrid_mod.reference_trees(df[df.seg_id == 0], ("ptb_ref", "ptb_refB"))
+    assert trees == [[None, figure1[1]]]  # (()) is a failed parse: None

@@ -69,6 +69,13 @@ def test_wer_and_per_are_raw_counts_that_differ():
     assert f["wer"] == nltk.edit_distance("on the mat the cat sat".split(), "the cat sat on the mat".split())
 
 
+def test_token_lists_are_used_as_given():
+    # the single token "New York" is not the two tokens "New", "York": WER = 1 substitution + 1 insertion = 2,
+    # PER = max(1, 2) - |{}| = 2, p1 = 0/1
+    f = features(["New York"], [["New", "York"]])
+    assert (f["wer"], f["per"], f["p1"]) == (2.0, 2.0, 0.0)
+
+
 def test_wer_is_min_edit_distance_over_references_against_nltk():
     rng = np.random.default_rng(3)
     vocab = list("abcde")
@@ -118,6 +125,11 @@ def test_feature_frame_alignment_errors():
         feature_frame(["a", "b"], [["a"]], progress=False)
     with pytest.raises(ValueError, match="syntax=True"):
         feature_frame(["a"], [["a"]], FeatureConfig(syntax=True), progress=False)
+    # a bad row is named by its index
+    with pytest.raises(ValueError, match="segment 1: empty hypothesis"):
+        feature_frame(["a b", " "], [["a b"], ["a b"]], progress=False)
+    with pytest.raises(TypeError, match="segment 0: .*sequence of token strings"):
+        feature_frame([None], [["a b"]], progress=False)
 
 
 # --------------------------------------------------------------------------------------------- data pools
@@ -341,6 +353,26 @@ def test_correlation_table_values():
     assert t.loc["bad", "p_better"] < 0.001 and t.loc["bad", "p_two_sided"] == pytest.approx(2 * t.loc["bad", "p_better"])
     with pytest.raises(ValueError, match="not among"):
         learned.correlation_table({"a": good}, human, against="b")
+
+
+def test_grid_meta_correlation_hand_example():
+    # acc 0.5, 0.6, 0.7, 0.8 and r 0.1, 0.2, 0.2, 0.5: deviations from the means (0.65, 0.25) are
+    # acc -0.15, -0.05, 0.05, 0.15 and r -0.15, -0.05, -0.05, 0.25;
+    # sum of products 0.0225 + 0.0025 - 0.0025 + 0.0375 = 0.06; sums of squares 0.05 and 0.09;
+    # meta r = 0.06 / sqrt(0.05 * 0.09) = 0.06 / 0.067082 = 0.894427 (= 2/sqrt(5))
+    table = pd.DataFrame({"C": [1.0, 1.0, 50.0, 50.0], "sigma": [1.0, 10.0, 1.0, 10.0],
+                          "acc": [0.5, 0.6, 0.7, 0.8], "r": [0.1, 0.2, 0.2, 0.5]})
+    best = LearnedMetric(C=50.0, sigma=1.0)
+    m = learned.grid_meta_correlation(table, best)
+    assert m["meta_r"] == pytest.approx(2 / math.sqrt(5))
+    # Fisher z interval, n = 4: tanh(atanh(r) -+ 1.959964 / sqrt(1))
+    z = math.atanh(2 / math.sqrt(5))
+    assert (m["ci_low"], m["ci_high"]) == (pytest.approx(math.tanh(z - 1.959964)), pytest.approx(math.tanh(z + 1.959964)))
+    assert (m["n_grid"], m["r_selected"], m["r_best_in_grid"]) == (4, 0.2, 0.5)
+    # constant accuracy: no meta-correlation
+    assert math.isnan(learned.grid_meta_correlation(table.assign(acc=0.6), best)["meta_r"])
+    with pytest.raises(ValueError, match="not a row"):
+        learned.grid_meta_correlation(table, LearnedMetric(C=5.0, sigma=1.0))
 
 
 def test_system_means_and_sampling():

@@ -205,6 +205,8 @@ def test_bad_input_raises_clear_errors(cls):
         m.sentence_score("a b", ["a b", " "])
     with pytest.raises(TypeError, match="sequence of reference strings"):
         m.corpus_score(["a b"], ["a b"])
+    with pytest.raises(TypeError, match="refs\\[0\\] is NoneType"):
+        m.corpus_score(["a b"], [None])
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -118,6 +118,11 @@ def test_taus_match_brute_force(seed):
     assert S.wmt_darr_tau(m, da, seg, metric_ties="exclude") == pytest.approx(_brute_tau(m, da, seg, 25, False))
     rank = rng.integers(1, 6, size=n)  # WMT12 ranks, 1 = best; human ties excluded
     assert S.wmt12_tau(m, -rank, seg) == pytest.approx(_brute_tau(m, -rank, seg, 0))
+    # distinct: pairs of items with equal labels (identical translations) are dropped, by brute force
+    lab = rng.integers(0, 3, size=n)
+    pairs = [(b_, w_) for b_, w_ in _brute_pairs(-rank, seg, 0) if lab[b_] != lab[w_]]
+    c = sum(m[b_] > m[w_] for b_, w_ in pairs)
+    assert S.wmt12_tau(m, -rank, seg, distinct=lab) == pytest.approx((2 * c - len(pairs)) / len(pairs))
 
 
 def test_wmt12_tau_ties_count_against_metric():

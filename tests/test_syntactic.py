@@ -47,7 +47,8 @@ def test_stm_worked_example_exactly():
     assert r.fractions == (6 / 7, 3 / 4, 1 / 2)
     assert r.score == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)
     assert round(r.score, 3) == 0.702
-    assert r.scores_by_depth[0] == pytest.approx(6 / 7)
+    # STM with maximum depth D = 1, 2, 3: the means of the first D fractions
+    assert r.scores_by_depth == pytest.approx((6 / 7, (6 / 7 + 3 / 4) / 2, (6 / 7 + 3 / 4 + 1 / 2) / 3))
 
 
 def test_stm_explain_names_the_matched_subtrees():
@@ -90,6 +91,12 @@ def test_tkm_is_the_best_reference_cosine():
     h, r1, r2 = T(HYP_FIG2), T(REF_FIG2), T("(S (NP (PRON We)) (VP (V saw) (NP (PRON it))))")
     res = tkm(h, [r1, r2])
     assert res.cosines == pytest.approx((normalized_tree_kernel(h, r1), normalized_tree_kernel(h, r2)))
+    # by hand (Collins & Duffy recursion, lam = 1), the paper's Figure 2 pair:
+    # K(h, r): PRON->I 1, V->have 1, NP->PRON: (NP I, NP I) 1 + 1 = 2 and (NP it, NP I) 1 + 0 = 1,
+    #   VP: (1 + C(V,V)) (1 + C(NP it, NP a-red-pen) = 0) = 2, S: (1 + 2)(1 + 2) = 9        -> 16
+    # K(h, h): PRON->I 1, PRON->it 1, V 1, NP->PRON pairs 2 + 1 + 1 + 2 = 6, VP 2 * 3 = 6, S 3 * 7 = 21 -> 36
+    # K(r, r): five preterminals 5, NP->PRON 2, NP->ART ADJ N 2^3 = 8, VP 2 * 9 = 18, S 3 * 19 = 57    -> 90
+    assert res.cosines[0] == pytest.approx(16 / math.sqrt(36 * 90))
     assert res.score == max(res.cosines) and res.best_ref == 1
     ex = res.explain()
     assert ex["shared"].sum() > 0 and set(ex.columns) == {"node", "shared", "share"}
@@ -162,7 +169,7 @@ def test_unparsed_trees_give_nan_not_a_crash():
     assert math.isnan(stm(None, [T(REF_FIG2)]).score)
     assert math.isnan(hwcm(T(HYP_BLUE), [None]).score)
     assert math.isnan(tkm(None, [T(REF_FIG2)]).score)
-    assert stm(T(HYP_FIG2), [None, T(REF_FIG2)], depth=3).score == pytest.approx(0.7023809523809524)
+    assert stm(T(HYP_FIG2), [None, T(REF_FIG2)], depth=3).score == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)
     assert stm(None, [T(REF_FIG2)]).explain().empty
 
 
@@ -173,6 +180,13 @@ def test_bad_input_is_named():
         stm(T(HYP_FIG2), T(REF_FIG2))
     with pytest.raises(ValueError, match="depth"):
         stm(T(HYP_FIG2), [T(REF_FIG2)], depth=0)
+    for f in (asiya_stm, asiya_hwcm):  # a single tree would otherwise be read as the list of its children
+        with pytest.raises(TypeError, match="list of trees"):
+            f(T(HYP_FIG2), T(REF_FIG2))
+        with pytest.raises(ValueError, match="no references"):
+            f(T(HYP_FIG2), [])
+    with pytest.raises(ValueError, match="depth"):
+        asiya_stm(T(HYP_FIG2), [T(REF_FIG2)], depth=0)
 
 
 # ------------------------------------------------------------------------------------------ corpus level
@@ -194,14 +208,23 @@ def test_score_corpus_columns_nan_and_reuse():
     # corpus level = summed statistics. STM depth 1 over segments 0 and 2: 6 of 7 labels, then the 9 labels of
     # "I have a blue pen" (S NP PRP VP VBP NP DT JJ NN), all in "I have a red pen": (6 + 9) / (7 + 9)
     assert df.attrs["corpus"]["stm_1"] == pytest.approx((6 + 9) / (7 + 9))
-    assert df.attrs["corpus"]["stm_3"] == pytest.approx(
-        STM(3).corpus_score([T(HYP_FIG2), T(HYP_BLUE)], [[T(REF_FIG2)], [T(REF_PEN)]]).score)
+    # depth 2: 3 of 4, then the 4 depth-2 subtrees of segment 2 (S, NP, VP, NP), all found: (3 + 4) / (4 + 4);
+    # depth 3: 1 of 2, then S and VP (height >= 3), both found: (1 + 2) / (2 + 2)
+    corpus_stm_3 = ((6 + 9) / (7 + 9) + (3 + 4) / (4 + 4) + (1 + 2) / (2 + 2)) / 3
+    assert df.attrs["corpus"]["stm_3"] == pytest.approx(corpus_stm_3)
+    # the metric object's corpus_score (nltk trees, its own loop) sums the same statistics
+    assert STM(3).corpus_score([T(HYP_FIG2), T(HYP_BLUE)], [[T(REF_FIG2)], [T(REF_PEN)]]).score == pytest.approx(
+        corpus_stm_3)
 
 
 def test_score_corpus_missing_values_and_malformed_parses():
     with pytest.warns(UserWarning, match="2 unparsed hypotheses"):
         df = score_corpus([float("nan"), "", HYP_FIG2], [[REF_FIG2]] * 3, metrics=("stm",), max_depth=3)
     assert df["stm_3"].isna().tolist() == [True, True, False]
+    # a missing reference (NaN in a DataFrame column) is one unparsed reference, not a crash
+    with pytest.warns(UserWarning, match="1 segments without a parsed reference"):
+        df = score_corpus([HYP_FIG2, HYP_FIG2], [float("nan"), REF_FIG2], metrics=("stm",), max_depth=3)
+    assert df["stm_3"].isna().tolist() == [True, False] and df.attrs["n_ref_unparsed"] == 1
     with pytest.raises(TreeFormatError, match="segment 1, hypothesis"):
         score_corpus([HYP_FIG2, "(S (NP dog"], [[REF_FIG2]] * 2, metrics=("stm",), max_depth=3)
 

@@ -22,6 +22,7 @@ from syneval_nb.trees import (
     draw,
     encode,
     flatten,
+    heights,
     phrase_labels,
     pos_tags,
     read_ptb,
@@ -260,6 +261,9 @@ def test_words_tags_depth_spans_of_the_paper_example():
     # S -> VP -> NP -> NN: four node levels (words are not nodes)
     assert tree_depth(t) == 4
     assert tree_depth(Tree("NN", ["dog"])) == 1
+    # node heights in preorder: S 4, NP 2, PRP 1, VP 3, VBP 1, NP 2, DT 1, JJ 1, NN 1
+    assert heights(read_ptb_flat(PEN)) == [4, 2, 1, 3, 1, 2, 1, 1, 1]
+    assert tree_depth(read_ptb_flat(PEN)) == 4
     assert phrase_labels(t) == ["S", "NP", "VP", "NP"]
     assert spans(t) == [("S", 0, 5), ("NP", 0, 1), ("PRP", 0, 1), ("VP", 1, 5), ("VBP", 1, 2), ("NP", 2, 5),
                         ("DT", 2, 3), ("JJ", 3, 4), ("NN", 4, 5)]
