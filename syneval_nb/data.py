@@ -32,6 +32,8 @@ import numpy as np
 import pandas as pd
 
 from . import paths
+from .textio import read_lines  # the kit's one line reader (re-exported: data.read_lines)
+from .trees import read_ptb_strings
 
 # --------------------------------------------------------------------------------------------------------------
 # Where the public files live
@@ -187,23 +189,9 @@ def dataset_dir(name: str, folder: str | os.PathLike | None = None, base_url: st
 # Small readers
 # --------------------------------------------------------------------------------------------------------------
 
-def read_lines(path: str | os.PathLike) -> list[str]:
-    """Lines of a UTF-8 text file without their line ends (a final newline does not add an empty line)."""
-    text = Path(path).read_text(encoding="utf-8")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [ln.rstrip("\r") for ln in lines]
-
-
 def _read_ptb_lines(path: Path, n: int) -> list[str | None]:
-    """Parse strings of a shipped ``.ptb`` file, one per line; ``None`` for ``(())`` or when the file is absent."""
-    if not path.is_file():
-        return [None] * n
-    lines = read_lines(path)
-    if len(lines) != n:
-        raise ValueError(f"{path} has {len(lines)} parses for {n} input lines")
-    return [None if ln.strip() in ("(())", "") else ln for ln in lines]
+    """Parse strings of a shipped ``.ptb`` file aligned with ``n`` input lines; all ``None`` when it is absent."""
+    return read_ptb_strings(path, n) if path.is_file() else [None] * n
 
 
 def _read_tsv(path: Path) -> pd.DataFrame:

@@ -491,16 +491,6 @@ def _worker_parse(text: str) -> tuple[str, str | None]:
         return text, None
 
 
-def _open_cache(cache: Any):
-    if cache is None or cache is False:
-        return None
-    if cache is True:
-        from .cache import ParseCache
-
-        return ParseCache()
-    return cache
-
-
 def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_features: bool = False,
               progress: bool = True, retry_failed: bool = False) -> list[dict | None]:
     """RST trees of ``texts`` (aligned; ``None`` where the parser failed), parsing only what the cache lacks.
@@ -513,7 +503,20 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
     for k, t in enumerate(texts):
         if not isinstance(t, str) or not t.strip():
             raise ValueError(f"text {k} is empty: the Feng-Hirst parser needs at least one word")
-    store = _open_cache(cache)
+    from .cache import open_cache
+
+    store, opened = open_cache(cache)
+    try:
+        done = _cached_or_parsed(texts, store, workers, global_features, progress, retry_failed)
+    finally:
+        if opened:
+            store.close()
+    return [None if done[t] is None else json.loads(done[t]) for t in texts]
+
+
+def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_features: bool, progress: bool,
+                      retry_failed: bool) -> dict[str, str | None]:
+    """Results (JSON strings) by text: cached ones, then the rest parsed and stored as each arrives."""
     key = backend_key(global_features)
     unique = list(dict.fromkeys(texts))
     done: dict[str, str | None] = {}
@@ -531,7 +534,7 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
                 store.put(key, text, result)
             bar.update()
         bar.close()
-    return [None if done[t] is None else json.loads(done[t]) for t in texts]
+    return done
 
 
 def _parse_stream(todo: list[str], workers: int, global_features: bool) -> Iterator[tuple[str, str | None]]:

@@ -87,7 +87,9 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from .cache import ParseCache, open_cache
-from .trees import EmptyParseError, read_ptb, read_ptb_flat, unescape_word
+from .textio import InputEncodingError
+from .textio import read_lines as read_sentences  # the kit's one line reader
+from .trees import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, unescape_word
 
 __all__ = [
     "ParserSetupError",
@@ -124,10 +126,6 @@ _JAVA_HELP = ("Install a Java runtime (8 or newer), e.g. `sudo apt-get install d
 
 class ParserSetupError(RuntimeError):
     """The parser cannot run: Java missing, jar or model missing, JVM does not start."""
-
-
-class InputEncodingError(ValueError):
-    """An input file is not UTF-8; the message names the line and byte."""
 
 
 class ParseWarning(UserWarning):
@@ -634,12 +632,6 @@ def _dependency_tree(result: str):
 _IGNORED = re.compile(r"[\"'`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00bb\s\\.]")
 
 
-def _read_ptb_strings(path: str | os.PathLike) -> list[str | None]:
-    """The lines of a pre-parsed file, stripped; ``None`` for an empty line and for ``(())``."""
-    stripped = (line.strip() for line in read_sentences(path))
-    return [s if s and s != FAILED_PARSE else None for s in stripped]
-
-
 def _same_words(sentence: str, ptb: str) -> bool:
     """Loose check that a tree belongs to a sentence: equal characters once quotes, escapes and spaces go."""
     try:
@@ -750,7 +742,7 @@ def _ptb_strings(sentences: Sequence[str] | None, ptb_file: str | os.PathLike | 
     if ptb_file is None:
         raise ValueError("backend='ptb' needs ptb_file=PATH (one bracketed tree per line)")
     t0 = time.perf_counter()
-    lines = _read_ptb_strings(ptb_file)
+    lines = read_ptb_strings(ptb_file)
     if sentences is not None and len(sentences) != len(lines):
         raise ValueError(f"{ptb_file} has {len(lines)} lines but there are {len(sentences)} sentences; "
                          "pre-parsed files must be aligned line by line")
@@ -799,29 +791,6 @@ def parse(sentences: Sequence[str] | None, backend: str = "stanford", workers: i
 
 
 # ------------------------------------------------------------------------------------------------- files / CLI
-
-
-def read_sentences(path: str | os.PathLike) -> list[str]:
-    """Lines of a UTF-8 text file (``\\n``-separated, a final newline and ``\\r`` before it dropped).
-
-    Raises :class:`InputEncodingError` naming the line and byte of the first invalid UTF-8 sequence.
-    """
-    data = Path(path).read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line_no = data.count(b"\n", 0, e.start) + 1
-        col = e.start - (data.rfind(b"\n", 0, e.start) + 1)
-        raise InputEncodingError(
-            f"{path}: not UTF-8: line {line_no}, byte {col + 1} of the line (offset {e.start} in the file) is "
-            f"{data[e.start:e.start + 1]!r} ({e.reason}); convert the file, e.g. `iconv -f latin1 -t utf-8`"
-        ) from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def _build_argparser() -> argparse.ArgumentParser:

@@ -51,12 +51,16 @@ from typing import Hashable, Iterable, Iterator
 
 from nltk import Tree
 
+from .textio import read_lines
+
 __all__ = [
     "TreeFormatError",
     "EmptyParseError",
     "read_ptb",
     "read_ptb_lines",
     "read_ptb_file",
+    "read_ptb_strings",
+    "is_empty_parse",
     "strip_label",
     "words",
     "pos_tags",
@@ -412,14 +416,26 @@ def read_ptb_lines(lines: Iterable[str], *, first_line: int = 1) -> list[Tree | 
     return out
 
 
+def is_empty_parse(line: str) -> bool:
+    """True for an empty line and for the parser's "could not parse" marker ``(())`` in any spacing (a line made
+    only of brackets and white space)."""
+    return not line.strip(" ()\t\r\n\f\v")
+
+
+def read_ptb_strings(path: str | PathLike, n: int | None = None) -> list[str | None]:
+    """The parse strings of a one-tree-per-line file, stripped and aligned with its lines: ``None`` for an empty
+    line and for ``(())`` (:func:`is_empty_parse`). With ``n``, a file of another length is a ``ValueError``.
+    The trees are not read (that is :func:`read_ptb_file`); lines come from :func:`syneval_nb.textio.read_lines`."""
+    lines = read_lines(path)
+    if n is not None and len(lines) != n:
+        raise ValueError(f"{path} has {len(lines)} parses for {n} input lines")
+    return [None if is_empty_parse(ln) else ln.strip() for ln in lines]
+
+
 def read_ptb_file(path: str | PathLike) -> list[Tree | None]:
     """Read a file with one bracketed tree per line (the kit's parse format), aligned with its lines."""
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.read().split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
     try:
-        return read_ptb_lines(lines)
+        return read_ptb_lines(read_lines(path))
     except TreeFormatError as exc:
         raise TreeFormatError(f"{path}: {exc}") from None
 

@@ -501,3 +501,30 @@ def test_fast_path_never_accepts_what_the_general_reader_reads_differently(tree,
     fast = _parse_fast(text)
     if fast is not None:
         assert _same(fast, _parse_general(text, None)), text
+
+
+# ------------------------------------------------------------------ parse-string files (shared by data and parsing)
+
+def test_read_ptb_strings_aligned_with_lines(tmp_path):
+    from syneval_nb.trees import is_empty_parse, read_ptb_strings
+
+    f = tmp_path / "x.ptb"
+    f.write_bytes(b"(ROOT (NP (NN a)))\r\n(())\r\n\n( ( ) )\n  (S (VP (VB go)))  \n")
+    # five lines: a tree, the failure marker, an empty line, the marker spaced out, a tree with padding
+    assert read_ptb_strings(f) == ["(ROOT (NP (NN a)))", None, None, None, "(S (VP (VB go)))"]
+    assert read_ptb_strings(f, 5) == read_ptb_strings(f)
+    with pytest.raises(ValueError, match="has 5 parses for 4 input lines"):
+        read_ptb_strings(f, 4)
+    assert is_empty_parse("(())") and is_empty_parse("  ") and not is_empty_parse("(NN a)")
+    # the tree reader agrees line by line on what is missing
+    assert [t is None for t in read_ptb_file(f)] == [s is None for s in read_ptb_strings(f)]
+
+
+def test_one_line_reader_for_every_module(tmp_path):
+    from syneval_nb import data, parsing, textio
+
+    assert data.read_lines is textio.read_lines and parsing.read_sentences is textio.read_lines
+    f = tmp_path / "bad.txt"
+    f.write_bytes(b"ok\nbad \xff here\n")
+    with pytest.raises(textio.InputEncodingError, match=r"line 2, byte 5 of the line \(offset 7"):  # 3 + 4 = 7
+        read_ptb_file(f)
