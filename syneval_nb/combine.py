@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
+from .data import sample_segment_ids
 
 DEFAULT_THRESHOLD = 0.5
 """Minimum MQM difference for a human pair (``|mqm_a - mqm_b| > 0.5``): at least one minor error's worth
@@ -169,7 +170,7 @@ def train_learned(folder=None, n_sources: int | None = None, seed: int = 0, C: f
 
     pool = build_pool(deen_long(load_wmt21_deen(folder).segments), human="ref_B", reference="ref_A")
     bal = balance(pool, seed=seed)
-    ids = _sample_segments(bal["seg_id"], n_sources, seed)
+    ids = sample_segment_ids(bal["seg_id"], n_sources, seed)
     bal = bal[bal["seg_id"].isin(ids)].reset_index(drop=True)
     X = feature_frame(list(bal["hyp"]), [[r] for r in bal["ref"]], progress=False)
     return LearnedMetric(C=C, sigma=sigma, seed=seed).fit(X, bal["label"].to_numpy())
@@ -521,13 +522,6 @@ def discourse_columns(hyp_rst: Sequence[Mapping | None], ref_rst: Sequence[Mappi
     return pd.DataFrame(out)
 
 
-def _sample_segments(seg_ids: Sequence, sample: int | None, seed: int) -> np.ndarray:
-    uniq = np.unique(np.asarray(seg_ids))
-    if sample is None or sample >= len(uniq):
-        return uniq
-    return np.sort(np.random.default_rng(seed).choice(uniq, size=sample, replace=False))
-
-
 def score_frame(hyps: Sequence[str], refs: Sequence[str], hyp_rst: Sequence, ref_rst: Sequence,
                 ptb_hyps: Sequence | None = None, ptb_refs: Sequence | None = None, systems: Sequence | None = None,
                 metrics: Sequence[str] | None = None, lam: float | None = None, learned=None,
@@ -563,7 +557,7 @@ def ted_scores(folder=None, reference: str = "refB", sample: int | None = None, 
     for k, v in rst.items():
         ted[k] = pd.Series(v, index=ted.index, dtype=object)
     keep = (ted["system"] != reference) & (include_human | ~ted["is_human"])
-    keep &= ted["seg_id"].isin(_sample_segments(ted["seg_id"], sample, seed)) & ted["mqm"].notna()
+    keep &= ted["seg_id"].isin(sample_segment_ids(ted["seg_id"], sample, seed)) & ted["mqm"].notna()
     d = ted[keep].reset_index(drop=True)
     scores = score_frame(list(d["target"]), list(d[reference]), list(d["rst"]), list(d[f"rst_{reference}"]),
                          list(d["ptb"]), list(d[f"ptb_{reference}"]), list(d["system"]), metrics, lam, learned,
@@ -591,7 +585,7 @@ def wmt21_scores(folder=None, reference: str = "A", sample: int | None = None, s
     seg = w.segments
     rst = wmt21_rst(seg, folder)
     seg = seg.assign(**{k: pd.Series(v, index=seg.index, dtype=object) for k, v in rst.items()})
-    seg = seg[seg["seg_id"].isin(_sample_segments(seg["seg_id"], sample, seed))].reset_index(drop=True)
+    seg = seg[seg["seg_id"].isin(sample_segment_ids(seg["seg_id"], sample, seed))].reset_index(drop=True)
     scores = score_frame(list(seg["target"]), list(seg[f"ref_{reference}"]), list(seg["rst"]),
                          list(seg[f"rst_ref_{reference}"]), list(seg["ptb"]), list(seg[f"ptb_ref_{reference}"]),
                          list(seg["system"]), metrics, lam, learned, progress)

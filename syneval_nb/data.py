@@ -189,6 +189,25 @@ def dataset_dir(name: str, folder: str | os.PathLike | None = None, base_url: st
 # Small readers
 # --------------------------------------------------------------------------------------------------------------
 
+def sample_segment_ids(seg_ids: Sequence, sample: int | None, seed: int = 0) -> np.ndarray:
+    """The notebooks' ``sample`` parameter: ``sample`` distinct segment ids drawn without replacement by
+    ``numpy.random.default_rng(seed).choice`` from the sorted unique ids, returned sorted (all ids for ``None`` or a
+    sample at least as large). Every segment of a chosen id is kept together, across systems."""
+    uniq = np.unique(np.asarray(seg_ids))
+    if sample is None or sample >= len(uniq):
+        return uniq
+    if sample <= 0:
+        raise ValueError(f"sample must be a positive number of segments or None, got {sample}")
+    return np.sort(np.random.default_rng(seed).choice(uniq, size=sample, replace=False))
+
+
+def sample_segments(frame: pd.DataFrame, sample: int | None, seed: int = 0, column: str = "seg_id") -> pd.DataFrame:
+    """The rows of ``frame`` whose ``column`` is among :func:`sample_segment_ids` (index reset)."""
+    if sample is None:
+        return frame.reset_index(drop=True)
+    return frame[frame[column].isin(sample_segment_ids(frame[column], sample, seed))].reset_index(drop=True)
+
+
 def _read_ptb_lines(path: Path, n: int) -> list[str | None]:
     """Parse strings of a shipped ``.ptb`` file aligned with ``n`` input lines; all ``None`` when it is absent."""
     return read_ptb_strings(path, n) if path.is_file() else [None] * n

@@ -251,3 +251,17 @@ def test_load_text_set(tmp_path):
     (tmp_path / "empty.txt").write_text("", encoding="utf-8")
     with pytest.raises(ValueError, match="empty"):
         data.load_text_set(tmp_path / "sysA.txt", tmp_path / "empty.txt")
+
+
+def test_sample_segments_draws_whole_segments():
+    ids = np.repeat(np.array([7, 3, 9, 1, 5]), 3)  # 5 source segments x 3 systems
+    frame = pd.DataFrame({"seg_id": ids, "system": ["a", "b", "c"] * 5})
+    got = data.sample_segment_ids(ids, 2, seed=4)
+    # the draw written out: default_rng(4).choice over the sorted unique ids [1, 3, 5, 7, 9]
+    expect = np.sort(np.random.default_rng(4).choice(np.array([1, 3, 5, 7, 9]), size=2, replace=False))
+    assert got.tolist() == expect.tolist() and len(set(got)) == 2
+    sub = data.sample_segments(frame, 2, seed=4)
+    assert len(sub) == 6 and set(sub["seg_id"]) == set(got) and sub.index.tolist() == list(range(6))
+    assert data.sample_segment_ids(ids, None).tolist() == [1, 3, 5, 7, 9] == data.sample_segment_ids(ids, 99).tolist()
+    with pytest.raises(ValueError, match="positive"):
+        data.sample_segment_ids(ids, 0)
