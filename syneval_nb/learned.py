@@ -652,14 +652,11 @@ def correlation_table(
 
 
 def sample_sources(pool: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.DataFrame:
-    """Restrict a pool to ``n`` source segments drawn with the seed (``None`` = all): the notebooks' ``sample``."""
-    if n is None:
-        return pool
-    ids = np.array(sorted(set(pool["seg_id"])))
-    if n <= 0:
-        raise ValueError(f"sample must be positive, got {n}")
-    keep = np.random.default_rng(seed).permutation(ids)[: min(n, len(ids))]
-    return pool[pool["seg_id"].isin(keep)].reset_index(drop=True)
+    """Restrict a pool to ``n`` source segments (``None`` = all): the notebooks' ``sample``, drawn by
+    :func:`syneval_nb.data.sample_segment_ids` like every other notebook's."""
+    from .data import sample_segments
+
+    return pool if n is None else sample_segments(pool, n, seed)
 
 
 @dataclass
