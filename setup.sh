@@ -2,7 +2,8 @@
 # One-command set-up for syneval-nb (the README's set-up command is `bash setup.sh`).
 # - creates .venv with Python 3.11 (override with PYTHON=/path/to/python3.11),
 # - installs every dependency at the exact versions of requirements.lock (PyPI only, no model hub),
-# - installs syneval_nb itself in editable mode with its `syneval-nb` command,
+# - installs syneval_nb itself in editable mode with its `syneval-nb` command, compiling its optional speed-ups
+#   (Cython, pinned in pyproject.toml's build requirements; needs a C compiler, else the kit runs pure Python),
 # - registers the Jupyter kernel "syneval-nb" inside .venv, which papermill uses,
 # - checks that Java (needed by the Stanford and Feng-Hirst parsers) is there.
 set -euo pipefail
@@ -17,6 +18,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet -r requirements.lock
 .venv/bin/python -m pip install --quiet --no-deps -e .
+.venv/bin/python -c "from syneval_nb._accel import STATUS; print('setup.sh: syneval_nb hot loops:', STATUS)"
 .venv/bin/python -m ipykernel install --sys-prefix --name syneval-nb --display-name "Python 3 (syneval-nb)" >/dev/null
 if command -v java >/dev/null 2>&1; then
     echo "setup.sh: Java found: $(java -version 2>&1 | head -n 1)"

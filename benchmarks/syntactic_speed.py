@@ -24,6 +24,10 @@ and, with ``--jobs N``, spread over N processes (:func:`syneval_nb.syntactic.sco
 Targets (issue 5), cold CPU against ``sentence_bleu``: STM, HWCM, DSTM >= 1.0x; TKM, DTKM >= 0.5x. Exit status 1
 if a target is missed.
 
+The first line says which implementation of the hot loops runs (:mod:`syneval_nb._accel`): the compiled extension
+that ``bash setup.sh`` builds, or pure Python. Both give identical numbers (``tests/test_speedups.py``); to time
+the pure-Python path, run with ``SYNEVAL_NB_PURE_PYTHON=1``.
+
     .venv/bin/python benchmarks/syntactic_speed.py [--system UEdin] [--segments 1000] [--repeat 3] [--jobs 2]
                                                    [--no-all]
 """
@@ -38,7 +42,7 @@ from typing import Callable
 
 import sacrebleu
 
-from syneval_nb import syntactic
+from syneval_nb import _accel, syntactic
 from syneval_nb.data import load_wmt21_deen
 from syneval_nb.syntactic import References
 
@@ -77,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     refs = [[a, b] for a, b in zip(one["ref_A"], one["ref_B"])]
     hyp_ptb = one["ptb"].tolist()
     ref_ptb = [[a, b] for a, b in zip(one["ptb_ref_A"], one["ptb_ref_B"])]
+    print(f"syneval_nb hot loops: {_accel.STATUS}")
     print(f"WMT21 de-en, system {args.system}: {n} segments, 2 references; best of {args.repeat}")
 
     base: dict[str, tuple[float, float]] = {}

@@ -4,12 +4,14 @@ Prints trees/second (CPU time, ``time.process_time``, best of ``--repeat``; wall
 
 - ``read_ptb``: bracketed string -> ``nltk.Tree`` (:func:`syneval_nb.trees.read_ptb`);
 - ``read_ptb_flat``: bracketed string -> :class:`~syneval_nb.trees.FlatTree` (the same reader, no ``nltk.Tree``;
-  what :mod:`syneval_nb.syntactic` uses), and its two paths on their own: the general reader (tokenizer regex) on
-  every parse, and the ASCII fast path (``str.split`` tokens) on the parses it accepts;
+  what :mod:`syneval_nb.syntactic` uses), and its paths on their own: the general reader (tokenizer regex) on
+  every parse, and the ASCII fast path on the parses it accepts, in pure Python (``str.split`` tokens) and compiled
+  (:mod:`syneval_nb._speedups`, when built; ``read_ptb_flat`` uses it then);
 - ``encode``: integer encoding (:func:`syneval_nb.trees.encode`) of the ``nltk.Tree`` and of the ``FlatTree``;
 - ``to_dependencies``: Collins (1999) heads (:func:`syneval_nb.heads.to_dependencies`) from the ``nltk.Tree`` and
   from the ``FlatTree``;
-- ``headword_chains``: all chains of 1..9 words (:func:`syneval_nb.heads.headword_chains`);
+- ``headword_chains``: all chains of 1..9 words (:func:`syneval_nb.heads.headword_chains`), and their counts
+  (:func:`syneval_nb.heads.chain_counts`, compiled when built);
 - ``to_nltk``: the word-labelled dependency tree (:meth:`~syneval_nb.heads.DependencyTree.to_nltk`).
 
 A full collection runs before each repeat; the cyclic garbage collector stays on during the timing, as in normal
@@ -25,9 +27,10 @@ import gc
 import time
 from typing import Callable
 
-from syneval_nb.heads import headword_chains, to_dependencies
+from syneval_nb import _accel
+from syneval_nb.heads import chain_counts, headword_chains, to_dependencies
 from syneval_nb.paths import data_dir
-from syneval_nb.trees import Interner, _parse_fast, _parse_general, encode, read_ptb, read_ptb_flat
+from syneval_nb.trees import Interner, _parse_fast, _parse_general, _read_fast, encode, read_ptb, read_ptb_flat
 
 
 def timed(fn: Callable[[], object], repeat: int, pause_gc: bool = False) -> tuple[float, float]:
@@ -64,6 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     n_nodes = sum(len(f) for f in flats)
     n_words = sum(len(d) for d in deps)
     fast = [t for t in texts if _parse_fast(t) is not None]
+    print(f"syneval_nb hot loops: {_accel.STATUS}")
     print(f"{n} parses from {len(files)} files: {n_nodes / n:.1f} nodes, {n_words / n:.1f} words per tree; "
           f"best of {args.repeat}; garbage collector {'paused' if args.pause_gc else 'on'}; the fast path reads "
           f"{len(fast)} of them (the others hold non-ASCII characters)")
@@ -73,11 +77,13 @@ def main(argv: list[str] | None = None) -> None:
         "read_ptb_flat (-> FlatTree)": lambda: [read_ptb_flat(t) for t in texts],
         "  general reader only": lambda: [_parse_general(t, None) for t in texts],
         "  fast path only (its parses)": lambda: [_parse_fast(t) for t in fast],
+        **({"  compiled fast path (its parses)": lambda: [_read_fast(t) for t in fast]} if _accel.compiled() else {}),
         "encode (nltk.Tree)": lambda: [encode(t, interner) for t in trees],
         "encode (FlatTree)": lambda: [encode(f, interner) for f in flats],
         "to_dependencies (nltk.Tree)": lambda: [to_dependencies(t) for t in trees],
         "to_dependencies (FlatTree)": lambda: [to_dependencies(f) for f in flats],
         "headword_chains (1..9)": lambda: [headword_chains(d, 9) for d in deps],
+        "chain_counts (1..9)": lambda: [chain_counts(d, 9) for d in deps],
         "DependencyTree.to_nltk": lambda: [d.to_nltk() for d in deps],
     }
     interner = Interner()

@@ -53,7 +53,8 @@ Speed: :func:`to_dependencies` works on the preorder arrays of a :class:`~syneva
 straight from a string, or flattened from an ``nltk.Tree``), bottom-up without recursion (one pass,
 ``_head_pass``, which :func:`lexicalize` and :func:`explain_tree` also use);
 :meth:`DependencyTree.to_flat` gives the word-labelled tree as arrays for the DSTM/DTKM encodings without building
-``nltk.Tree`` objects. Nothing here makes reference cycles.
+``nltk.Tree`` objects. Nothing here makes reference cycles. With the compiled extension built, the head pass, the
+dependents, the preorder and the chain counts run as compiled twins (:mod:`syneval_nb._accel`; same results).
 """
 from __future__ import annotations
 
@@ -64,6 +65,7 @@ from typing import Iterable, Sequence
 
 from nltk import Tree
 
+from ._accel import speedups as _C
 from .trees import FlatTree, TreeFormatError, flatten, read_ptb_flat
 
 __all__ = [
@@ -239,6 +241,9 @@ class DependencyTree:
         """Construct without the validation, for heads that are a tree by construction (:func:`to_dependencies`)."""
         dep = cls.__new__(cls)
         dep.words, dep.tags, dep.heads = words, tags, heads
+        if _C is not None:
+            dep._kids = _C.dependents(heads)
+            return dep
         kids: list[list[int]] = [[] for _ in heads]
         for d, h in enumerate(heads):
             if h >= 0:
@@ -283,6 +288,10 @@ class DependencyTree:
         if not self.words:
             raise ValueError("an empty dependency tree has no nltk form")
         words, kids = self.words, self._kids
+        if _C is not None:
+            labels, fkids = _C.dep_preorder(words, kids, self.heads.index(-1))
+            flat = self.__dict__["_flat"] = FlatTree(labels, fkids, [None] * len(labels))
+            return flat
         order: list[int] = []  # word indices in preorder
         add = order.append
         stack = [self.heads.index(-1)]
@@ -362,6 +371,13 @@ def to_dependencies(tree: "Tree | str | FlatTree", drop_punct: bool = False) -> 
 
 
 def _head_pass(flat: FlatTree) -> tuple[list[str], list[str], list[int], list[int], list[bool]]:
+    """:func:`_head_pass_py`, in compiled code when :mod:`syneval_nb._speedups` is built (the same results)."""
+    if _C is not None:
+        return _C.head_pass(flat.labels, flat.kids, flat.words, PUNCT_TAGS, _head_index, TreeFormatError)
+    return _head_pass_py(flat)
+
+
+def _head_pass_py(flat: FlatTree) -> tuple[list[str], list[str], list[int], list[int], list[bool]]:
     """The one bottom-up pass of the head rules over the preorder arrays of a (PTB-shaped)
     :class:`~syneval_nb.trees.FlatTree`: a node's head word is its head child's head word, and the other children's
     head words depend on it. Returns the words, tags and heads, and per node its head word (an index among the
@@ -437,6 +453,14 @@ def explain_tree(tree: Tree) -> list[dict]:
         rows.append({"constituent": flat.labels[i], "children": " ".join(labels), "head child": labels[h],
                      "head word": words[hw[ks[h]]], "rule": why})
     return rows
+
+
+def chain_counts(dep: DependencyTree, max_len: int) -> Counter:
+    """``Counter(headword_chains(dep, max_len))``, counted in compiled code when it is built (same counts, same
+    key order)."""
+    if _C is not None:
+        return _C.chain_counts(dep.words, dep._kids, max_len, Counter())
+    return Counter(headword_chains(dep, max_len))
 
 
 def headword_chains(dep: DependencyTree, max_len: int) -> list[tuple[str, ...]]:

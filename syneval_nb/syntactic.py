@@ -58,7 +58,10 @@ hypothesis side; :func:`score_corpus` keeps the last few :class:`References` in 
 and :func:`score_systems` scores many systems (optionally in parallel processes, ``n_jobs``). Batch scoring reads
 the parse strings into :class:`~syneval_nb.trees.FlatTree` arrays and computes subtree ids, dependencies, chains
 and kernel encodings from them: ``nltk.Tree`` objects are built only for explanations and pictures. Figures:
-``benchmarks/syntactic_speed.py``; :func:`clear_caches` empties the caches kept across calls.
+``benchmarks/syntactic_speed.py``; :func:`clear_caches` empties the caches kept across calls. The hot loops (the
+reader's fast path, subtree ids, heads, chain counts, clipping) run as compiled twins when ``bash setup.sh`` has
+built :mod:`syneval_nb._speedups` (:mod:`syneval_nb._accel`); the pure-Python functions here are the definitions
+and give the same numbers (``tests/test_speedups.py``).
 """
 from __future__ import annotations
 
@@ -74,6 +77,7 @@ from typing import Any, Callable, Iterable, Sequence
 from nltk import Tree
 
 from . import __version__
+from ._accel import speedups as _C
 from .kernels import KernelTree, _check_lam, cosine, kernel_contributions
 from .trees import (EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, encode, flatten, heights,
                     read_ptb_flat)
@@ -149,6 +153,17 @@ def subtree_ids(tree: "Tree | FlatTree", depth: int, shapes: dict, insert: bool,
     either). ``tree`` is an ``nltk.Tree`` or, without building one, a :class:`~syneval_nb.trees.FlatTree`.
     """
     flat = tree if isinstance(tree, FlatTree) else flatten(tree)
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
+    if _C is not None:
+        return _C.subtree_ids(flat.labels, flat.kids, depth, shapes, insert, depth_of)
+    return _subtree_ids_py(flat, depth, shapes, insert, depth_of)
+
+
+def _subtree_ids_py(flat: FlatTree, depth: int, shapes: dict, insert: bool,
+                    depth_of: list[int] | None = None) -> list[list[int]]:
+    """:func:`subtree_ids` in pure Python, the definition (the compiled twin keys the deeper shapes with ``bytes``
+    instead of ``(label, child ids)`` tuples and hands out the same ids in the same order)."""
     labels, kids = flat.labels, flat.kids
     out: list[list[int]] = [[] for _ in range(depth)]
     first = out[0]
@@ -360,9 +375,9 @@ class Parse:
     def chains(self, length: int) -> Counter:
         """Counts of the headword chains of 1..``length`` words (a chain's length is ``len(chain)``)."""
         def make() -> Counter:
-            from .heads import headword_chains
+            from .heads import chain_counts
 
-            return Counter(headword_chains(self.dep, length))
+            return chain_counts(self.dep, length)
 
         return self._get(("chains", length), make)
 
@@ -371,7 +386,12 @@ class Parse:
 
 
 def _max_counts(counters: Iterable[Counter]) -> dict:
-    """Element-wise maximum of counts over references (the clipping ceiling)."""
+    """Element-wise maximum of counts over references (the clipping ceiling); compiled when built."""
+    return _C.max_counts(counters) if _C is not None else _max_counts_py(counters)
+
+
+def _max_counts_py(counters: Iterable[Counter]) -> dict:
+    """:func:`_max_counts` in pure Python (the definition)."""
     best: dict | None = None
     for c in counters:
         if best is None:
@@ -384,9 +404,25 @@ def _max_counts(counters: Iterable[Counter]) -> dict:
     return {} if best is None else best
 
 
+def _id_ceiling(per_ref: list[list[list[int]]]) -> dict:
+    """The clipping ceiling of shape ids: for each id, the most times one reference has it (compiled when built)."""
+    if _C is not None:
+        return _C.id_ceiling(per_ref)
+    return _max_counts_py(Counter(chain.from_iterable(ids)) for ids in per_ref)
+
+
 def _clip_ids(hyp: list[list[int]], ceiling: dict, depth: int, depth_of: list[int]) -> tuple[list[int], list[int]]:
     """Clipped matches and totals per depth for hypothesis shape ids (-1 = unknown to every reference);
-    ``depth_of[id]`` is the depth - 1 of a shape."""
+    ``depth_of[id]`` is the depth - 1 of a shape. Compiled when built (the compiled twin counts each depth's list
+    on its own, which is the same since shapes of different depths never share an id)."""
+    if _C is not None:
+        return _C.clip_ids(hyp, ceiling, depth)
+    return _clip_ids_py(hyp, ceiling, depth, depth_of)
+
+
+def _clip_ids_py(hyp: list[list[int]], ceiling: dict, depth: int,
+                 depth_of: list[int]) -> tuple[list[int], list[int]]:
+    """:func:`_clip_ids` in pure Python (the definition)."""
     totals = [len(ids) for ids in hyp]
     matches = [0] * depth
     cnt = Counter(chain.from_iterable(hyp))
@@ -400,7 +436,14 @@ def _clip_ids(hyp: list[list[int]], ceiling: dict, depth: int, depth_of: list[in
 
 
 def _clip_chains(hyp: Counter, ceiling: dict, depth: int) -> tuple[list[int], list[int]]:
-    """Clipped matches and totals per chain length (``len(chain) <= depth``)."""
+    """Clipped matches and totals per chain length (``len(chain) <= depth``); compiled when built."""
+    if _C is not None and depth <= 64:
+        return _C.clip_chains(hyp, ceiling, depth)
+    return _clip_chains_py(hyp, ceiling, depth)
+
+
+def _clip_chains_py(hyp: Counter, ceiling: dict, depth: int) -> tuple[list[int], list[int]]:
+    """:func:`_clip_chains` in pure Python (the definition)."""
     matches, totals = [0] * depth, [0] * depth
     for n, v in Counter(map(len, hyp.elements())).items():  # every occurrence's length, counted at C speed
         if n <= depth:
@@ -559,8 +602,7 @@ class RefSet:
         key = ("shape", depth, dep)
         v = self._cache.get(key)
         if v is None:
-            v = self._cache[key] = _max_counts(
-                Counter(chain.from_iterable(p.shapes(depth, dep, True))) for p in self.parses)
+            v = self._cache[key] = _id_ceiling([p.shapes(depth, dep, True) for p in self.parses])
         return v
 
     def chain_ceiling(self, length: int) -> dict:
