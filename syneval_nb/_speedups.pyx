@@ -124,15 +124,14 @@ def parse_fast(str text, strip_label, wrapper_labels):
         while p < hi:
             if tkind[p] == OPEN:
                 p += 1
-                if p >= hi:
-                    return None
-                lab = p
-                p += 1
-                if p >= hi:
-                    return None
-                nxt = p
-                p += 1
-                while tkind[nxt] == OPEN:  # lab is a phrase; nxt opens its first child
+                while True:  # read "lab nxt"; while nxt opens a child, lab is a phrase
+                    if p + 2 > hi:
+                        return None  # the input ends inside a node
+                    lab = p
+                    nxt = p + 1
+                    p += 2
+                    if tkind[nxt] != OPEN:
+                        break
                     if tkind[lab] != WORD or _is_word(s, tstart[lab], tlen[lab], b"-NONE-", 6):
                         return None
                     idx = len(labels)
@@ -147,14 +146,6 @@ def parse_fast(str text, strip_label, wrapper_labels):
                     labels.append(PyUnicode_DecodeASCII(s + tstart[lab], tlen[lab], NULL))
                     kids.append(())
                     words.append(None)
-                    if p >= hi:
-                        return None
-                    lab = p
-                    p += 1
-                    if p >= hi:
-                        return None
-                    nxt = p
-                    p += 1
                 # a preterminal (lab nxt)
                 if tkind[nxt] == CLOSE or tkind[lab] != WORD or _is_word(s, tstart[lab], tlen[lab], b"-NONE-", 6):
                     return None
@@ -209,6 +200,19 @@ cdef int _check_preorder(list kids, Py_ssize_t n) except -1:
     return 0
 
 
+cdef inline object _shape_id(dict shapes, object key, bint insert, object depth_of, Py_ssize_t depth_index):
+    """The id of ``key`` in ``shapes``: a new id (recorded in ``depth_of``) when inserting, ``-1`` when unknown."""
+    got = shapes.get(key)
+    if got is None:
+        if not insert:
+            return -1
+        got = len(shapes)
+        shapes[key] = got
+        if depth_of is not None:
+            depth_of.append(depth_index)
+    return got
+
+
 cdef inline object _pack(int32_t* buf, Py_ssize_t m):
     return PyBytes_FromStringAndSize(<char*>buf, m * sizeof(int32_t))
 
@@ -248,16 +252,7 @@ def subtree_ids(list labels, list kids, int depth, dict shapes, bint insert, dep
         # depth 1: the labels (reverse preorder, as the pure-Python twin inserts them)
         sids = [None] * n
         for i in range(n - 1, -1, -1):
-            lab = labels[i]
-            got = shapes.get(lab)
-            if got is None:
-                if insert:
-                    got = len(shapes)
-                    shapes[lab] = got
-                    if track:
-                        depth_of.append(0)
-                else:
-                    got = -1
+            got = _shape_id(shapes, labels[i], insert, depth_of if track else None, 0)
             sids[i] = got
             sid = <int32_t>got
             for k in range(depth):
@@ -298,17 +293,7 @@ def subtree_ids(list labels, list kids, int depth, dict shapes, bint insert, dep
                 if unknown:
                     sid = -1
                 else:
-                    bkey = _pack(key, nk + 1)
-                    got = shapes.get(bkey)
-                    if got is None:
-                        if insert:
-                            got = len(shapes)
-                            shapes[bkey] = got
-                            if track:
-                                depth_of.append(k)
-                        else:
-                            got = -1
-                    sid = <int32_t>got
+                    sid = <int32_t>_shape_id(shapes, _pack(key, nk + 1), insert, depth_of if track else None, k)
                 if sid == -1:  # unknown from here up (the node and everything above it)
                     for j in range(k, h):
                         (<list>out[j]).append(-1)

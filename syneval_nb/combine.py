@@ -14,7 +14,7 @@
 * **Controls** (:func:`single_edu_ties`, :func:`length_control`, :func:`partial_correlation`): single-EDU ties,
   the length-difference baseline, and correlations with length partialled out.
 
-* **Scores by depth** (:func:`depth_scores`, notebook 08): BLEU_n, the syntactic metrics by depth and the length
+* **Scores by depth** (:func:`depth_scores`, notebooks 03, 04 and 08): BLEU_n, the syntactic metrics by depth and the length
   controls, segment and per-system corpus scores from one pass (Liu & Gildea 2005).
 
 Base metrics (:data:`BASE_METRICS`) are computed by their own modules (:mod:`~syneval_nb.lexical`,
@@ -88,7 +88,8 @@ def missing_metrics(names: Sequence[str] | None = None) -> list[str]:
 
 def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
                          systems: Sequence[str], metrics: Sequence[str], max_depth: int,
-                         progress: bool = False) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
+                         progress: bool = False, lam: float = 1.0
+                         ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
     """:func:`syneval_nb.syntactic.score_corpus` called once per system (so that corpus scores come from that
     system's summed statistics; the references are read once and cached by ``score_corpus``): each column's
     segment scores aligned with the input, and each system's corpus scores (``attrs["corpus"]``)."""
@@ -100,7 +101,7 @@ def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequ
     for s in sorted(set(sys_arr)):
         idx = np.flatnonzero(sys_arr == s)
         f = score_corpus([ptb_hyps[i] for i in idx], [list(ptb_refs[i]) for i in idx], metrics, max_depth,
-                         progress=progress)
+                         lam=lam, progress=progress)
         for c in f.columns:
             seg.setdefault(c, np.full(len(sys_arr), np.nan))[idx] = f[c].to_numpy(dtype=float)
         corpus[s] = {c: float(v) for c, v in f.attrs["corpus"].items()}
@@ -466,7 +467,7 @@ def metric_key(column: str) -> tuple[str, int | None]:
 
 def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None],
                  ptb_refs: Sequence[Sequence[str | None]], systems: Sequence[str], max_depth: int = 9,
-                 syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True
+                 syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True, lam: float = 1.0
                  ) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
     """Every segment scored by BLEU_n (n = 1..``max_depth``, epsilon smoothing as in Liu & Gildea, Sec. 3), the
     syntactic metrics by depth and the two length controls; each system's corpus scores from the same pass.
@@ -476,7 +477,11 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     controls ``-|len diff|``, ``len ratio``) to scores aligned with ``hyps``; ``corpus`` has one row per system
     (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.lexical.evaluate`), the syntactic
     corpus scores (:func:`syneval_nb.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
-    of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts)."""
+    of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts). ``lam``: the tree-kernel
+    decay of TKM/DTKM (1.0, the paper's plain count). Notebooks 03, 04 and 08 score with it.
+
+    Corpus BLEU_n uses the same epsilon smoothing as the segments; that only matters when a system has no matching
+    n-gram of some order in the whole corpus (plain BLEU would then be 0)."""
     from . import lexical
 
     hyps, ptb_hyps = list(hyps), list(ptb_hyps)
@@ -490,7 +495,8 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     segment = {metric_key(c): ev.segment[c].to_numpy() for c in bleu}
     names = sorted(set(sys_arr))
     corpus: dict[str, dict] = {s: {metric_key(c): float(ev.system.loc[s, c]) for c in bleu} for s in names}
-    syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress)
+    syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress,
+                                           lam)
     segment.update({metric_key(c): v for c, v in syn.items()})
     for s in names:
         corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from scipy import stats as _sps
@@ -547,6 +547,64 @@ def correlation_table(scores: dict[tuple[str, int | None], ArrayLike], human: Ar
     out = pd.DataFrame(rows)
     out["depth"] = pd.array([d for _, d in keys], dtype="Int64")
     return out
+
+
+def correlation_tables(scores: dict[tuple[str, int | None], ArrayLike], humans: Mapping[str, ArrayLike],
+                       **kwargs):
+    """:func:`correlation_table` of the same ``scores`` against each human score of ``humans`` (name -> scores),
+    stacked, with the name in a first column ``human`` (e.g. MQM total and MQM Fluency)."""
+    import pandas as pd
+
+    tables = []
+    for name, human in humans.items():
+        t = correlation_table(scores, human, **kwargs)
+        t.insert(0, "human", name)
+        tables.append(t)
+    return pd.concat(tables, ignore_index=True)
+
+
+
+def table_row(table, metric: str, depth: int | None = None, **match):
+    """The one row of a correlation table (:func:`correlation_table`, :func:`correlation_tables`) for ``metric`` at
+    ``depth`` (``None``: its row without a depth, e.g. a kernel), among the rows whose other columns equal
+    ``match`` (e.g. ``human="MQM Fluency"``). Raises ``KeyError`` unless exactly one row matches."""
+    sel = np.array(table["metric"] == metric, dtype=bool)  # a writable copy (pandas hands out read-only views)
+    sel &= np.array(table["depth"].isna() if depth is None else (table["depth"] == depth).fillna(False), dtype=bool)
+    for col, value in match.items():
+        sel &= np.array(table[col] == value, dtype=bool)
+    if sel.sum() != 1:
+        raise KeyError(f"{int(sel.sum())} rows for metric={metric!r}, depth={depth!r}, {match}")
+    return table[sel].iloc[0]
+
+def rank_gap(a: ArrayLike, b: ArrayLike, eligible: ArrayLike | None = None,
+             tiebreak: ArrayLike | None = None) -> tuple[int, float, float]:
+    """The item that metric ``a`` ranks highest relative to metric ``b`` (for examples like Liu & Gildea's Table 7:
+    a hypothesis HWCM rates high and BLEU low).
+
+    Percentile ranks are taken over all items (``pandas.Series.rank(pct=True)``: ties get their average rank).
+    Among the ``eligible`` items (a boolean mask; all items when ``None`` or when none is eligible) the one with
+    the largest ``pct_a - pct_b`` is chosen; ties go to the larger ``tiebreak`` value (e.g. the human score), then
+    to the smaller index. Returns ``(index, pct_a, pct_b)``.
+    """
+    import pandas as pd
+
+    x, y = _vec(a, "a"), _vec(b, "b")
+    if len(x) != len(y) or not len(x):
+        raise ValueError(f"a and b need the same, non-zero length, got {len(x)} and {len(y)}")
+    ok = np.ones(len(x), dtype=bool)
+    if eligible is not None:
+        e = np.asarray(eligible, dtype=bool)
+        if e.shape != x.shape:
+            raise ValueError(f"eligible has {e.size} entries for {len(x)} items")
+        if e.any():
+            ok = e
+    tb = np.zeros(len(x)) if tiebreak is None else _vec(tiebreak, "tiebreak")
+    if tb.shape != x.shape:
+        raise ValueError(f"tiebreak has {tb.size} entries for {len(x)} items")
+    pa, pb = pd.Series(x).rank(pct=True).to_numpy(), pd.Series(y).rank(pct=True).to_numpy()
+    frame = pd.DataFrame({"gap": pa - pb, "tb": tb, "i": np.arange(len(x))})[ok]
+    i = int(frame.sort_values(["gap", "tb", "i"], ascending=[False, False, True])["i"].iloc[0])
+    return i, float(pa[i]), float(pb[i])
 
 
 def claim_verdict(p_better: ArrayLike, p_worse: ArrayLike, alpha: float = 0.05) -> str:

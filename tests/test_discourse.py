@@ -364,5 +364,13 @@ def test_depth_scores_by_hand():
     assert corpus.loc["s1", ("STM", 3)] == pytest.approx(stm3)
     assert corpus.loc["s2", ("BLEU", 1)] == pytest.approx(2 / 3 * math.exp(-1 / 3))
     assert C.metric_key("hwcm_7") == ("HWCM", 7) and C.metric_key("dtkm") == ("DTKM", None)
+    # the kernel decay reaches TKM: the sentence-level tkm() at lam = 0.5, not the lam = 1 score above
+    seg_half, _ = C.depth_scores(["I have it"], [["I have a pen"]], [hyp_ptb], [[ref_ptb]], ["s1"], max_depth=1,
+                                 syntactic_metrics=("tkm",), progress=False, lam=0.5)
+    from syneval_nb import syntactic
+    from syneval_nb.trees import read_ptb
+    want = syntactic.tkm(read_ptb(hyp_ptb), [read_ptb(ref_ptb)], lam=0.5).score
+    assert seg_half[("TKM", None)].tolist() == pytest.approx([want])
+    assert want != pytest.approx(seg[("TKM", None)][0])
     with pytest.raises(ValueError, match="1, 2, 2, 2, 2 entries"):
         C.depth_scores(["x"], [["y"]] * 2, ["(S x)"] * 2, [["(S y)"]] * 2, ["a", "a"])

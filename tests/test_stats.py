@@ -262,6 +262,41 @@ def test_correlation_table():
     assert (tb.r == t.r).all() and (tb.low < tb.r).all() and (tb.r < tb.high).all()
 
 
+
+def test_correlation_tables_stack_one_table_per_human_score():
+    x, h = _data(21, n=100)
+    scores = {("BLEU", 1): x + 1, ("STM", 1): x}
+    both = S.correlation_tables(scores, {"total": h, "negated": -h})
+    assert list(both.columns[:3]) == ["human", "metric", "depth"] and len(both) == 4
+    total = both[both.human == "total"].drop(columns="human").reset_index(drop=True)
+    pd.testing.assert_frame_equal(total, S.correlation_table(scores, h))
+    assert both[both.human == "negated"].r.tolist() == pytest.approx((-total.r).tolist())
+    assert S.table_row(both, "STM", 1, human="negated").r == pytest.approx(-total.r[1])
+    kern = S.correlation_table({("BLEU", 4): x + 1, ("TKM", None): x}, h)
+    assert S.table_row(kern, "TKM").r == pytest.approx(sps.pearsonr(x, h)[0])
+    with pytest.raises(KeyError, match="2 rows"):
+        S.table_row(both, "STM", 1)
+    with pytest.raises(KeyError, match="0 rows"):
+        S.table_row(both, "STM", 7)
+
+
+def test_rank_gap_by_hand():
+    # percentile ranks over 5 items: a -> .2 .4 .6 .8 1.0; b -> 1.0 .8 .6 .4 .2; gaps -.8 -.4 0 .4 .8
+    a, b = [1, 2, 3, 4, 5], [50, 40, 30, 20, 10]
+    assert S.rank_gap(a, b) == (4, 1.0, 0.2)
+    assert S.rank_gap(a, b, eligible=[True, True, True, False, False]) == (2, 0.6, 0.6)
+    assert S.rank_gap(a, b, eligible=[False] * 5) == (4, 1.0, 0.2)  # nothing eligible: every item
+    # ties: items 0 and 1 share a (avg rank 1.5/4 = .375) and b (avg .375): gap 0 for both; tiebreak decides
+    a2, b2 = [1, 1, 2, 3], [1, 1, 3, 2]
+    assert S.rank_gap(a2, b2, eligible=[True, True, False, False], tiebreak=[0, 5, 0, 0])[0] == 1
+    assert S.rank_gap(a2, b2, eligible=[True, True, False, False])[0] == 0  # no tiebreak: the first
+    with pytest.raises(ValueError, match="same, non-zero length"):
+        S.rank_gap([1, 2], [1])
+    with pytest.raises(ValueError, match="eligible has 1 entries"):
+        S.rank_gap([1, 2], [2, 1], eligible=[True])
+    with pytest.raises(ValueError, match="non-finite"):
+        S.rank_gap([1, float("nan")], [2, 1])
+
 def test_claim_verdict():
     nan = float("nan")
     assert S.claim_verdict([0.01, 0.02, 0.3], [0.99, 0.98, 0.7]) == "holds"  # 2 of 3 better, none worse
