@@ -163,7 +163,8 @@ class HybridSet:
 
     @property
     def ptbs(self) -> list[str | None]:
-        """One-line bracketed trees (``None`` for a reference without a tree), for :mod:`syneval_nb.syntactic`."""
+        """One-line bracketed trees (``None`` for a reference without a tree), e.g. to store them; the
+        functions of :mod:`syneval_nb.syntactic` also take :attr:`trees` directly."""
         return [None if h.tree is None else h.tree.pformat(margin=1 << 30) for h in self.hybrids]
 
 
@@ -780,7 +781,8 @@ def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any,
     """Segment scores of syntactic metrics (:mod:`syneval_nb.syntactic`, ``<metric>_<depth>``) of every row of
     ``df`` with every reference set: columns ``(metric, reference set)``, rows aligned with ``df``.
 
-    ``ref_parse_sets``: name -> ``{seg_id: [bracketed parse of each reference]}`` (see :attr:`HybridSet.ptbs`).
+    ``ref_parse_sets``: name -> ``{seg_id: [bracketed parse or tree of each reference]}`` (the trees of
+    :attr:`HybridSet.trees` go in as they are; :attr:`HybridSet.ptbs` gives the same as strings).
     ``attrs["corpus"]``: the corpus-level scores (summed statistics), one row per system, same columns."""
     import warnings
 

@@ -298,9 +298,14 @@ class Parse:
         self._cache: dict[Any, Any] = {}
 
     @classmethod
-    def from_ptb(cls, text: str | None, space: Space, where: str = "") -> "Parse":
+    def from_ptb(cls, text: "str | Tree | FlatTree | None", space: Space, where: str = "") -> "Parse":
         """Read a bracketed parse; ``None``, NaN (a missing value in a DataFrame), an empty string and the parser's
-        ``(())`` give an unparsed sentence; anything else malformed raises :class:`TreeFormatError` naming ``where``."""
+        ``(())`` give an unparsed sentence; anything else malformed raises :class:`TreeFormatError` naming ``where``.
+        An ``nltk.Tree`` or a :class:`~syneval_nb.trees.FlatTree` is taken as it is (no printing and re-reading)."""
+        if isinstance(text, FlatTree):
+            return cls(None, space, flat=text)
+        if isinstance(text, Tree):
+            return cls(text, space)
         if text is None or (isinstance(text, float) and math.isnan(text)) or not str(text).strip():
             return cls(None, space)
         if not isinstance(text, str):
@@ -984,11 +989,12 @@ def _no_gc():
             gc.enable()
 
 
-def _split_refs(ref_parses: Sequence[Any]) -> list[list[str | None]]:
-    """Each segment's reference parses as a list (a single string, ``None`` or a missing value is one reference)."""
+def _split_refs(ref_parses: Sequence[Any]) -> list[list[Any]]:
+    """Each segment's reference parses as a list (a single string, tree, ``None`` or a missing value is one
+    reference; an ``nltk.Tree`` is a list, so it is checked first)."""
     out = []
     for i, r in enumerate(ref_parses):
-        if r is None or isinstance(r, (str, float)):
+        if r is None or isinstance(r, (str, float, Tree, FlatTree)):
             out.append([r])
         else:
             out.append(list(r))
@@ -1000,7 +1006,9 @@ def _split_refs(ref_parses: Sequence[Any]) -> list[list[str | None]]:
 class References:
     """The references of a test set, read and encoded once, with per-segment statistics kept for reuse.
 
-    ``ref_parses[i]`` holds the bracketed parses of segment ``i``'s references (a string for a single reference).
+    ``ref_parses[i]`` holds the bracketed parses of segment ``i``'s references (a string for a single reference);
+    ``nltk.Tree`` or :class:`~syneval_nb.trees.FlatTree` objects may stand for the strings (here and in
+    :meth:`score`'s hypotheses), e.g. the hybrid references of :mod:`syneval_nb.hybrid`.
     Scoring several systems with :meth:`score` reuses the reference trees, their subtree counts, chain counts,
     dependency trees and kernel self-similarities (each computed on first use).
     """
@@ -1111,7 +1119,10 @@ _REF_CACHE_SIZE = 4
 
 
 def _references(ref_parses: Sequence[Any], max_depth: int) -> References:
-    key = (max_depth, tuple(tuple(s) for s in _split_refs(ref_parses)))
+    sets = _split_refs(ref_parses)
+    if any(isinstance(t, (Tree, FlatTree)) for s in sets for t in s):  # objects, not strings: not cached
+        return References(ref_parses, max_depth)
+    key = (max_depth, tuple(tuple(s) for s in sets))
     refs = _REF_CACHE.get(key)
     if refs is None:
         refs = _REF_CACHE[key] = References(ref_parses, max_depth)

@@ -360,6 +360,10 @@ def test_hybridize_frame_and_syntactic_scores(figure1):
     assert np.isnan(sc[("stm", "ext")].iloc[1])  # unparsed hypothesis
     # corpus level of system s1 (rows 0 and 2, both hybrids of the extended set): STM 1
     assert sc.attrs["corpus"].at["s1", ("stm", "ext")] == pytest.approx(1.0)
+    # the hybrid trees themselves give the same scores as their printed parses
+    by_tree = hybrid_mod.syntactic_scores(df, {"ext": {s: v.trees for s, v in sets.items()}}, metrics=("stm",),
+                                          depth=2, progress=False)
+    pd.testing.assert_series_equal(by_tree[("stm", "ext")], sc[("stm", "ext")])
 
 
 def test_correlation_table_matches_scipy():

@@ -217,6 +217,20 @@ def test_score_corpus_columns_nan_and_reuse():
         corpus_stm_3)
 
 
+
+def test_score_corpus_takes_trees_as_well_as_strings():
+    """nltk Trees and FlatTrees stand for parse strings (no printing and re-reading), a single tree is one reference,
+    and the numbers are those of the strings."""
+    from syneval_nb.trees import read_ptb_flat
+
+    hyps = [HYP_FIG2, HYP_BLUE]
+    refs = [[REF_FIG2], [REF_FIG2, REF_PEN]]
+    want = score_corpus(hyps, refs, max_depth=3)
+    got = score_corpus([T(h) for h in hyps], [T(REF_FIG2), [read_ptb_flat(REF_FIG2), T(REF_PEN)]], max_depth=3)
+    pd.testing.assert_frame_equal(got, want)
+    assert got.attrs["corpus"] == want.attrs["corpus"]
+    assert got.loc[0, "stm_3"] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)
+
 def test_score_corpus_missing_values_and_malformed_parses():
     with pytest.warns(UserWarning, match="2 unparsed hypotheses"):
         df = score_corpus([float("nan"), "", HYP_FIG2], [[REF_FIG2]] * 3, metrics=("stm",), max_depth=3)
