@@ -164,6 +164,19 @@ def _fmt(v: Any) -> str:
 Tokens = tuple[str, ...]
 
 
+
+def _as_sequence(x: Any, message: str) -> Sequence:
+    """``x`` as a sequence: lists and tuples as they are; numpy arrays and pandas Series/Index (anything with
+    ``ndim`` and ``tolist``) as lists (a 2-D array of references becomes a list of rows). A string, a set or a
+    mapping is refused (``TypeError`` with ``message``): they are not per-segment sequences."""
+    if isinstance(x, (str, bytes, set, frozenset, dict)):
+        raise TypeError(f"{message}, got {type(x).__name__}")
+    if isinstance(x, Sequence):
+        return x
+    if hasattr(x, "ndim") and hasattr(x, "tolist"):
+        return x.tolist()
+    raise TypeError(f"{message}, got {type(x).__name__}")
+
 class LexicalMetric:
     """Base class: validation, tokenization, statistics aggregation. Subclasses define
 
@@ -207,10 +220,9 @@ class LexicalMetric:
         return _tokenize_cached(text, self.tokenizer, self.lowercase)
 
     def _prepare(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[list[Tokens], list[list[Tokens]]]:
-        if isinstance(hyps, str) or not isinstance(hyps, Sequence):
-            raise TypeError(f"{self.name}: hyps must be a sequence of strings, got {type(hyps).__name__}")
-        if isinstance(refs, str) or not isinstance(refs, Sequence):
-            raise TypeError(f"{self.name}: refs must be a sequence (one entry per segment) of sequences of strings")
+        hyps = _as_sequence(hyps, f"{self.name}: hyps must be a sequence of strings")
+        refs = _as_sequence(refs, f"{self.name}: refs must be a sequence (one entry per segment) of sequences of "
+                                  "strings")
         if len(hyps) != len(refs):
             raise ValueError(f"{self.name}: {len(hyps)} hypotheses but {len(refs)} reference entries; refs[i] must "
                              f"hold the references of segment i")

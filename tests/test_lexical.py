@@ -207,6 +207,21 @@ def test_bad_input_raises_clear_errors(cls):
         m.corpus_score(["a b"], ["a b"])
     with pytest.raises(TypeError, match="refs\\[0\\] is NoneType"):
         m.corpus_score(["a b"], [None])
+    with pytest.raises(TypeError, match="hyps must be a sequence of strings, got set"):
+        m.corpus_score({"a b"}, [["a b"]])
+
+
+@pytest.mark.parametrize("cls", list(ALL_METRICS.values()))
+def test_numpy_arrays_and_pandas_series_are_sequences(cls):
+    import pandas as pd
+
+    hyps = ["the cat sat on the mat", "a dog barked at the man"]
+    refs = [["the cat sat on a mat", "a cat sat on the mat"], ["the dog barked at a man", "a dog barked"]]
+    m = cls()
+    want = m.sentence_scores(hyps, refs)
+    assert m.sentence_scores(np.array(hyps, dtype=object), np.array(refs, dtype=object)).tolist() == want.tolist()
+    assert m.sentence_scores(pd.Series(hyps), pd.DataFrame(refs).values).tolist() == want.tolist()
+    assert m.corpus_score(pd.Series(hyps), np.array(refs)).score == m.corpus_score(hyps, refs).score
 
 
 # ---------------------------------------------------------------------------------------------------------------
