@@ -632,6 +632,18 @@ def claim_verdict(p_better: ArrayLike, p_worse: ArrayLike, alpha: float = 0.05) 
     return "cannot tell"
 
 
+
+def table_verdict(table, metrics: Sequence[str], alpha: float = 0.05,
+                  worse: bool = False) -> tuple[str, int, int, int]:
+    """:func:`claim_verdict` over the rows of a correlation table (:func:`correlation_table`) whose metric is in
+    ``metrics``: the claim "these metrics beat the baseline" (``worse=True``: "they do worse than it"), judged
+    over every (metric, depth, ...) cell. Returns ``(verdict, cells significantly for, cells significantly
+    against, cells)``; cells without a test (NaN p) count in the last number only."""
+    t = table[table["metric"].isin(list(metrics))]
+    pb, pw = (t["p_worse"], t["p_better"]) if worse else (t["p_better"], t["p_worse"])
+    pb, pw = pb.to_numpy(dtype=float), pw.to_numpy(dtype=float)
+    return claim_verdict(pb, pw, alpha), int((pb < alpha).sum()), int((pw < alpha).sum()), len(t)
+
 def partial_correlation(x: ArrayLike, y: ArrayLike, z: ArrayLike, nan_policy: str = "raise") -> float:
     r"""Pearson partial correlation of x and y controlling for z (one column or several, shape (n,) or (n, k)):
     the Pearson r of the least-squares residuals of x and of y on [1, z]. For one control variable this equals

@@ -297,6 +297,18 @@ def test_rank_gap_by_hand():
     with pytest.raises(ValueError, match="non-finite"):
         S.rank_gap([1, float("nan")], [2, 1])
 
+
+def test_table_verdict_counts_cells_both_ways():
+    nan = float("nan")
+    t = pd.DataFrame({"metric": ["BLEU", "STM", "STM", "HWCM", "HWCM"], "depth": [1, 1, 2, 1, 2],
+                      "p_better": [nan, 0.01, 0.2, 0.9, 0.99], "p_worse": [nan, 0.99, 0.8, 0.1, 0.01]})
+    assert S.table_verdict(t, ["STM"]) == ("holds", 1, 0, 2)  # 1 of 2 better, none worse
+    assert S.table_verdict(t, ["HWCM"]) == ("does not hold", 0, 1, 2)
+    assert S.table_verdict(t, ["HWCM"], worse=True) == ("holds", 1, 0, 2)  # "HWCM does worse" holds
+    assert S.table_verdict(t, ["STM", "HWCM"]) == ("mixed", 1, 1, 4)
+    assert S.table_verdict(t, ["BLEU"]) == ("cannot tell", 0, 0, 1)  # the baseline has no test
+    assert S.table_verdict(t, ["STM"], alpha=0.001) == ("cannot tell", 0, 0, 2)
+
 def test_claim_verdict():
     nan = float("nan")
     assert S.claim_verdict([0.01, 0.02, 0.3], [0.99, 0.98, 0.7]) == "holds"  # 2 of 3 better, none worse
