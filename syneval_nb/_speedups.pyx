@@ -3,7 +3,7 @@
 # explicit range checks below, so malformed input gives an exception, never a crash)
 """Compiled twins of the kit's hot loops (optional; built by ``bash setup.sh`` with Cython).
 
-Every function here is a line-for-line translation of a pure-Python function that stays in the package and is
+Every function here is a translation of a pure-Python function that stays in the package and is
 the definition; :mod:`syneval_nb._accel` decides which one runs. The pairs, and the test that holds them equal on
 every shipped parse (``tests/test_speedups.py``):
 
@@ -18,6 +18,8 @@ compiled                     pure Python (the definition)
 ``chain_counts``             ``Counter(heads.headword_chains(...))``
 ``max_counts``               ``syntactic._max_counts_py``
 ``clip_ids``                 ``syntactic._clip_ids_py``
+``clip_chains``              ``syntactic._clip_chains_py``
+``id_ceiling``               ``_max_counts_py`` of the per-reference id counts (``syntactic._id_ceiling``)
 ===========================  ===========================================
 
 Only the speed differs: the same inputs give the same outputs (same lists, same ids, same counts), so a number
@@ -51,7 +53,7 @@ cdef inline bint _is_word(const char* s, Py_ssize_t start, Py_ssize_t n, const c
     return n == wn and memcmp(s + start, w, wn) == 0
 
 
-def parse_fast(str text, strip_label, wrapper_labels):
+def parse_fast(str text not None, strip_label, wrapper_labels):
     """``trees._parse_fast``: ``(labels, kids, words)`` of a well-formed ASCII tree of the common shape, else
     ``None`` (the general reader decides). Tokens are ``(``, ``)`` and the maximal runs of other characters between
     ASCII white space ``[ \\t\\n\\v\\f\\r]``; text holding one of ``\\x1c-\\x1f`` (white space to ``str.split``, not to
@@ -217,7 +219,7 @@ cdef inline object _pack(int32_t* buf, Py_ssize_t m):
     return PyBytes_FromStringAndSize(<char*>buf, m * sizeof(int32_t))
 
 
-def subtree_ids(list labels, list kids, int depth, dict shapes, bint insert, depth_of):
+def subtree_ids(list labels not None, list kids not None, int depth, dict shapes not None, bint insert, depth_of):
     """``syntactic._subtree_ids_py`` on the arrays of a FlatTree: the same ids in the same order.
 
     The table ``shapes`` holds the labels (depth-1 shapes, ``str`` keys) and the deeper shapes under a ``bytes``
@@ -315,7 +317,7 @@ def subtree_ids(list labels, list kids, int depth, dict shapes, bint insert, dep
 # ================================================================================================ heads
 
 
-def head_pass(list labels, list kids, list fwords, punct_tags, head_index, error):
+def head_pass(list labels not None, list kids not None, list fwords not None, punct_tags, head_index, error):
     """``heads._head_pass_py``: ``(words, tags, heads, hw, punct)`` of the Collins head rules, bottom-up.
     ``head_index(label, child_labels, child_punct)`` is the (cached) table lookup; ``error`` the exception class
     raised for a constituent without children."""
@@ -382,7 +384,7 @@ def head_pass(list labels, list kids, list fwords, punct_tags, head_index, error
         free(hw)
 
 
-def dependents(list heads):
+def dependents(list heads not None):
     """The dependents of each word in surface order (``DependencyTree._kids``)."""
     cdef Py_ssize_t n = len(heads), d, h
     cdef list kids = [[] for _ in range(n)]
@@ -395,7 +397,7 @@ def dependents(list heads):
     return kids
 
 
-def dep_preorder(list words, list kids, Py_ssize_t root):
+def dep_preorder(list words not None, list kids not None, Py_ssize_t root):
     """``DependencyTree.to_flat``: ``(labels, kids)`` of the word-labelled tree, nodes in preorder."""
     cdef Py_ssize_t n = len(words), i, j, k, sp = 1, m
     cdef Py_ssize_t* order
@@ -456,7 +458,7 @@ cdef inline void _incr(object cnt, object key) except *:
         PyDict_SetItem(cnt, key, <object>v + 1)
 
 
-def chain_counts(list words, list kids, int max_len, counter):
+def chain_counts(list words not None, list kids not None, int max_len, counter):
     """Add the counts of ``heads.headword_chains(dep, max_len)`` to ``counter`` (a dict or Counter), keys inserted
     in the same order (by length, then as the pure-Python function lists them)."""
     cdef Py_ssize_t n = len(words), i, j, k, L, nl, nn, m
@@ -540,7 +542,7 @@ def max_counts(counters):
     return {} if best is None else best
 
 
-def clip_ids(list hyp, dict ceiling, int depth):
+def clip_ids(list hyp not None, dict ceiling not None, int depth):
     """``syntactic._clip_ids_py``: clipped matches and totals per depth of hypothesis shape ids (``-1``: unknown
     to every reference). Ids in ``hyp[d]`` are of depth ``d + 1`` (shapes of different depths never share an id),
     so the counts are kept per list."""
@@ -574,7 +576,7 @@ def clip_ids(list hyp, dict ceiling, int depth):
     return matches, totals
 
 
-def clip_chains(hyp, dict ceiling, int depth):
+def clip_chains(hyp, dict ceiling not None, int depth):
     """``syntactic._clip_chains_py``: clipped matches and totals per chain length (``len(chain) <= depth``) of a
     hypothesis's chain counts against the references' ceiling."""
     cdef list matches = [0] * depth, totals = [0] * depth
@@ -609,7 +611,7 @@ def clip_chains(hyp, dict ceiling, int depth):
     return matches, totals
 
 
-def id_ceiling(list per_ref):
+def id_ceiling(list per_ref not None):
     """``max_counts([Counter(chain.from_iterable(ids)) for ids in per_ref])``: for each shape id (``-1`` included,
     as the pure-Python expression counts it), the largest number of times one reference has it."""
     cdef dict best = {}, cnt
@@ -618,7 +620,10 @@ def id_ceiling(list per_ref):
     cdef PyObject* v
     for r in range(len(per_ref)):
         cnt = {}
-        for ids in per_ref[r]:
+        for x in per_ref[r]:
+            if not isinstance(x, list):
+                raise TypeError(f"reference {r}: expected lists of shape ids, got {type(x).__name__}")
+            ids = <list>x
             for j in range(PyList_GET_SIZE(ids)):
                 _incr(cnt, <object>PyList_GET_ITEM(ids, j))
         if r == 0:

@@ -211,6 +211,14 @@ def test_compiled_functions_reject_wrong_types_with_a_clear_error():
         C.chain_counts(["a", "b"], [[1, 1, 1], []], 9, {})  # more chains of a length than words
     with pytest.raises(ValueError, match="lists of ids"):
         C.clip_ids([[1]], {}, 3)
+    # None where a list or tuple belongs raises too (typed arguments refuse None)
+    for call in (lambda: C.parse_fast(None, strip_label, WRAPPER_LABELS),
+                 lambda: C.subtree_ids(["S"], [None], 2, {}, True, None),
+                 lambda: C.head_pass(["S"], [None], [None], PUNCT_TAGS, _head_index, TreeFormatError),
+                 lambda: C.dep_preorder(["a"], [None], 0), lambda: C.chain_counts(["a"], [None], 3, {}),
+                 lambda: C.clip_ids([None], {}, 1), lambda: C.id_ceiling([[None]])):
+        with pytest.raises(TypeError):
+            call()
 
 
 # ------------------------------------------------------------------------------------------ end to end
