@@ -31,7 +31,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM, PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from cpython.unicode cimport PyUnicode_DecodeASCII
+from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp
@@ -53,11 +53,18 @@ cdef inline bint _is_word(const char* s, Py_ssize_t start, Py_ssize_t n, const c
     return n == wn and memcmp(s + start, w, wn) == 0
 
 
+cdef inline object _token(const char* s, Py_ssize_t start, Py_ssize_t n, bint ascii):
+    return PyUnicode_DecodeASCII(s + start, n, NULL) if ascii else PyUnicode_DecodeUTF8(s + start, n, NULL)
+
+
 def parse_fast(str text not None, strip_label, wrapper_labels):
-    """``trees._parse_fast``: ``(labels, kids, words)`` of a well-formed ASCII tree of the common shape, else
-    ``None`` (the general reader decides). Tokens are ``(``, ``)`` and the maximal runs of other characters between
-    ASCII white space ``[ \\t\\n\\v\\f\\r]``; text holding one of ``\\x1c-\\x1f`` (white space to ``str.split``, not to
-    the PTB) or any non-ASCII character is declined, exactly as the pure-Python fast path does."""
+    """``trees._parse_fast``: ``(labels, kids, words)`` of a well-formed tree of the common shape, else ``None``
+    (the general reader decides). Tokens are ``(``, ``)`` and the maximal runs of other characters between ASCII
+    white space ``[ \\t\\n\\v\\f\\r]``, exactly the general reader's tokens; text holding one of ``\\x1c-\\x1f``
+    (white space to ``str.split``, not to the PTB) is declined as the pure-Python fast path does. Unlike that path
+    (whose ``str.split`` would also split at Unicode white space), this one also reads non-ASCII text: it scans the
+    UTF-8 bytes, where the ASCII delimiters never occur inside a multi-byte character, and decodes each token, so
+    it gives the general reader's tree (``tests/test_speedups.py`` checks both)."""
     cdef Py_ssize_t n = 0, i, ntok = 0, p, lo, hi, lab, nxt, idx, sp = 0, ctop = 0, k
     cdef const char* s
     cdef unsigned char c
@@ -69,9 +76,11 @@ def parse_fast(str text not None, strip_label, wrapper_labels):
     cdef Py_ssize_t* cbuf
     cdef list labels, kids, words
     cdef tuple ks
-    if not PyUnicode_IS_ASCII(text):
+    cdef bint ascii = PyUnicode_IS_ASCII(text)
+    try:
+        s = PyUnicode_AsUTF8AndSize(text, &n)
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8 form; the general reader decides
         return None
-    s = PyUnicode_AsUTF8AndSize(text, &n)
     if n == 0:
         return None
     tstart = <Py_ssize_t*>malloc(n * sizeof(Py_ssize_t) * 6 + n)
@@ -111,7 +120,7 @@ def parse_fast(str text not None, strip_label, wrapper_labels):
         if ntok < 4 or tkind[0] != OPEN:
             return None
         if tkind[1] == OPEN or (tkind[1] == WORD and
-                                PyUnicode_DecodeASCII(s + tstart[1], tlen[1], NULL) in wrapper_labels):
+                                _token(s, tstart[1], tlen[1], ascii) in wrapper_labels):
             if tkind[ntok - 1] != CLOSE:
                 return None
             lo = 1 if tkind[1] == OPEN else 2
@@ -145,7 +154,7 @@ def parse_fast(str text not None, strip_label, wrapper_labels):
                     stack_idx[sp] = idx
                     stack_start[sp] = ctop
                     sp += 1
-                    labels.append(PyUnicode_DecodeASCII(s + tstart[lab], tlen[lab], NULL))
+                    labels.append(_token(s, tstart[lab], tlen[lab], ascii))
                     kids.append(())
                     words.append(None)
                 # a preterminal (lab nxt)
@@ -160,9 +169,9 @@ def parse_fast(str text not None, strip_label, wrapper_labels):
                     ctop += 1
                 elif idx:
                     return None
-                labels.append(strip_label(PyUnicode_DecodeASCII(s + tstart[lab], tlen[lab], NULL)))
+                labels.append(strip_label(_token(s, tstart[lab], tlen[lab], ascii)))
                 kids.append(())
-                words.append(PyUnicode_DecodeASCII(s + tstart[nxt], tlen[nxt], NULL))
+                words.append(_token(s, tstart[nxt], tlen[nxt], ascii))
             elif tkind[p] == CLOSE and sp > 0:
                 p += 1
                 sp -= 1

@@ -14,8 +14,8 @@
 * **Controls** (:func:`single_edu_ties`, :func:`length_control`, :func:`partial_correlation`): single-EDU ties,
   the length-difference baseline, and correlations with length partialled out.
 
-* **Scores by depth** (:func:`depth_scores`, notebooks 03, 04 and 08): BLEU_n, the syntactic metrics by depth and the length
-  controls, segment and per-system corpus scores from one pass (Liu & Gildea 2005).
+* **Scores by depth** (:func:`depth_scores`, notebooks 03, 04 and 08): BLEU_n, the syntactic metrics by depth and
+  the length controls, segment and per-system corpus scores from one pass (Liu & Gildea 2005).
 
 Base metrics (:data:`BASE_METRICS`) are computed by their own modules (:mod:`~syneval_nb.lexical`,
 :mod:`~syneval_nb.syntactic`); a metric whose module is absent is skipped and reported by :func:`missing_metrics`.

@@ -38,8 +38,9 @@ parse); everything else, non-ASCII text and every malformed input included, goes
 "3\\u00a01/2", with a no-break space, as one word), which is why non-ASCII text and the ASCII separators
 ``\\x1c-\\x1f`` (white space for ``str.split``, not for the PTB) are left to the regex. Both paths give identical
 trees (``tests/test_trees.py`` checks all 28,935 shipped parses). When the compiled extension is built, the fast
-path runs as its compiled twin (``_speedups.parse_fast``, a character scanner; about 2x faster, the same trees and
-the same declines, ``tests/test_speedups.py``). No function here makes reference cycles
+path runs as its compiled twin (``_speedups.parse_fast``, a character scanner over the UTF-8 bytes; about 2x
+faster, the same trees and declines on ASCII text, and it also takes the non-ASCII trees of the common shape,
+giving the general reader's tree; ``tests/test_speedups.py``). No function here makes reference cycles
 (traversals use explicit stacks, not recursive closures), so reference counting frees every tree at once, without
 waiting for the cyclic garbage collector.
 """
@@ -261,7 +262,9 @@ def _parse_fast(text: str) -> FlatTree | None:
 
 
 def _parse_fast_compiled(text: str) -> FlatTree | None:
-    """:func:`_parse_fast` in compiled code (:mod:`syneval_nb._speedups`): the same trees, the same declines."""
+    """:func:`_parse_fast` in compiled code (:mod:`syneval_nb._speedups`): the same trees and declines on ASCII
+    text; it also reads non-ASCII text of the common shape (scanning UTF-8 bytes), giving the general reader's
+    tree, which the pure-Python fast path leaves to the general reader."""
     r = _C.parse_fast(text, strip_label, WRAPPER_LABELS)
     return None if r is None else FlatTree(*r)
 

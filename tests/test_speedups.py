@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from syneval_nb import _accel, heads, syntactic, trees
 from syneval_nb.heads import DependencyTree, PUNCT_TAGS, _head_index, _head_pass_py, headword_chains
 from syneval_nb.syntactic import _clip_chains_py, _clip_ids_py, _max_counts_py, _subtree_ids_py
-from syneval_nb.trees import WRAPPER_LABELS, FlatTree, TreeFormatError, _parse_fast, read_ptb_flat, strip_label
+from syneval_nb.trees import (WRAPPER_LABELS, FlatTree, TreeFormatError, _parse_fast, _parse_general, read_ptb_flat,
+                              strip_label)
 
 C = _accel.speedups
 needs_c = pytest.mark.skipif(C is None, reason=_accel.STATUS)
@@ -72,17 +73,26 @@ def _triple(f: FlatTree | None):
     return None if f is None else (f.labels, f.kids, f.words)
 
 
+def _same_as_readers(text: str) -> None:
+    """The compiled fast path on ``text``: on ASCII text exactly the pure-Python fast path (same tree or same
+    decline); on any text, when it reads a tree, the general reader's tree."""
+    c = C.parse_fast(text, strip_label, WRAPPER_LABELS)
+    if text.isascii():
+        assert c == _triple(_parse_fast(text)), text
+    if c is not None:
+        assert c == _triple(_parse_general(text, None)), text
+
+
 @needs_c
 @pytest.mark.slow
-def test_reader_equals_the_pure_python_fast_path_on_every_shipped_parse(shipped_texts):
+def test_reader_equals_the_pure_python_readers_on_every_shipped_parse(shipped_texts):
     n_fast = 0
     for text in shipped_texts:
-        py = _parse_fast(text)
-        c = C.parse_fast(text, strip_label, WRAPPER_LABELS)
-        assert _triple(py) == c, text
-        n_fast += c is not None
-    # the fast path takes exactly the ASCII lines (27,776 of 28,935; the rest hold e.g. a no-break space)
-    assert n_fast == sum(t.isascii() for t in shipped_texts) == 27776
+        _same_as_readers(text)
+        n_fast += C.parse_fast(text, strip_label, WRAPPER_LABELS) is not None
+    # the compiled fast path reads every shipped parse, the 1,159 non-ASCII ones (e.g. a no-break space) included
+    assert sum(not t.isascii() for t in shipped_texts) == 28935 - 27776
+    assert n_fast == 28935
 
 
 @needs_c
@@ -159,15 +169,15 @@ def test_clipping_equals_on_real_segments(shipped_flats):
 # ------------------------------------------------------------------------------------------ fuzzed input
 
 _PIECES = ["(", ")", " ", "  ", "\t", "\n", "NP", "VP", "S", "NN", "-NONE-", "ROOT", "TOP", "dog", "a",
-           "NP-SBJ-1", "-LRB-", "\x1f", "\u00a0", "é", "\x00", "((", "))", "(NN x)", "(S ", "=2"]
+           "NP-SBJ-1", "-LRB-", "\x1f", "\u00a0", "é", "\x00", "((", "))", "(NN x)", "(S ", "=2", "\u2009", "\x85",
+           "漢字", "\U0001f600", "\ud800"]
 
 
 @needs_c
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), min_size=0, max_size=40))
 def test_reader_equals_on_random_token_soup(pieces):
-    text = "".join(pieces)
-    assert _triple(_parse_fast(text)) == C.parse_fast(text, strip_label, WRAPPER_LABELS)
+    _same_as_readers("".join(pieces))
 
 
 _PEN = "(ROOT (S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ red) (NN pen))) (. .)))"
@@ -175,11 +185,10 @@ _PEN = "(ROOT (S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ red) (NN pen))) (. .
 
 @needs_c
 @settings(max_examples=2000, deadline=None)
-@given(st.integers(0, len(_PEN) - 1), st.sampled_from(["", "(", ")", " ", "x", "\x1c", "ü", "-NONE-"]),
-       st.booleans())
+@given(st.integers(0, len(_PEN) - 1),
+       st.sampled_from(["", "(", ")", " ", "x", "\x1c", "ü", "-NONE-", "\u00a0", "\u3000"]), st.booleans())
 def test_reader_equals_on_mutated_trees(pos, ins, delete):
-    text = _PEN[:pos] + ins + _PEN[pos + (1 if delete else 0):]
-    assert _triple(_parse_fast(text)) == C.parse_fast(text, strip_label, WRAPPER_LABELS)
+    _same_as_readers(_PEN[:pos] + ins + _PEN[pos + (1 if delete else 0):])
 
 
 @needs_c
