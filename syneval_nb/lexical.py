@@ -164,7 +164,6 @@ def _fmt(v: Any) -> str:
 Tokens = tuple[str, ...]
 
 
-
 def _as_sequence(x: Any, message: str) -> Sequence:
     """``x`` as a sequence: lists and tuples as they are; numpy arrays and pandas Series/Index (anything with
     ``ndim`` and ``tolist``) as lists (a 2-D array of references becomes a list of rows). A string, a set or a
