@@ -531,6 +531,17 @@ def test_ter_hand_example():
     assert (t.edits, t.ref_len, t.score) == (1, 5.0, pytest.approx(0.2))
 
 
+
+def test_ter_edit_counts_are_memoized_on_tokens():
+    from syneval_nb import lexical
+
+    lexical._ter_edits.cache_clear()
+    # a shift (1 edit / 4 words) and a substitution (1 / 4), each pair twice: two searches, two memo hits
+    scores = TER().sentence_scores(["c d a b", "a b c d"] * 2, [["a b c d"], ["a x c d"]] * 2)
+    assert scores.tolist() == pytest.approx([0.25] * 4)
+    info = lexical._ter_edits.cache_info()
+    assert (info.misses, info.hits) == (2, 2)
+
 @pytest.mark.slow
 def test_ter_equals_sacrebleu(deen):
     ref_a, ref_b, systems = deen
