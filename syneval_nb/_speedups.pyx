@@ -1,4 +1,8 @@
-# cython: language_level=3, boundscheck=True, wraparound=False, initializedcheck=False, cdivision=True
+# cython: language_level=3, boundscheck=True, wraparound=False, initializedcheck=False, cdivision=True, infer_types=False
+# (infer_types=False: a variable without a cdef is a Python object, never a C type guessed from its first value;
+# a guessed C integer handed to Py_INCREF / PyTuple_SET_ITEM is boxed into two different temporaries, which
+# left tuples holding freed ints above CPython's small-int cache - the segfault of issue 13. Every tuple of
+# C integers is now built by _ssize_tuple, which owns each int it stores.)
 # (boundscheck stays on: a bad index into a list or tuple raises IndexError; C arrays are indexed only after the
 # explicit range checks below, so malformed input gives an exception, never a crash)
 """Compiled twins of the kit's hot loops (optional; built by ``bash setup.sh`` with Cython).
@@ -44,6 +48,19 @@ cdef enum:
     OPEN = 0
     CLOSE = 1
     WORD = 2
+
+
+cdef tuple _ssize_tuple(const Py_ssize_t* buf, Py_ssize_t start, Py_ssize_t stop):
+    """``tuple(buf[start:stop])`` as Python ints. Each int is created into the typed object ``o``, which owns it;
+    the ``Py_INCREF`` is the reference the tuple steals in ``PyTuple_SET_ITEM``."""
+    cdef tuple t = PyTuple_New(stop - start)
+    cdef object o
+    cdef Py_ssize_t k
+    for k in range(start, stop):
+        o = buf[k]
+        Py_INCREF(o)
+        PyTuple_SET_ITEM(t, k - start, o)
+    return t
 
 
 # ================================================================================================ reading
@@ -177,12 +194,7 @@ def parse_fast(str text not None, strip_label, wrapper_labels):
                 sp -= 1
                 idx = stack_idx[sp]
                 labels[idx] = strip_label(labels[idx])
-                ks = PyTuple_New(ctop - stack_start[sp])
-                for k in range(stack_start[sp], ctop):
-                    o = cbuf[k]
-                    Py_INCREF(o)
-                    PyTuple_SET_ITEM(ks, k - stack_start[sp], o)
-                kids[idx] = ks
+                kids[idx] = _ssize_tuple(cbuf, stack_start[sp], ctop)
                 ctop = stack_start[sp]
             else:
                 return None
@@ -242,8 +254,9 @@ def subtree_ids(list labels not None, list kids not None, int depth, dict shapes
     cdef int32_t* key
     cdef tuple ks
     cdef list out, first
-    cdef object got
+    cdef object got, sids
     cdef bint track = insert and depth_of is not None
+    cdef bint complete, unknown
     cdef Py_ssize_t max_kids = 1
     if depth < 1:
         raise ValueError(f"depth must be >= 1, got {depth}")
@@ -336,6 +349,7 @@ def head_pass(list labels not None, list kids not None, list fwords not None, pu
     cdef tuple ks, cl, ps
     cdef list words = [], tags = [], heads
     cdef bint allp
+    cdef object o, b, w, tag
     _check_preorder(kids, n)
     if len(fwords) != n:
         raise ValueError(f"{n} labels but {len(fwords)} word slots")
@@ -413,7 +427,6 @@ def dep_preorder(list words not None, list kids not None, Py_ssize_t root):
     cdef Py_ssize_t* pos
     cdef Py_ssize_t* stack
     cdef list ks, labels, fkids
-    cdef tuple t
     order = <Py_ssize_t*>malloc(3 * n * sizeof(Py_ssize_t) + sizeof(Py_ssize_t))
     if order == NULL:
         raise MemoryError()
@@ -447,12 +460,9 @@ def dep_preorder(list words not None, list kids not None, Py_ssize_t root):
         fkids = []
         for k in range(m):
             ks = <list?>kids[order[k]]
-            t = PyTuple_New(PyList_GET_SIZE(ks))
             for j in range(PyList_GET_SIZE(ks)):
-                o = pos[<Py_ssize_t>ks[j]]
-                Py_INCREF(o)
-                PyTuple_SET_ITEM(t, j, o)
-            fkids.append(t)
+                stack[j] = pos[<Py_ssize_t>ks[j]]  # the stack is free again (size n >= the dependents of a word)
+            fkids.append(_ssize_tuple(stack, 0, PyList_GET_SIZE(ks)))
         return labels, fkids
     finally:
         free(order)
@@ -478,6 +488,7 @@ def chain_counts(list words not None, list kids not None, int max_len, counter):
     cdef list chains, nchains
     cdef list ks
     cdef tuple c, t
+    cdef object o
     if max_len < 1:
         raise ValueError(f"max_len must be at least 1, got {max_len}")
     if not isinstance(counter, dict):

@@ -42,7 +42,9 @@ Decisions the paper leaves open (all recorded in ``.signature()``):
   other words, so punctuation only adds leaves and chains of the form "head ,"); DSTM/DTKM nodes are words.
 - *Defaults.* The sentence-level functions default to ``D = 4`` (:data:`DEFAULT_DEPTH`, as BLEU-4); the paper's
   tables and :func:`score_corpus` cover ``D = 1..9``.
-- *Unparsed input.* A hypothesis that could not be parsed (``None``, the parser's ``(())``) gets ``NaN``; a
+- *Unparsed input.* A hypothesis that could not be parsed (``None``, the parser's ``(())``, or an ``nltk.Tree``
+  without any word such as ``Tree('S', [])``) gets ``NaN`` from all five metrics, never a perfect match; a tree
+  with words and an empty constituent inside raises :class:`~syneval_nb.trees.TreeFormatError` in all five; a
   reference that could not be parsed is left out of its segment's reference set, and a segment without any parsed
   reference gets ``NaN``. :func:`score_corpus` reports the counts in ``DataFrame.attrs``.
 
@@ -275,6 +277,22 @@ def _dependencies(tree: Tree):
 # ============================================================================================ one parsed sentence
 
 
+def _checked_flat(tree: Tree) -> FlatTree | None:
+    """The :class:`FlatTree` of an ``nltk.Tree`` handed to a metric, held to what the reader guarantees for a parse
+    string: ``None`` for a tree without any word (``Tree('S', [])``: the reader's :class:`EmptyParseError`, so the
+    sentence is unparsed and every metric gives ``NaN``), :class:`TreeFormatError` for a constituent without
+    children inside a tree that has words (the reader drops those; a tree built by hand must not have them, and
+    all five metrics refuse it the same way, before any scoring)."""
+    flat = flatten(tree)
+    if all(w is None for w in flat.words):
+        return None
+    for i, (ks, w) in enumerate(zip(flat.kids, flat.words)):
+        if not ks and w is None:
+            raise TreeFormatError(f"constituent {flat.labels[i]!r} (node {i} in preorder) has no children; a "
+                                  "constituent holds words or other constituents (the reader drops empty ones)")
+    return flat
+
+
 class Parse:
     """One parsed sentence and its derived views, each computed once on first use.
 
@@ -291,6 +309,10 @@ class Parse:
                  flat: FlatTree | None = None) -> None:
         if tree is not None and not isinstance(tree, Tree):
             raise TypeError(f"expected an nltk.Tree or None, got {type(tree).__name__}")
+        if flat is None and tree is not None:
+            flat = _checked_flat(tree)
+            if flat is None:  # a tree without words is an unparsed sentence, as "(())" is for the reader
+                tree = None
         self._tree = tree
         self._flat = flat
         self.space = space

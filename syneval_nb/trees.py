@@ -607,33 +607,30 @@ def flatten(t: Tree) -> FlatTree:
     if not isinstance(t, Tree):
         raise TypeError(f"expected an nltk.Tree, got {type(t).__name__}")
     labels: list[str] = []
-    kids: list[tuple[int, ...]] = []
+    kids: list = []
     words: list[str | None] = []
-    _flatten_node(t, labels, kids, words)
-    flat = FlatTree(labels, kids, words)
+    # iterative preorder (no recursion: a tree of any depth is read; no closure: no reference cycle)
+    stack: list[tuple[Tree, int]] = [(t, -1)]  # (node, index of its parent or -1)
+    while stack:
+        node, parent = stack.pop()
+        idx = len(labels)
+        if parent >= 0:
+            kids[parent].append(idx)
+        labels.append(node._label)
+        if len(node) == 1 and not isinstance(node[0], Tree):
+            kids.append(())
+            words.append(node[0])
+            continue
+        kids.append([])
+        words.append(None)
+        for c in node:
+            if not isinstance(c, Tree):
+                raise TreeFormatError(f"constituent {node._label!r} mixes the word {c!r} with other children; "
+                                      "a word stands only in a preterminal (TAG word)")
+        stack.extend([(c, idx) for c in reversed(node)])
+    flat = FlatTree(labels, [ks if type(ks) is tuple else tuple(ks) for ks in kids], words)
     flat._tree = t
     return flat
-
-
-def _flatten_node(node: Tree, labels: list, kids: list, words: list) -> int:
-    """Append ``node``'s subtree to the lists in preorder; returns its index. A module-level function taking the
-    lists as arguments: a recursive closure would be a reference cycle (garbage until the collector runs)."""
-    idx = len(labels)
-    labels.append(node._label)
-    if len(node) == 1 and not isinstance(node[0], Tree):
-        kids.append(())
-        words.append(node[0])
-        return idx
-    kids.append(())
-    words.append(None)
-    ks = []
-    for c in node:
-        if not isinstance(c, Tree):
-            raise TreeFormatError(f"constituent {node._label!r} mixes the word {c!r} with other children; "
-                                  "a word stands only in a preterminal (TAG word)")
-        ks.append(_flatten_node(c, labels, kids, words))
-    kids[idx] = tuple(ks)
-    return idx
 
 
 def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
@@ -647,36 +644,35 @@ def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
         return _encode_flat(t, interner)
     if not isinstance(t, Tree):
         raise TypeError(f"expected an nltk.Tree or a FlatTree, got {type(t).__name__}")
-    acc: tuple[list, ...] = ([], [], [], [], [])  # label keys, production keys, children, word counts, nodes
-    _encode_node(t, *acc)
-    lab_keys, prod_keys, children, n_words, nodes = acc
-    return EncodedTree(_intern_all(interner, lab_keys), _intern_all(interner, prod_keys), tuple(children),
-                       tuple(n_words), tuple(nodes))
-
-
-def _encode_node(node: Tree, lab_keys: list, prod_keys: list, children: list, n_words: list, nodes: list) -> int:
-    """Append the keys of ``node``'s subtree in preorder; returns its index (module level, see :func:`_flatten_node`)."""
-    idx = len(nodes)
-    nodes.append(node)
-    label = node._label
-    lab_keys.append(("L", label))
-    prod_keys.append(None)
-    children.append(())
-    n_words.append(0)
-    kid_ids = []
-    rhs = []
-    nw = 0
-    for c in node:
-        if isinstance(c, Tree):
-            kid_ids.append(_encode_node(c, lab_keys, prod_keys, children, n_words, nodes))
-            rhs.append(("L", c._label))
-        else:
-            rhs.append(("W", c))
-            nw += 1
-    prod_keys[idx] = ("P", label, tuple(rhs))
-    children[idx] = tuple(kid_ids)
-    n_words[idx] = nw
-    return idx
+    lab_keys: list = []
+    prod_keys: list = []
+    children: list = []
+    n_words: list = []
+    nodes: list = []
+    # iterative preorder (any depth; see flatten)
+    stack: list[tuple[Tree, int]] = [(t, -1)]
+    while stack:
+        node, parent = stack.pop()
+        idx = len(nodes)
+        if parent >= 0:
+            children[parent].append(idx)
+        nodes.append(node)
+        label = node._label
+        lab_keys.append(("L", label))
+        rhs = []
+        nw = 0
+        for c in node:
+            if isinstance(c, Tree):
+                rhs.append(("L", c._label))
+            else:
+                rhs.append(("W", c))
+                nw += 1
+        prod_keys.append(("P", label, tuple(rhs)))
+        children.append([])
+        n_words.append(nw)
+        stack.extend([(c, idx) for c in reversed(node) if isinstance(c, Tree)])
+    return EncodedTree(_intern_all(interner, lab_keys), _intern_all(interner, prod_keys),
+                       tuple([tuple(c) for c in children]), tuple(n_words), tuple(nodes))
 
 
 def _encode_flat(t: FlatTree, interner: Interner) -> EncodedTree:

@@ -264,3 +264,90 @@ def test_score_corpus_is_identical_with_and_without_the_extension(shared_data: P
     assert json.dumps(runs["0"], sort_keys=True) == json.dumps(runs["1"], sort_keys=True)
     first = runs["0"]["UEdin"]["rows"]
     assert len(first["stm_9"]) == 250 and set(first) >= {"stm_1", "tkm", "hwcm_9", "dstm_9", "dtkm"}
+
+
+# ------------------------------------------------------------------------------------------ beyond the shipped sizes
+
+
+def _run_isolated(args: list[str], pure: bool = False, **kw) -> subprocess.CompletedProcess:
+    """A child interpreter: a crash (negative return code: killed by a signal) fails the calling test, not the suite."""
+    env = {**os.environ, "SYNEVAL_NB_PURE_PYTHON": "1" if pure else "0"}
+    p = subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, cwd=ROOT, **kw)
+    assert p.returncode >= 0, f"the interpreter was killed by signal {-p.returncode}: {p.stderr[-2000:]}"
+    return p
+
+
+@needs_c
+def test_twins_equal_on_trees_up_to_5000_nodes_and_1000_levels(shared_data: Path):
+    """Issue 13: the compiled reader and ``dep_preorder`` stored ints they did not own in tuples, so any tree of
+    258 or more nodes (past CPython's small-int cache) crashed the interpreter or read back wrong children. Every
+    twin is compared on flat (300 and 5,000 words, 257/258 around the old threshold), deep (257 to 1,000 levels),
+    random (up to 5,000 nodes, 1,000 levels) and joined real trees, in a child process."""
+    real = shared_data / "wmt21-deen/parses/stanford-pcfg-3.3.1/newstest2021.de-en.ref.A.en.ptb"
+    p = _run_isolated([str(ROOT / "tests/_large_trees.py"), str(real)])
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(p.stdout)
+    assert got == {"trees": {"flat": 4, "deep": 6, "random": 12, "real": 3}, "max_nodes": 6385, "max_depth": 1000}
+
+
+_BIG = """
+import json, random, sys
+sys.path.insert(0, "tests")
+from _large_trees import deep_tree, flat_tree, random_tree
+from syneval_nb import _accel, syntactic, trees
+rng = random.Random(5)
+hyps = [flat_tree(300, rng), deep_tree(1000, rng, True), random_tree(5000, 1000, rng), flat_tree(5000, rng)]
+refs = [[random_tree(2000, 300, rng), flat_tree(400, rng)] for _ in hyps]
+df = syntactic.score_corpus(hyps, refs, metrics=("stm", "hwcm", "dstm"), max_depth=9)
+out = {"compiled": _accel.compiled(), "rows": df.to_dict("list"), "corpus": df.attrs["corpus"]}
+# the flat 300-word sentence of the issue, read back as an nltk.Tree and scored at sentence level
+t = trees.read_ptb(hyps[0])
+out["words"] = len(t.leaves())
+out["stm_self"] = syntactic.stm(t, [t], depth=9).score
+json.dump(out, sys.stdout)
+"""
+
+
+@needs_c
+def test_score_corpus_on_large_trees_is_identical_with_and_without_the_extension():
+    runs = {}
+    for pure in (False, True):
+        p = _run_isolated(["-c", _BIG], pure=pure, timeout=600)
+        assert p.returncode == 0, p.stderr[-3000:]
+        runs[pure] = json.loads(p.stdout)
+    assert runs[False].pop("compiled") is True and runs[True].pop("compiled") is False
+    assert json.dumps(runs[False], sort_keys=True) == json.dumps(runs[True], sort_keys=True)
+    assert runs[False]["words"] == 300 and runs[False]["stm_self"] == 1.0
+    assert len(runs[False]["rows"]["stm_9"]) == 4
+
+
+_DEEP = """
+import json, sys
+from syneval_nb import _accel, syntactic, trees
+deep = "(S " * 4999 + "(NN w)" + ")" * 4999
+other = "(S " * 2999 + "(NN w)" + ")" * 2999
+t, r = trees.read_ptb(deep), trees.read_ptb(other)
+out = {"compiled": _accel.compiled()}
+for name in ("stm", "hwcm", "dstm"):
+    res = getattr(syntactic, name)(t, [r], 9)
+    out[name] = [res.score, list(res.matches), list(res.totals), len(res.explain())]
+out["score_corpus"] = syntactic.score_corpus([deep], [[other]], metrics=("stm", "hwcm", "dstm"),
+                                             max_depth=9).to_dict("list")
+json.dump(out, sys.stdout)
+"""
+
+
+def test_a_5000_level_tree_is_scored_the_same_on_both_paths():
+    """Issue 13: with pure Python, ``stm()`` on a 5,000-deep tree raised RecursionError (the recursive flatten
+    and encode of nltk Trees). Both are iterative now; the compiled and pure runs give the same numbers."""
+    runs = {}
+    for pure in (False, True):
+        p = _run_isolated(["-c", _DEEP], pure=pure, timeout=600)
+        assert p.returncode == 0, p.stderr[-3000:]
+        runs[pure] = json.loads(p.stdout)
+    runs[False].pop("compiled"), runs[True].pop("compiled")
+    assert runs[False] == runs[True]
+    # a chain of S nodes: every depth-d subtree of the hypothesis (5,000 - d + 1 of them) has the same shape and the
+    # reference has 3,000 - d + 1 of it, so the clipped matches are 3,000 - d + 1 at every depth d
+    assert runs[False]["stm"][1] == [3000 - d for d in range(9)]
+    assert runs[False]["stm"][2] == [5000 - d for d in range(9)]

@@ -173,6 +173,33 @@ def test_unparsed_trees_give_nan_not_a_crash():
     assert stm(None, [T(REF_FIG2)]).explain().empty
 
 
+def test_a_tree_without_words_is_unparsed_in_all_five_metrics():
+    """Issue 13: ``Tree('S', [])`` scored STM 1.0 and TKM 0.0 while HWCM, DSTM and DTKM raised. A tree without
+    words is now an unparsed sentence everywhere (NaN; never a perfect match), as ``(())`` is for the reader; as a
+    reference it is left out of the set."""
+    from nltk import Tree
+
+    empty = Tree("S", [])
+    for f in (stm, tkm, hwcm, dstm, dtkm):
+        assert math.isnan(f(empty, [T(REF_FIG2)]).score), f.__name__
+        assert math.isnan(f(T(REF_FIG2), [empty]).score), f.__name__
+        assert math.isnan(f(Tree("S", [Tree("NP", [])]), [T(REF_FIG2)]).score), f.__name__
+        assert f(T(REF_FIG2), [empty, T(REF_FIG2)]).score == 1.0, f.__name__
+    df = score_corpus([empty, REF_FIG2], [[REF_FIG2], [empty, REF_FIG2]], max_depth=2)
+    assert math.isnan(df["stm_2"][0]) and math.isnan(df["dtkm"][0]) and df["hwcm_2"][1] == 1.0
+
+
+def test_an_empty_constituent_in_a_tree_with_words_is_refused_by_all_five():
+    from nltk import Tree
+
+    bad = Tree("S", [Tree("NP", []), Tree("VP", [Tree("VBZ", ["runs"])])])
+    for f in (stm, tkm, hwcm, dstm, dtkm):
+        with pytest.raises(TreeFormatError, match="constituent 'NP' .* has no children"):
+            f(bad, [T(REF_FIG2)])
+        with pytest.raises(TreeFormatError, match="constituent 'NP' .* has no children"):
+            f(T(REF_FIG2), [bad])
+
+
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match="no references"):
         stm(T(HYP_FIG2), [])
