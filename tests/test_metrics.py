@@ -1,0 +1,207 @@
+"""syneval_nb.metrics: one face for every family, checked against each family module's own scores on real data
+(the first 50 WMT21 de-en segments of UEdin with both references, the shipped Stanford parses and RST trees)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from syneval_nb import discourse, lexical, metrics, syntactic
+from syneval_nb.textio import read_lines
+from syneval_nb.trees import read_ptb_lines
+
+N = 50
+SYSTEM = "newstest2021.de-en.hyp.UEdin.en"
+
+
+@pytest.fixture(scope="module")
+def real(deen_dir):
+    ptb, rst = deen_dir / "parses" / "stanford-pcfg-3.3.1", deen_dir / "parses" / "feng-hirst-0.1.4"
+    refs_files = [f"newstest2021.de-en.ref.{k}.en" for k in "AB"]
+    hyps = read_lines(deen_dir / "system-outputs" / SYSTEM)[:N]
+    streams = [read_lines(deen_dir / f)[:N] for f in refs_files]
+    hyp_ptb = read_lines(ptb / f"{SYSTEM}.ptb")[:N]
+    ref_ptb = [read_lines(ptb / f"{f}.ptb")[:N] for f in refs_files]
+    hyp_rst = discourse.load_rst_jsonl(rst / f"{SYSTEM}.jsonl")[:N]
+    ref_rst = [discourse.load_rst_jsonl(rst / f"{f}.jsonl")[:N] for f in refs_files]
+    corpus = metrics.Corpus(hyps, streams, hyp_ptb=hyp_ptb, ref_ptb=ref_ptb, hyp_rst=hyp_rst, ref_rst=ref_rst,
+                            ref_layout="streams")
+    refs = [list(t) for t in zip(*streams)]
+    trees_h = read_ptb_lines(hyp_ptb)
+    trees_r = [list(t) for t in zip(*[read_ptb_lines(r) for r in ref_ptb])]
+    rst_r = [list(t) for t in zip(*ref_rst)]
+    return dict(corpus=corpus, hyps=hyps, refs=refs, trees_h=trees_h, trees_r=trees_r, hyp_rst=hyp_rst,
+                rst_r=rst_r)
+
+
+@pytest.fixture(scope="module")
+def learned_model(real):
+    """A tiny Kulesza-Shieber model trained on the first 30 segments (reference B = human, the system = machine)."""
+    from syneval_nb.learned import FeatureConfig, LearnedMetric, feature_frame
+
+    hyps, refs = real["hyps"][:30], real["refs"][:30]
+    X = feature_frame(hyps + [r[1] for r in refs], [[r[0]] for r in refs] * 2, FeatureConfig(), progress=False)
+    return LearnedMetric().fit(X, [0] * 30 + [1] * 30)
+
+
+def family_corpus(name: str, real: dict, learned_model) -> float:
+    """The family module's own corpus score, computed without metrics.py."""
+    if name in lexical.ALL_METRICS:
+        return lexical.ALL_METRICS[name]().corpus_score(real["hyps"], real["refs"]).score
+    if name in ("STM", "DSTM", "HWCM"):
+        return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"]).score
+    if name in ("TKM", "DTKM"):
+        return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"])
+    if name in ("DR", "DR-lex"):
+        return discourse.DiscourseSimilarity(lexicalized=name == "DR-lex").corpus_score(real["hyp_rst"], real["rst_r"])
+    if name == "Learned":
+        return learned_model.corpus_score(real["hyps"], real["refs"])
+    raise AssertionError(name)
+
+
+def _get(name, learned_model):
+    return metrics.get(name, model=learned_model) if name == "Learned" else metrics.get(name)
+
+
+@pytest.mark.parametrize("name", metrics.names())
+def test_corpus_score_equals_family(name, real, learned_model):
+    m = _get(name, learned_model)
+    got = m.corpus_score(real["corpus"])
+    assert got.name == m.name
+    assert got.n == N and got.n_missing == 0
+    assert got.score == pytest.approx(family_corpus(name, real, learned_model), abs=1e-12)
+    assert got.signature == m.signature() and got.signature.startswith(m.name + "|")
+    assert got.signature.endswith("|version:syneval-nb-0.1.0") and "nrefs:2" in got.signature
+
+
+@pytest.mark.parametrize("name", metrics.names())
+def test_sentence_scores_equal_sentence_score(name, real, learned_model):
+    m = _get(name, learned_model)
+    batch = m.sentence_scores(real["corpus"])
+    c = real["corpus"]
+    if name == "NIST":  # NIST's information weights come from all references scored together (lexical.NIST)
+        np.testing.assert_allclose(batch, lexical.NIST().sentence_scores(c.hyps, c.refs), rtol=0, atol=1e-12)
+        for i in range(0, N, 7):
+            assert m.sentence_score(c.hyps[i], c.refs[i]).score == pytest.approx(
+                lexical.NIST().sentence_score(c.hyps[i], c.refs[i]).score, abs=1e-12)
+        return
+    for i in range(0, N, 7):
+        seg = metrics.Segment(c.hyps[i], c.refs[i], hyp_ptb=c.hyp_ptb[i], ref_ptb=c.ref_ptb[i],
+                              hyp_rst=c.hyp_rst[i], ref_rst=c.ref_rst[i])
+        assert m.sentence_score(seg).score == pytest.approx(batch[i], abs=1e-12), i
+
+
+def test_sentence_scores_against_family_sentence_functions(real):
+    """Batch values equal the family's sentence-level functions (STM-4 and BLEU per segment)."""
+    stm = metrics.get("STM-4").sentence_scores(real["corpus"])
+    bleu = metrics.get("bleu").sentence_scores(real["corpus"])
+    for i in range(N):
+        assert stm[i] == pytest.approx(syntactic.stm(real["trees_h"][i], real["trees_r"][i]).score, abs=1e-12)
+        assert bleu[i] == pytest.approx(lexical.BLEU().sentence_score(real["hyps"][i], real["refs"][i]).score,
+                                        abs=1e-12)
+
+
+def test_sentence_result_explains_and_draws(real):
+    c = real["corpus"]
+    seg = metrics.Segment(c.hyps[0], c.refs[0], hyp_ptb=c.hyp_ptb[0], ref_ptb=c.ref_ptb[0])
+    s = metrics.get("STM-4").sentence_score(seg)
+    ex = s.explain()
+    assert list(ex.columns) == ["depth", "item", "count", "ref_max", "clipped", "matched"]
+    # score = mean over depths of clipped/total (effective order or not, all 4 depths exist here)
+    frac = ex.groupby("depth").apply(lambda g: g["clipped"].sum() / g["count"].sum(), include_groups=False)
+    assert s.score == pytest.approx(frac.mean(), abs=1e-12)
+    assert s.draw(2) is not None
+
+
+def test_depth_scores_match_syntactic_depth_score():
+    rng = np.random.default_rng(0)
+    T = rng.integers(0, 4, size=(200, 5))
+    M = np.minimum(rng.integers(0, 4, size=(200, 5)), T)
+    for eff in (True, False):
+        for eps in (None, 1e-3):
+            got = metrics.depth_scores(M, T, eff, eps)
+            want = [syntactic.depth_score(m, t, eff, eps) for m, t in zip(M, T)]
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+
+
+def test_family_defaults_are_taken(real):
+    """No default is hard-coded: the registry's objects carry the family constructors' defaults."""
+    stm = metrics.get("stm").family
+    ref = syntactic.STM()
+    assert (stm.depth, stm.effective_order) == (ref.depth, ref.effective_order)
+    assert metrics.get("hwcm").family.epsilon == syntactic.HWCM().epsilon
+    assert metrics.get("bleu").family.signature() == lexical.BLEU().signature()
+    assert metrics.get("hwcm", depth=2, effective_order=False).family.effective_order is False
+
+
+@pytest.mark.parametrize("spec,want", [
+    ("bleu", "BLEU"), ("BLEU", "BLEU"), ("ter", "TER"), ("meteor", "METEOR"), ("f_measure", "F-measure"),
+    ("rouge-s", "ROUGE-S"), ("stm_4", "STM-4"), ("STM-4", "STM-4"), (("STM", 4), "STM-4"), ("stm9", "STM-9"),
+    ("hwcm", f"HWCM-{syntactic.DEFAULT_DEPTH}"), ("HWCM-2", "HWCM-2"), ("dstm_3", "DSTM-3"), ("tkm", "TKM"),
+    ("DTKM", "DTKM"), ("dr", "DR"), ("dr_lex", "DR-lex"), ("DR-LEX", "DR-lex"), ("ks04", "Learned"),
+])
+def test_registry_resolves_every_spelling(spec, want):
+    assert metrics.canonical_name(spec) == want
+
+
+def test_get_with_depth_option():
+    assert metrics.get("hwcm", depth=4).name == "HWCM-4" == metrics.get("HWCM-4").name
+    assert metrics.get("stm", depth=7).name == "STM-7"
+    with pytest.raises(metrics.UnknownMetricError, match="depth 4 but depth=5"):
+        metrics.get("STM-4", depth=5)
+
+
+@pytest.mark.parametrize("bad", ["blue", "stm-x", "tkm_3", "", ("BLEU", 4)])
+def test_bad_names_list_valid_names(bad):
+    with pytest.raises(metrics.UnknownMetricError) as e:
+        metrics.get(bad)
+    msg = str(e.value)
+    assert "BLEU" in msg and ("STM" in msg)
+
+
+def test_unknown_name_message():
+    with pytest.raises(metrics.UnknownMetricError, match=r"unknown metric 'blue'; valid names: BLEU, NIST, .*"
+                                                         r"STM\[-D\].*DR-lex"):
+        metrics.get("blue")
+
+
+def test_wrong_reference_layout_refused(real):
+    hyps, refs = real["hyps"], real["refs"]
+    streams = [list(s) for s in zip(*refs)]  # sacrebleu's layout: 2 streams of 50
+    with pytest.raises(metrics.ReferenceLayoutError, match="refs has 2 entries for 50 segments.*sacrebleu's layout"):
+        metrics.get("bleu").corpus_score(hyps, streams)
+    a = metrics.get("bleu").corpus_score(hyps, streams, ref_layout="streams").score
+    b = metrics.get("bleu").corpus_score(hyps, refs).score
+    assert a == b
+    with pytest.raises(metrics.ReferenceLayoutError, match="one entry per segment"):
+        metrics.get("bleu").corpus_score(hyps, [s[:10] for s in streams], ref_layout="streams")
+
+
+def test_bleu_equals_sacrebleu(real):
+    import sacrebleu
+
+    streams = [list(s) for s in zip(*real["refs"])]
+    want = sacrebleu.corpus_bleu(real["hyps"], streams).score
+    assert metrics.get("bleu").corpus_score(real["hyps"], streams, ref_layout="streams").score * 100 == \
+        pytest.approx(want, abs=1e-9)
+
+
+def test_unparsed_hypothesis_is_missing(real):
+    c = real["corpus"]
+    hp = list(c.hyp_ptb)
+    hp[3] = "(())"
+    c2 = metrics.Corpus(c.hyps, c.refs, hyp_ptb=hp, ref_ptb=c.ref_ptb)
+    s = metrics.get("STM-4").corpus_score(c2)
+    assert s.n_missing == 1 and s.n == N
+    keep = [i for i in range(N) if i != 3]
+    want = syntactic.STM().corpus_score([real["trees_h"][i] for i in keep], [real["trees_r"][i] for i in keep])
+    assert s.score == pytest.approx(want.score, abs=1e-12)
+    assert math.isnan(metrics.get("STM-4").sentence_scores(c2)[3])
+    metrics.prepare([c2], ("ptb",))  # parses present: nothing to parse, failures recorded
+    assert c2.failures[("ptb", "hyp")] == [3]
+
+
+def test_learned_needs_a_model():
+    with pytest.raises(ValueError, match="needs a trained model"):
+        metrics.get("learned")
