@@ -5,6 +5,8 @@ Subcommands dispatch to ``<module>.cli(argv) -> int`` so that each module owns i
 - ``syneval-nb run``    execute the notebooks headless into ``reports/`` (:mod:`syneval_nb.runner`)
 - ``syneval-nb parse``  parse raw sentences into PTB trees, cached (:mod:`syneval_nb.parsing`)
 - ``syneval-nb rst``    RST-parse texts with the Feng-Hirst parser, cached (:mod:`syneval_nb.discourse`)
+- ``syneval-nb score``  score systems' plain-text output with any metric, with intervals (:mod:`syneval_nb.score`)
+- ``syneval-nb report`` the "evaluate your system" report (notebook 09) as HTML (:mod:`syneval_nb.report`)
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ SUBCOMMANDS = {
     "run": ("syneval_nb.runner", "execute every notebook headless with papermill into reports/"),
     "parse": ("syneval_nb.parsing", "parse a text file (one sentence per line) into PTB trees"),
     "rst": ("syneval_nb.discourse", "RST-parse a text file (one text per line) into .jsonl discourse trees"),
+    "score": ("syneval_nb.score", "score system outputs against references (any metric, 95% intervals, tests)"),
+    "report": ("syneval_nb.report", "write the HTML report evaluating your systems (notebook 09)"),
 }
 
 

@@ -1,0 +1,226 @@
+"""``syneval-nb score`` run as a real command in a subprocess, on 40 lines (every 25th) of two WMT21 de-en systems
+with both references, the shipped parses given through --parses; plus one small run that really parses through
+the JVM (slow)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from syneval_nb import discourse, metrics
+from syneval_nb.textio import read_lines
+
+LINES = list(range(0, 1000, 25))
+SYSTEMS = ["UEdin", "Online-W"]
+METRICS = "bleu,ter,meteor,stm,hwcm,dstm,tkm,dtkm,dr,dr-lex"
+
+
+def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "syneval_nb.cli", "score", "-q", *args], capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def files(deen_dir, tmp_path_factory):
+    d = tmp_path_factory.mktemp("score")
+    (d / "parses").mkdir()
+    names = [f"newstest2021.de-en.ref.{k}.en" for k in "AB"] + [f"newstest2021.de-en.hyp.{s}.en" for s in SYSTEMS]
+    for n in names:
+        src = deen_dir / n if ".ref." in n else deen_dir / "system-outputs" / n
+        lines = read_lines(src)
+        (d / n).write_text("\n".join(lines[i] for i in LINES) + "\n", encoding="utf-8")
+        pl = read_lines(deen_dir / "parses" / "stanford-pcfg-3.3.1" / (n + ".ptb"))
+        (d / "parses" / (n + ".ptb")).write_text("\n".join(pl[i] for i in LINES) + "\n", encoding="utf-8")
+        rst = discourse.load_rst_jsonl(deen_dir / "parses" / "feng-hirst-0.1.4" / (n + ".jsonl"))
+        discourse.write_rst_jsonl([rst[i] for i in LINES], d / "parses" / (n + ".jsonl"))
+    refs = [str(d / names[0]), str(d / names[1])]
+    hyps = [str(d / names[2]), str(d / names[3])]
+    return {"dir": d, "refs": refs, "hyps": hyps, "parses": str(d / "parses")}
+
+
+def api_corpus(files: dict, system_file: str) -> metrics.Corpus:
+    p = Path(files["parses"])
+    refs = [read_lines(f) for f in files["refs"]]
+    return metrics.Corpus(read_lines(system_file), refs, ref_layout="streams",
+                          hyp_ptb=read_lines(p / (Path(system_file).name + ".ptb")),
+                          ref_ptb=[read_lines(p / (Path(f).name + ".ptb")) for f in files["refs"]],
+                          hyp_rst=discourse.load_rst_jsonl(p / (Path(system_file).name + ".jsonl")),
+                          ref_rst=[discourse.load_rst_jsonl(p / (Path(f).name + ".jsonl")) for f in files["refs"]])
+
+
+@pytest.fixture(scope="module")
+def json_out(files):
+    r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", METRICS, "--parses", files["parses"],
+            "--format", "json", "--paired-bootstrap", "--baseline", Path(files["hyps"][0]).name, "--segment-level")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_json_equals_python_api(files, json_out):
+    recs = {(r["system"], r["name"]): r for r in json_out["scores"]}
+    assert len(recs) == 2 * 10
+    for f in files["hyps"]:
+        c = api_corpus(files, f)
+        for spec in METRICS.split(","):
+            m = metrics.get(spec)
+            want = m.corpus_score(c)
+            rec = recs[(Path(f).name, m.name)]
+            assert rec["score"] == pytest.approx(want.score, abs=1e-12), (f, m.name)
+            assert rec["signature"] == want.signature.replace("parses:given", "parses:given")
+            assert rec["n"] == len(LINES) and rec["n_missing"] == 0
+            seg = json_out["segments"][Path(f).name][m.name]
+            np.testing.assert_allclose(seg, m.sentence_scores(c), rtol=0, atol=1e-12)
+
+
+def test_bleu_equals_sacrebleu(files, json_out):
+    import sacrebleu
+
+    refs = [read_lines(f) for f in files["refs"]]
+    for f in files["hyps"]:
+        rec = next(r for r in json_out["scores"] if r["system"] == Path(f).name and r["name"] == "BLEU")
+        assert rec["score"] * 100 == pytest.approx(sacrebleu.corpus_bleu(read_lines(f), refs).score, abs=1e-9)
+
+
+def test_intervals_and_paired_p_recomputed(files, json_out):
+    """TKM's corpus score is the mean segment score, so its bootstrap can be redone by hand: the same resamples
+    (numpy's generator, seed 0, chunks of 100 resamples drawing 40 segment indices each), the percentile interval
+    and the one-sided paired p-value."""
+    seg = {s: np.array(json_out["segments"][Path(f).name]["TKM"]) for s, f in zip(SYSTEMS, files["hyps"])}
+    rng = np.random.default_rng(0)
+    idx = np.concatenate([rng.integers(0, len(LINES), size=(100, len(LINES))) for _ in range(10)])
+    boot = {s: v[idx].mean(axis=1) for s, v in seg.items()}
+    recs = {r["system"]: r for r in json_out["scores"] if r["name"] == "TKM"}
+    for s, f in zip(SYSTEMS, files["hyps"]):
+        lo, hi = np.quantile(boot[s], [0.025, 0.975])
+        assert recs[Path(f).name]["ci"] == pytest.approx([lo, hi], abs=1e-12)
+    d = boot["Online-W"] - boot["UEdin"]
+    r = recs[Path(files["hyps"][1]).name]
+    assert r["p"] == pytest.approx(float((d <= 0).mean()), abs=1e-12)
+    assert r["delta"] == pytest.approx(seg["Online-W"].mean() - seg["UEdin"].mean(), abs=1e-12)
+    assert recs[Path(files["hyps"][0]).name]["p"] is None  # the baseline against itself: no test
+
+
+def test_ter_paired_direction(json_out):
+    """TER is an error rate: a lower TER is better, so p counts the resamples where the system's TER is not lower."""
+    ter = {r["system"]: r for r in json_out["scores"] if r["name"] == "TER"}
+    w = ter["newstest2021.de-en.hyp.Online-W.en"]
+    assert w["higher_is_better"] is False
+    assert w["delta"] == pytest.approx(w["score"] - ter["newstest2021.de-en.hyp.UEdin.en"]["score"], abs=1e-15)
+
+
+def test_text_and_tsv(files):
+    r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu,stm-9", "--parses", files["parses"])
+    assert r.returncode == 0, r.stderr
+    assert "STM-9|depth:9" in r.stdout and "BLEU|n:4|smooth:exp" in r.stdout and "95% CI" in r.stdout
+    t = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "--format", "tsv")
+    assert t.returncode == 0, t.stderr
+    rows = [line.split("\t") for line in t.stdout.strip().split("\n")]
+    assert rows[0][:3] == ["system", "metric", "score"] and len(rows) == 3
+
+
+def test_unparsed_lines_reported_and_left_out(files, tmp_path):
+    p = tmp_path / "parses"
+    p.mkdir()
+    for f in Path(files["parses"]).iterdir():
+        lines = read_lines(f)  # .ptb and .jsonl lines copied as they are
+        if f.name == Path(files["hyps"][1]).name + ".ptb":
+            lines[4] = "(())"
+        (p / f.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu,stm", "--parses", str(p), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    stm = {x["system"]: x for x in out["scores"] if x["name"] == "STM-4"}
+    assert stm[Path(files["hyps"][1]).name]["n_missing"] == 1
+    assert stm[Path(files["hyps"][0]).name]["n_missing"] == 0
+    assert out["unparsed"] == {Path(files["hyps"][1]).name: {"ptb hyp": [4]}}
+    assert "1 ptb hyp sentences without a parse (lines 5)" in r.stderr
+    c = api_corpus(files, files["hyps"][1])
+    keep = [i for i in range(len(LINES)) if i != 4]
+    sub = metrics.Corpus([c.hyps[i] for i in keep], [c.refs[i] for i in keep],
+                         hyp_ptb=[c.hyp_ptb[i] for i in keep], ref_ptb=[c.ref_ptb[i] for i in keep])
+    assert stm[Path(files["hyps"][1]).name]["score"] == pytest.approx(metrics.get("stm").corpus_score(sub).score,
+                                                                      abs=1e-12)
+
+
+def _one_error_line(r: subprocess.CompletedProcess, *needles: str) -> None:
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    lines = [line for line in r.stderr.strip().split("\n") if line]
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("syneval-nb score: error: ")
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def test_error_mismatched_lines(files, tmp_path):
+    short = tmp_path / "short.txt"
+    short.write_text("\n".join(read_lines(files["hyps"][0])[:39]) + "\n", encoding="utf-8")
+    _one_error_line(run("-r", *files["refs"], "-i", str(short), "-m", "bleu"), "has 39 lines but", "40")
+
+
+def test_error_empty_file(files, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    _one_error_line(run("-r", *files["refs"], "-i", str(empty), "-m", "bleu"), "empty.txt is empty")
+
+
+def test_error_not_utf8(files, tmp_path):
+    bad = tmp_path / "latin1.txt"
+    lines = read_lines(files["hyps"][0])
+    lines[2] = "Gr\u00fc\u00dfe aus K\u00f6ln"
+    bad.write_bytes(("\n".join(lines) + "\n").encode("latin-1", errors="replace"))
+    _one_error_line(run("-r", *files["refs"], "-i", str(bad), "-m", "bleu"), "not UTF-8: line 3")
+
+
+def test_error_unknown_metric(files):
+    _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu,blue"),
+                    "unknown metric 'blue'; valid names: BLEU")
+
+
+def test_error_java_missing(files, tmp_path):
+    r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "stm", "--cache", str(tmp_path / "c.sqlite"),
+            env={"SYNEVAL_NB_JAVA": str(tmp_path / "no-java")})
+    _one_error_line(r, "parser cannot run")
+
+
+def test_output_never_overwrites_an_input(files):
+    before = Path(files["hyps"][0]).read_bytes()
+    _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "-o", files["hyps"][0]),
+                    "would be overwritten")
+    assert Path(files["hyps"][0]).read_bytes() == before
+
+
+@pytest.mark.slow
+def test_really_parses_through_the_jvm(files, tmp_path):
+    """10 lines parsed by the Stanford parser (fresh cache), then again from the warm cache: same JSON; the
+    scores equal the Python API on the parses the command stored."""
+    from syneval_nb.cache import ParseCache
+    from syneval_nb.parsing import get_stanford_parser
+
+    d = tmp_path / "ten"
+    d.mkdir()
+    for f in files["refs"] + files["hyps"]:
+        (d / Path(f).name).write_text("\n".join(read_lines(f)[:10]) + "\n", encoding="utf-8")
+    refs = [str(d / Path(f).name) for f in files["refs"]]
+    hyp = [str(d / Path(files["hyps"][0]).name)]
+    cache = tmp_path / "parses.sqlite"
+    cold = run("-r", *refs, "-i", *hyp, "-m", "bleu,stm,hwcm", "--cache", str(cache), "--format", "json")
+    assert cold.returncode == 0, cold.stderr
+    warm = run("-r", *refs, "-i", *hyp, "-m", "bleu,stm,hwcm", "--cache", str(cache), "--format", "json")
+    assert json.loads(warm.stdout) == json.loads(cold.stdout)
+    store = ParseCache(cache)
+    key = get_stanford_parser().backend_key
+    texts = [read_lines(hyp[0])] + [read_lines(f) for f in refs]
+    assert store.count() == len({t for lines in texts for t in lines})
+    got = store.get_many(key, [t for lines in texts for t in lines])
+    c = metrics.Corpus(texts[0], texts[1:], ref_layout="streams", hyp_ptb=[got[t] for t in texts[0]],
+                       ref_ptb=[[got[t] for t in lines] for lines in texts[1:]])
+    out = {r["name"]: r for r in json.loads(cold.stdout)["scores"]}
+    for spec in ("stm", "hwcm"):
+        assert out[metrics.canonical_name(spec)]["score"] == pytest.approx(
+            metrics.get(spec).corpus_score(c).score, abs=1e-12)
+    store.close()
