@@ -492,13 +492,16 @@ def _worker_parse(text: str) -> tuple[str, str | None]:
 
 
 def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_features: bool = False,
-              progress: bool = True, retry_failed: bool = False) -> list[dict | None]:
+              progress: bool = True, retry_failed: bool = False, scheduler: Any = None) -> list[dict | None]:
     """RST trees of ``texts`` (aligned; ``None`` where the parser failed), parsing only what the cache lacks.
 
     ``cache``: ``True`` for the default :class:`syneval_nb.cache.ParseCache`, a ``ParseCache``, or ``None``.
     Each result is stored as soon as it arrives (JSON of the tree; ``None`` for a failure, retried only with
     ``retry_failed``). ``workers`` processes each hold one long-lived :class:`FengHirstParser` (each JVM takes up
     to 1 GB); ``workers=1`` parses in this process. Empty texts raise ``ValueError``.
+    ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the texts the
+    cache lacks are parsed by the cluster's workers, each with its own long-lived parser (``workers`` unused),
+    and cached here as they arrive (:mod:`syneval_nb.cluster`).
     """
     for k, t in enumerate(texts):
         if not isinstance(t, str) or not t.strip():
@@ -507,7 +510,7 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
 
     store, opened = open_cache(cache)
     try:
-        done = _cached_or_parsed(texts, store, workers, global_features, progress, retry_failed)
+        done = _cached_or_parsed(texts, store, workers, global_features, progress, retry_failed, scheduler)
     finally:
         if opened:
             store.close()
@@ -515,7 +518,7 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
 
 
 def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_features: bool, progress: bool,
-                      retry_failed: bool) -> dict[str, str | None]:
+                      retry_failed: bool, scheduler: Any = None) -> dict[str, str | None]:
     """Results (JSON strings) by text: cached ones, then the rest parsed and stored as each arrives."""
     key = backend_key(global_features)
     unique = list(dict.fromkeys(texts))
@@ -528,7 +531,13 @@ def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_fea
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(todo), desc="RST parsing", unit="seg", disable=not progress)
-        for text, result in _parse_stream(todo, workers, global_features):
+        if scheduler is None:
+            stream = _parse_stream(todo, workers, global_features)
+        else:  # Dask is imported only here
+            from .cluster import rst_stream
+
+            stream = rst_stream(scheduler, todo, global_features)
+        for text, result in stream:
             done[text] = result
             if store is not None:
                 store.put(key, text, result)
@@ -628,11 +637,14 @@ def cli(argv: list[str] | None = None) -> int:
     ap.add_argument("-w", "--workers", type=int, default=1, help="parser processes (each holds a JVM, ~1 GB)")
     ap.add_argument("--no-cache", action="store_true", help="do not read or write the parse cache")
     ap.add_argument("--global-features", action="store_true", help="second EDU segmentation pass (default off)")
+    ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                    help="parse on a Dask cluster (its workers need the same `bash setup.sh` and Java); the cache "
+                         "stays here (README: More than one machine)")
     args = ap.parse_args(argv)
     lines = Path(args.file).read_text(encoding="utf-8").splitlines()
     todo = [ln for ln in lines if ln.strip()]
     got = dict(zip(todo, parse_rst(todo, workers=args.workers, cache=None if args.no_cache else True,
-                                   global_features=args.global_features)))
+                                   global_features=args.global_features, scheduler=args.scheduler)))
     out = write_rst_jsonl([got.get(ln) if ln.strip() else None for ln in lines], args.output or f"{args.file}.jsonl")
     print(f"{out}: {len(lines)} lines, {sum(1 for t in got.values() if t and not is_void(t))} with more than one EDU")
     return 0

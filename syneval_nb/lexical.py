@@ -1034,13 +1034,15 @@ class LexicalEvaluation:
 
 
 def evaluate(metrics: dict[str, LexicalMetric], hyps: Sequence[str], refs: Sequence[Sequence[str]],
-             systems: Sequence[str] | None = None, progress: bool = True) -> LexicalEvaluation:
+             systems: Sequence[str] | None = None, progress: bool = True, scheduler: Any = None) -> LexicalEvaluation:
     """Segment scores and per-system corpus scores of every metric in ``metrics``.
 
     Each metric computes its statistics once (:meth:`LexicalMetric.segment_stats`); segment scores come from
     the rows, system scores from the rows summed per system. (NIST: the information weights come from all
     references passed; repeating the same references once per system scales every count alike and leaves
-    the weights unchanged.)"""
+    the weights unchanged.) ``scheduler`` (a Dask scheduler address ``"tcp://HOST:8786"`` or a
+    ``distributed.Client``): each metric's statistics are one task on the cluster
+    (:func:`syneval_nb.cluster.segment_stats`), on the same whole input, so the scores are identical."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -1049,8 +1051,13 @@ def evaluate(metrics: dict[str, LexicalMetric], hyps: Sequence[str], refs: Seque
     labels = None if systems is None else np.asarray(list(systems), dtype=object)
     if labels is not None and len(labels) != len(hyps):
         raise ValueError(f"systems has {len(labels)} labels for {len(hyps)} hypotheses")
+    remote = None
+    if scheduler is not None:  # Dask is imported only here
+        from . import cluster
+
+        remote = cluster.segment_stats(scheduler, metrics, hyps, refs)
     for name, m in tqdm(metrics.items(), desc="lexical metrics", disable=not progress):
-        stats = m.segment_stats(hyps, refs)
+        stats = m.segment_stats(hyps, refs) if remote is None else remote[name]
         seg[name] = m._score_rows(stats) if len(stats) else np.zeros(0)
         if labels is not None:
             sys_scores[name] = {s: m.corpus_score_from_stats(stats[labels == s]).score

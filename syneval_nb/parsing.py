@@ -647,7 +647,8 @@ def _same_words(sentence: str, ptb: str) -> bool:
 def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", workers: int = 1,
                   cache: ParseCache | str | os.PathLike | bool | None = True, *, max_length: int = 150,
                   timeout: float = 60.0, ptb_file: str | os.PathLike | None = None, retry_failed: bool = False,
-                  parser: StanfordParser | None = None, progress: bool = True, warn: bool = True) -> ParseList:
+                  parser: StanfordParser | None = None, progress: bool = True, warn: bool = True,
+                  scheduler: Any = None) -> ParseList:
     """Parse ``sentences`` into backend strings, aligned with the input (a :class:`ParseList` with ``.report``).
 
     - ``stanford``: one-line PTB trees exactly as the parser prints them (``(ROOT ...)``);
@@ -657,6 +658,9 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     ``None`` marks an empty line and every failure; failures are listed in ``.report.failures`` and in one
     :class:`ParseWarning`. ``cache``: ``True`` (the default file), a path, a :class:`ParseCache`, or ``None``/``False``.
     ``parser`` reuses a running :class:`StanfordParser` (its own ``workers``/``max_length``/``timeout`` apply).
+    ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the sentences the
+    cache lacks are parsed on the cluster's workers (``workers`` is then unused; ``parser`` only gives the
+    options) and cached here as they arrive (:mod:`syneval_nb.cluster`; ``stanford`` and ``spacy``).
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -677,6 +681,11 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
             raise InputEncodingError(f"sentence {i + 1} cannot be written as UTF-8 (character {e.start + 1}: "
                                      f"{s[e.start]!r}, {e.reason})") from None
     if backend == "stanford":
+        if scheduler is not None:  # Dask is imported only here
+            from .cluster import RemoteParser
+
+            parser = RemoteParser(scheduler, "stanford", parser or StanfordParser(max_length=max_length,
+                                                                                  timeout=timeout))
         parser = parser or get_stanford_parser(workers=workers, max_length=max_length, timeout=timeout)
         key = parser.backend_key
         restarts0 = parser.restarts
@@ -685,6 +694,10 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
         key = spacy_backend_key()
         restarts0 = 0
         stream = lambda items, on_result: _spacy_stream(items, on_result, workers)  # noqa: E731
+        if scheduler is not None:
+            from .cluster import RemoteParser
+
+            stream = RemoteParser(scheduler, "spacy").parse_stream
 
     out = ParseList([None] * len(sentences))
     report = ParseReport(backend_key=key, n_input=len(sentences))
@@ -811,6 +824,9 @@ def _build_argparser() -> argparse.ArgumentParser:
     group.add_argument("--no-cache", action="store_true", help="do not read or write the parse cache")
     ap.add_argument("--retry-failed", action="store_true", help="parse again the sentences stored as failures")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                    help="parse on a Dask cluster (its workers need the same `bash setup.sh` and Java); the cache "
+                         "stays here (README: More than one machine)")
     return ap
 
 
@@ -832,7 +848,8 @@ def cli(argv: list[str]) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ParseWarning)
             res = parse_strings(sentences, backend=args.backend, workers=args.workers, cache=cache,
-                                parser=parser, retry_failed=args.retry_failed, progress=not args.quiet, warn=False)
+                                parser=parser, retry_failed=args.retry_failed, progress=not args.quiet, warn=False,
+                                scheduler=args.scheduler)
     except (ParserSetupError, ValueError, RuntimeError) as e:
         print(f"syneval-nb parse: {e}", file=sys.stderr)
         return 2

@@ -1234,12 +1234,16 @@ def _score_group(items: list[tuple[Any, Sequence[str | None]]], ref_parses: Sequ
 
 def score_systems(hyp_parses: "dict[Any, Sequence[str | None]]", ref_parses: Sequence[Any],
                   metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
-                  effective_order: bool = True, epsilon: float = EPSILON, n_jobs: int = 1) -> dict:
+                  effective_order: bool = True, epsilon: float = EPSILON, n_jobs: int = 1,
+                  scheduler: Any = None) -> dict:
     """:func:`score_corpus` for many systems against the same references: ``{system: DataFrame}``.
 
     ``hyp_parses`` maps each system to its hypothesis parses (aligned with ``ref_parses``). The references are read
     and counted once per process. ``n_jobs > 1`` splits the systems into ``n_jobs`` groups scored in parallel
     processes with joblib (each process reads the references once); the results are identical to ``n_jobs=1``.
+    ``scheduler`` (a Dask scheduler address ``"tcp://HOST:8786"`` or a ``distributed.Client``; ``n_jobs`` is then
+    unused): one task per system on the cluster, the references sent to each worker once
+    (:func:`syneval_nb.cluster.score_systems`); identical results.
     Warnings about unparsed sentences are not repeated per system: see each frame's ``attrs``.
     """
     kwargs = {"metrics": tuple(metrics), "lam": lam, "effective_order": effective_order, "epsilon": epsilon}
@@ -1247,6 +1251,10 @@ def score_systems(hyp_parses: "dict[Any, Sequence[str | None]]", ref_parses: Seq
     for name, hyps in items:
         if len(hyps) != len(ref_parses):
             raise ValueError(f"system {name!r}: {len(hyps)} hypothesis parses but {len(ref_parses)} reference sets")
+    if scheduler is not None:  # Dask is imported only here
+        from . import cluster
+
+        return cluster.score_systems(scheduler, items, ref_parses, max_depth, kwargs)
     n_jobs = max(1, min(int(n_jobs), len(items)))
     if n_jobs == 1:
         return dict(_score_group(items, ref_parses, max_depth, kwargs))

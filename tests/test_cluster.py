@@ -1,0 +1,228 @@
+"""Parsing and scoring on a real Dask cluster (issue 16.2): a ``distributed.LocalCluster`` on 127.0.0.1 with two
+worker processes of one thread each, started once for the module (each worker starts its JVM on its first chunk).
+
+Checked: cluster output equals the local backend's line for line (Stanford, RST), cached lines are never sent
+(the workers' own counters), a worker killed mid-run (SIGKILL) does not lose or change anything, scores of three
+systems are identical to the local run (syntactic and lexical), the CLI flag, and that Dask is not imported
+without a scheduler.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from syneval_nb import cluster, discourse, lexical, parsing, syntactic
+from syneval_nb.cache import ParseCache
+from syneval_nb.parsing import StanfordParser, parse, parse_strings, read_sentences
+from syneval_nb.trees import read_ptb
+
+REF_A = "newstest2021.de-en.ref.A.en"
+REF_B = "newstest2021.de-en.ref.B.en"
+PTB_DIR = "parses/stanford-pcfg-3.3.1"
+SYSTEMS = ("Facebook-AI", "Online-W", "happypoet")
+N_SCORE = 200  # segments scored per system
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # distributed's resource warnings at start-up
+        lc = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=None, silence_logs=logging.ERROR)
+    c = Client(lc, set_as_default=False)
+    try:
+        yield c
+    finally:
+        c.close()
+        lc.close()
+
+
+@pytest.fixture(scope="module")
+def ref_a(deen_dir) -> list[str]:
+    return read_sentences(deen_dir / REF_A)
+
+
+@pytest.fixture(scope="module")
+def shipped_a(deen_dir) -> list[str]:
+    return read_sentences(deen_dir / PTB_DIR / f"{REF_A}.ptb")
+
+
+@pytest.fixture(scope="module")
+def cache_path(tmp_path_factory):
+    return tmp_path_factory.mktemp("cluster") / "parses.sqlite"
+
+
+def _items(counts: dict) -> int:
+    return sum(c.get("items", 0) for c in counts.values())
+
+
+def test_dask_not_imported_without_scheduler():
+    code = ("import sys, syneval_nb.parsing, syneval_nb.discourse, syneval_nb.syntactic, syneval_nb.lexical\n"
+            "print(sorted(m for m in ('dask', 'distributed', 'syneval_nb.cluster') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_bad_scheduler_is_a_clear_error():
+    with pytest.raises(cluster.ClusterError, match="not a Dask scheduler address"):
+        parse_strings(["A sentence ."], cache=None, scheduler="localhost")
+    with pytest.raises(TypeError, match="distributed.Client"):
+        parse_strings(["A sentence ."], cache=None, scheduler=8786)
+
+
+@pytest.mark.slow
+def test_stanford_on_cluster_equals_local(client, ref_a, shipped_a, cache_path):
+    sents = ref_a[:40]
+    assert len(set(sents)) == 40
+    with StanfordParser(workers=1) as p:
+        local = parse_strings(sents, parser=p, cache=None, progress=False)
+    with ParseCache(cache_path) as cache:
+        remote = parse_strings(sents, cache=cache, scheduler=client, progress=False)
+        assert cache.count(remote.report.backend_key) == 40
+    assert list(remote) == list(local)
+    assert list(remote) == shipped_a[:40]  # and both equal the shipped parses (parsing module docstring)
+    assert (remote.report.n_parsed, remote.report.n_cached, remote.report.failures) == (40, 0, {})
+    assert remote.report.backend_key == local.report.backend_key
+    counts = cluster.worker_counts(client)
+    assert len(counts) == 2 and _items(counts) == 40
+    assert all(c["items"] > 0 for c in counts.values())  # both workers parsed
+
+
+@pytest.mark.slow
+def test_cached_lines_are_never_sent(client, ref_a, cache_path):
+    before = cluster.worker_counts(client)
+    with ParseCache(cache_path) as cache:
+        again = parse_strings(ref_a[:40], cache=cache, scheduler=client.scheduler.address, progress=False)
+        assert (again.report.n_cached, again.report.n_parsed) == (40, 0)
+        assert cluster.worker_counts(client) == before  # no task was sent
+        # two new lines among cached ones (one of them twice): only the two new texts travel
+        new = ["The cluster parses this one .", "And this one too ."]
+        mixed = ref_a[:5] + new + ref_a[5:10] + new[:1]
+        res = parse(mixed, cache=cache, scheduler=client, progress=False)
+        assert (res.report.n_cached, res.report.n_parsed) == (10, 3)
+    assert _items(cluster.worker_counts(client)) == _items(before) + 2
+    assert res[5] == read_ptb("(ROOT (S (NP (DT The) (NN cluster)) (VP (VBZ parses) (NP (DT this) (NN one))) (. .)))")
+    assert res[5] == res[12]
+
+
+@pytest.mark.slow
+def test_worker_killed_mid_run(client, ref_a, shipped_a, tmp_path):
+    """SIGKILL one worker process once the first results are cached: Dask reschedules its chunks, the run
+    completes with the same parses, and what was cached before the kill is still there, unchanged."""
+    sents = ref_a[40:100]
+    pids = client.run(os.getpid)
+    victim = sorted(pids.values())[0]
+    db = tmp_path / "kill.sqlite"
+    key = StanfordParser().backend_key
+    seen: dict = {}
+    stop = threading.Event()
+
+    def killer() -> None:
+        with ParseCache(db) as watch:
+            while not stop.is_set():
+                if watch.count(key) >= 4:
+                    seen.update(watch.get_many(key, sents))
+                    os.kill(victim, signal.SIGKILL)
+                    return
+                time.sleep(0.05)
+
+    with ParseCache(db) as cache:
+        t = threading.Thread(target=killer)
+        t.start()
+        try:
+            res = parse_strings(sents, cache=cache, scheduler=client, progress=False)
+        finally:
+            stop.set()
+            t.join()
+        assert 4 <= len(seen) < 60  # the kill happened mid-run
+        assert list(res) == shipped_a[40:100]
+        assert res.report.failures == {}
+        assert cache.count(key) == 60
+        assert {s: cache.get(key, s) for s in seen} == seen
+    with pytest.raises(ProcessLookupError):
+        os.kill(victim, 0)
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted it
+
+
+@pytest.mark.slow
+def test_rst_on_cluster_equals_local(client, ref_a, tmp_path):
+    texts = ref_a[:8]  # 2, 2, 1, 3, 2, 2, 2, 3 EDUs in the shipped trees
+    local = discourse.parse_rst(texts, workers=1, cache=None, progress=False)
+    with ParseCache(tmp_path / "rst.sqlite") as cache:
+        remote = discourse.parse_rst(texts, cache=cache, progress=False, scheduler=client)
+        assert cache.count(discourse.backend_key()) == 8
+    assert remote == local
+    assert [discourse.n_edus(t) for t in remote] == [2, 2, 1, 3, 2, 2, 2, 3]
+
+
+@pytest.mark.slow
+def test_cli_scheduler_flag(client, ref_a, shipped_a, cache_path, tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text("".join(s + "\n" for s in ref_a[:6]), encoding="utf-8")
+    out = tmp_path / "out.ptb"
+    before = cluster.worker_counts(client)
+    rc = parsing.cli([str(src), "-o", str(out), "--cache", str(cache_path), "--quiet",
+                      "--scheduler", client.scheduler.address])
+    assert rc == 0
+    assert out.read_text(encoding="utf-8").splitlines() == shipped_a[:6]
+    assert cluster.worker_counts(client) == before  # all six were cached by the first test
+    rc = parsing.cli([str(src), "-o", str(out), "--no-cache", "--quiet", "--scheduler", "tcp://127.0.0.1:9"])
+    assert rc == 2
+
+
+@pytest.fixture(scope="module")
+def systems_text(deen_dir):
+    hyps = {s: read_sentences(deen_dir / "system-outputs" / f"newstest2021.de-en.hyp.{s}.en")[:N_SCORE]
+            for s in SYSTEMS}
+    refs = [list(r) for r in zip(read_sentences(deen_dir / REF_A)[:N_SCORE],
+                                 read_sentences(deen_dir / REF_B)[:N_SCORE])]
+    return hyps, refs
+
+
+@pytest.mark.slow
+def test_score_systems_on_cluster_identical(client, deen_dir):
+    hyp = {s: read_sentences(deen_dir / PTB_DIR / f"newstest2021.de-en.hyp.{s}.en.ptb")[:N_SCORE] for s in SYSTEMS}
+    refs = [list(r) for r in zip(read_sentences(deen_dir / PTB_DIR / f"{REF_A}.ptb")[:N_SCORE],
+                                 read_sentences(deen_dir / PTB_DIR / f"{REF_B}.ptb")[:N_SCORE])]
+    local = syntactic.score_systems(hyp, refs)
+    remote = syntactic.score_systems(hyp, refs, scheduler=client)
+    assert list(remote) == list(SYSTEMS)
+    for s in SYSTEMS:
+        pd.testing.assert_frame_equal(remote[s], local[s], check_exact=True)
+        assert remote[s].attrs == local[s].attrs
+    # one value against the single-system entry point, so the comparison is not of two empty frames
+    one = syntactic.score_corpus(hyp["Online-W"], refs)
+    assert remote["Online-W"].attrs["corpus"] == one.attrs["corpus"]
+    assert remote["Online-W"]["stm_9"].notna().sum() == N_SCORE
+
+
+@pytest.mark.slow
+def test_lexical_evaluate_on_cluster_identical(client, systems_text):
+    hyps_by, refs1 = systems_text
+    hyps = [h for s in SYSTEMS for h in hyps_by[s]]
+    refs = refs1 * len(SYSTEMS)
+    labels = [s for s in SYSTEMS for _ in range(N_SCORE)]
+    m_local, m_remote = lexical.make_metrics(), lexical.make_metrics()
+    local = lexical.evaluate(m_local, hyps, refs, labels, progress=False)
+    remote = lexical.evaluate(m_remote, hyps, refs, labels, progress=False, scheduler=client)
+    pd.testing.assert_frame_equal(remote.segment, local.segment, check_exact=True)
+    pd.testing.assert_frame_equal(remote.system, local.system, check_exact=True)
+    assert remote.signatures == local.signatures
+    assert "nrefs:2" in remote.signatures["BLEU"]
+    # corpus BLEU of one system against sacrebleu (independent implementation)
+    import sacrebleu
+
+    bleu = sacrebleu.corpus_bleu(hyps_by["Online-W"], [[r[0] for r in refs1], [r[1] for r in refs1]])
+    assert np.isclose(remote.system.loc["Online-W", "BLEU"], bleu.score / 100, atol=1e-9)
