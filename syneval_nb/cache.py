@@ -15,9 +15,17 @@ Durability and concurrency:
   internal lock) can read and write the same file at the same time;
 - opening a file that is not a syneval-nb cache (not SQLite, another program's database, a damaged file) raises
   :class:`CacheError` naming the file and the remedy, before any work starts.
+
+Damaged entries: results of the kit's own backends are checked as they are read (:func:`check_result`: a Stanford
+result must read as one bracketed tree with :func:`syneval_nb.trees.read_ptb_flat`, or be the unparsed marker
+``(())``; a spaCy result must be the JSON of a :class:`syneval_nb.heads.DependencyTree`; an RST result must be JSON
+that :func:`syneval_nb.discourse.validate_rst` accepts). An entry that fails is left out of :meth:`ParseCache.get_many`
+(a miss: the caller parses the text again and the new result replaces it) and listed in
+:attr:`ParseCache.last_rejected`; :attr:`ParseCache.n_rejected` counts them over the cache's life.
 """
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -27,7 +35,7 @@ from pathlib import Path
 
 from .paths import cache_dir
 
-__all__ = ["CacheError", "ParseCache", "default_cache_path", "open_cache"]
+__all__ = ["CacheError", "ParseCache", "check_result", "default_cache_path", "open_cache"]
 
 FORMAT_NAME = "syneval-nb-parse-cache"
 SCHEMA_VERSION = "1"
@@ -36,6 +44,54 @@ _CHUNK = 500  # texts per SELECT ... IN (...) (SQLite allows 999 host parameters
 
 class CacheError(RuntimeError):
     """The cache file cannot be used (not SQLite, foreign schema, damaged, unwritable)."""
+
+
+def _check_ptb(result: str) -> None:
+    from .trees import EmptyParseError, is_empty_parse, read_ptb_flat
+
+    if "\n" in result or "\r" in result:
+        raise ValueError("a parse must be one line (the output is one tree per input line)")
+    if result.strip() and is_empty_parse(result):
+        return  # the parser's "no parse" marker (())
+    try:
+        read_ptb_flat(result)
+    except EmptyParseError as e:
+        raise ValueError(f"a tree without words ({e})") from None
+
+
+def _check_spacy(result: str) -> None:
+    from .heads import DependencyTree
+
+    d = json.loads(result)
+    if not isinstance(d, dict):
+        raise ValueError(f"expected a JSON object, got {type(d).__name__}")
+    DependencyTree(words=d["words"], tags=d["tags"], heads=d["heads"])
+
+
+def _check_rst(result: str) -> None:
+    from .discourse import validate_rst
+
+    validate_rst(json.loads(result))
+
+
+_CHECKS = (("stanford-lexparser", _check_ptb), ("spacy-", _check_spacy), ("rst:", _check_rst))
+"""Result checks of the kit's backends, by prefix of the backend key (see each backend's key function)."""
+
+
+def check_result(backend_key: str, result: str | None) -> str | None:
+    """Why a stored result of ``backend_key`` is not a valid result of its backend, or ``None`` when it is (or when
+    the backend is not one of the kit's, whose results are opaque strings). A stored failure (``None``) is valid."""
+    if result is None:
+        return None
+    for prefix, check in _CHECKS:
+        if backend_key.startswith(prefix):
+            try:
+                check(result)
+            except (ValueError, KeyError, TypeError) as e:  # TreeFormatError, JSONDecodeError, RSTFormatError
+                what = f"missing field {e}" if isinstance(e, KeyError) else str(e).splitlines()[0]
+                return f"{what} (cached {result[:60]!r}{'...' if len(result) > 60 else ''})"
+            return None
+    return None
 
 
 def default_cache_path() -> Path:
@@ -55,6 +111,8 @@ class ParseCache:
     def __init__(self, path: str | os.PathLike | None = None, timeout: float = 60.0) -> None:
         self.path = default_cache_path() if path is None else Path(path) if str(path) != ":memory:" else ":memory:"
         self._lock = threading.Lock()
+        self.last_rejected: dict[str, str] = {}  # text -> why, for the damaged entries of the last get_many
+        self.n_rejected = 0  # damaged entries met since this object was opened
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -115,8 +173,11 @@ class ParseCache:
                 raise CacheError(f"parse cache {self.path}: {e}") from e
 
     # -- public API ------------------------------------------------------------------------------------------------
-    def get_many(self, backend_key: str, texts: Sequence[str]) -> dict[str, str | None]:
-        """Stored results for those of ``texts`` that are in the cache (absent texts are absent from the dict)."""
+    def get_many(self, backend_key: str, texts: Sequence[str], validate: bool = True) -> dict[str, str | None]:
+        """Stored results for those of ``texts`` that are in the cache (absent texts are absent from the dict).
+
+        With ``validate`` (the default) a stored result that is not a valid result of its backend
+        (:func:`check_result`) counts as absent and is listed in :attr:`last_rejected` with the reason."""
         uniq = list(dict.fromkeys(texts))
 
         def q(con: sqlite3.Connection) -> dict[str, str | None]:
@@ -128,7 +189,18 @@ class ParseCache:
                                        [backend_key, *chunk]))
             return out
 
-        return self._run(q)
+        got = self._run(q)
+        rejected: dict[str, str] = {}
+        if validate:
+            for text, result in got.items():
+                why = check_result(backend_key, result)
+                if why is not None:
+                    rejected[text] = why
+            for text in rejected:
+                del got[text]
+        self.last_rejected = rejected
+        self.n_rejected += len(rejected)
+        return got
 
     def get(self, backend_key: str, text: str, default: object = KeyError) -> str | None:
         """One stored result; raises ``KeyError`` when absent unless ``default`` is given."""

@@ -72,8 +72,10 @@ import queue
 import re
 import select
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -86,7 +88,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from .cache import ParseCache, open_cache
+from .cache import ParseCache, default_cache_path, open_cache
 from .textio import InputEncodingError
 from .textio import read_lines as read_sentences  # the kit's one line reader
 from .trees import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, unescape_word
@@ -106,6 +108,10 @@ __all__ = [
     "parse_strings",
     "parse",
     "read_sentences",
+    "read_input_lines",
+    "check_output_path",
+    "write_output",
+    "OutputPathError",
     "cli",
 ]
 
@@ -212,11 +218,16 @@ class ParseReport:
     failures: dict[int, str] = field(default_factory=dict)  # index -> reason (cached failures included)
     restarts: int = 0  # worker restarts (crash, hang, desync)
     seconds: float = 0.0
+    damaged: dict[int, str] = field(default_factory=dict)  # index -> why its cached result was not valid (re-parsed)
 
     def summary(self) -> str:
         text = (f"{self.n_input} sentences: {self.n_cached} from cache, {self.n_parsed} parsed, {self.n_empty} empty, "
                 f"{len(self.failures)} without a parse, {self.restarts} worker restarts, {self.seconds:.1f} s "
                 f"[{self.backend_key}]")
+        if self.damaged:
+            first, why = next(iter(self.damaged.items()))
+            text += (f"\n  {len(self.damaged)} damaged cache entries (not a valid parse) were parsed again; "
+                     f"first: line {first + 1}: {why}")
         if self.failures:
             shown = list(self.failures.items())[:10]
             text += "\n" + "\n".join(f"  line {i + 1}: {why}" for i, why in shown)
@@ -251,6 +262,7 @@ class _JvmWorker:
         self.sentinel_tree = ""
         self._buf = bytearray()
         self._err: deque[str] = deque(maxlen=40)  # last stderr lines (the parser logs every sentence there)
+        self._drainer: threading.Thread | None = None
 
     # life cycle
     def start(self) -> None:
@@ -261,7 +273,8 @@ class _JvmWorker:
                                          stderr=subprocess.PIPE)
         except OSError as e:
             raise ParserSetupError(f"cannot start {self.cmd[0]}: {e}. {_JAVA_HELP}") from e
-        threading.Thread(target=self._drain, args=(self.proc.stderr, self._err), daemon=True).start()
+        self._drainer = threading.Thread(target=self._drain, args=(self.proc.stderr, self._err), daemon=True)
+        self._drainer.start()
         try:
             self._write(SENTINEL + "\n")
         except OSError:
@@ -313,6 +326,18 @@ class _JvmWorker:
     def stderr_tail(self) -> str:
         time.sleep(0.2)  # let the drain thread catch the last words of a JVM that just exited
         return "\n".join(self._err)
+
+    def out_of_memory(self) -> bool:
+        """Whether the JVM, which just died, reported ``java.lang.OutOfMemoryError`` (waits for its last words)."""
+        if self.proc is None:
+            return False
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            return False
+        if self._drainer is not None:
+            self._drainer.join(5)
+        return any("OutOfMemoryError" in line for line in list(self._err))
 
     # I/O
     def _write(self, text: str) -> None:
@@ -529,14 +554,23 @@ class StanfordParser:
                     continue
                 # timeout, crash or desync: the head sentence is the one the JVM was working on
                 head.attempts += 1
+                oom = kind == "crash" and worker.out_of_memory()
                 if kind == "timeout":
                     inflight.popleft()
                     results.put((head.index, None, f"timed out after {self.timeout:g} s (worker restarted)", False))
                 elif kind == "desync" or head.attempts >= 2:
                     inflight.popleft()
-                    what = "crashed twice" if kind == "crash" else f"answered out of step ({value!r:.80})"
-                    results.put((head.index, None, f"the parser {what} on this sentence (worker restarted)", False))
-                self._restart(worker, {"timeout": f"timed out after {self.timeout:g} s", "crash": "died",
+                    if oom:
+                        why = (f"the parser ran out of memory on this sentence twice (java.lang.OutOfMemoryError "
+                               f"with a Java heap of -Xmx{self.memory}; worker restarted): give each worker more "
+                               "memory with --memory (e.g. --memory 4g; StanfordParser(memory='4g')) or lower "
+                               "--max-length")
+                    else:
+                        what = "crashed twice" if kind == "crash" else f"answered out of step ({value!r:.80})"
+                        why = f"the parser {what} on this sentence (worker restarted)"
+                    results.put((head.index, None, why, False))
+                died = f"ran out of memory (-Xmx{self.memory})" if oom else "died"
+                self._restart(worker, {"timeout": f"timed out after {self.timeout:g} s", "crash": died,
                                        "desync": "went out of step"}[kind])
                 for item in inflight:  # re-send what the dead JVM had not answered
                     worker.send(item.text)
@@ -708,9 +742,12 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     store, owned = open_cache(cache)
     try:
         stored = store.get_many(key, [sentences[i] for i in todo_idx]) if store else {}
+        rejected = store.last_rejected if store else {}  # damaged entries: misses, parsed again and replaced
         pending: dict[str, list[int]] = {}  # text -> indices (duplicates are parsed once)
         for i in todo_idx:
             s = sentences[i]
+            if s in rejected:
+                report.damaged[i] = rejected[s]
             if s in stored and (stored[s] is not None or not retry_failed):
                 out[i] = stored[s]
                 report.n_cached += 1
@@ -747,6 +784,9 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     report.failures = dict(sorted(report.failures.items()))
     if warn and report.failures:
         warnings.warn(f"{len(report.failures)} of {len(sentences)} sentences have no parse.\n{report.summary()}",
+                      ParseWarning, stacklevel=2)
+    elif warn and report.damaged:
+        warnings.warn(f"{len(report.damaged)} damaged cache entries were parsed again.\n{report.summary()}",
                       ParseWarning, stacklevel=2)
     return out
 
@@ -806,6 +846,102 @@ def parse(sentences: Sequence[str] | None, backend: str = "stanford", workers: i
 # ------------------------------------------------------------------------------------------------- files / CLI
 
 
+class OutputPathError(ValueError):
+    """An output path that cannot be written, or that would replace the input (checked before any work)."""
+
+
+def read_input_lines(path: str | os.PathLike) -> list[str]:
+    """The lines of a command's input file (:func:`syneval_nb.textio.read_lines`), with one-line errors:
+    :class:`InputEncodingError` for a file that is not UTF-8, ``OSError`` naming the file otherwise (missing, a
+    folder, unreadable)."""
+    p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(f"the input {p} is a folder, not a text file")
+    try:
+        return read_sentences(p)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"the input file {p} does not exist") from None
+    except OSError as e:
+        raise OSError(f"cannot read the input file {p}: {e.strerror or e}") from None
+
+
+def check_output_path(output: str | os.PathLike, input_path: str | os.PathLike) -> Path:
+    """Refuse, before any work, an output path that would replace the input or cannot be written.
+
+    Raises :class:`OutputPathError` when ``output`` is the input file itself (the same path, a symbolic link to it,
+    a hard link of it, or the same file reached through a linked folder), an existing folder, a read-only file, or
+    lies below a path that is a file or a folder where files cannot be created. Missing folders are allowed (they are
+    created when the output is written, see :func:`write_output`). Returns ``Path(output)``.
+    """
+    out = Path(output)
+    src = Path(input_path)
+    if str(output) in ("", "-") or out.name in ("", ".", ".."):
+        raise OutputPathError(f"the output {str(output)!r} is not a file name")
+    if out.exists():
+        if out.is_dir():
+            raise OutputPathError(f"the output {out} is an existing folder; give a file name, e.g. "
+                                  f"{out / (src.name + '.out')}")
+        if src.exists() and os.path.samefile(out, src):
+            raise OutputPathError(f"the output {out} is the input file {src} (the same file, or a link to it); "
+                                  "the input is never overwritten: choose another output path")
+        if not os.access(out, os.W_OK):
+            raise OutputPathError(f"the output {out} exists and is read-only")
+    elif os.path.realpath(out) == os.path.realpath(src):  # a dangling link chain that would end at the input
+        raise OutputPathError(f"the output {out} leads to the input file {src}; choose another output path")
+    # the nearest existing folder above the output must be a folder in which files can be created
+    parent = Path(os.path.abspath(out)).parent
+    while not parent.exists() and parent != parent.parent:
+        if parent.is_symlink():
+            raise OutputPathError(f"cannot create the folder of the output {out}: {parent} is a broken link")
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputPathError(f"cannot write the output {out}: {parent} is a file, not a folder")
+    try:  # a real probe: os.access ignores read-only mounts and says yes to root
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=".syneval-nb-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise OutputPathError(f"cannot write the output {out}: the folder {parent} does not accept new files "
+                              f"({e.strerror or e})") from None
+    return out
+
+
+def write_output(path: str | os.PathLike, write: Callable[[Path], Any]) -> Path:
+    """Write an output file whole or not at all: ``write(tmp)`` fills a temporary file beside ``path`` (missing
+    folders are created), which then replaces ``path``; on any error or interruption the temporary file is removed
+    and ``path`` is left as it was."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".part")
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # the permissions a plain open() would give (mkstemp makes 0600)
+        write(tmp)
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return out
+
+
+def interrupted_message(cache_path: str | os.PathLike | None, key: str, texts: Sequence[str]) -> str:
+    """The one line printed when a command is interrupted: how many of ``texts`` now have a result in the cache
+    (what a second run will not compute again)."""
+    texts = [t for t in texts if t.strip()]
+    if cache_path is None:
+        return "interrupted: --no-cache, so no result was kept"
+    try:
+        with ParseCache(cache_path) as c:
+            got = c.get_many(key, texts)
+    except Exception as e:  # noqa: BLE001 - the message must not become a traceback
+        return f"interrupted: the cache could not be read ({e}); run the same command again to resume"
+    n = sum(1 for t in texts if t in got)
+    return f"interrupted: {n} results cached; run the same command again to resume"
+
+
 def _build_argparser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="syneval-nb parse",
@@ -818,7 +954,8 @@ def _build_argparser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=int, default=1, help="parallel parser processes (default 1)")
     ap.add_argument("--max-length", type=int, default=150, help="longest sentence in tokens (default 150)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per sentence (default 60)")
-    ap.add_argument("--memory", default="2g", help="Java heap per worker (default 2g)")
+    ap.add_argument("--memory", default="2g", help="Java heap (-Xmx) of each worker JVM (default 2g); raise it when "
+                    "long sentences run out of memory (e.g. --memory 4g with --max-length 400)")
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--cache", default=None, help="parse cache file (default ~/.cache/syneval-nb/parses.sqlite)")
     group.add_argument("--no-cache", action="store_true", help="do not read or write the parse cache")
@@ -832,37 +969,55 @@ def _build_argparser() -> argparse.ArgumentParser:
 
 def cli(argv: list[str]) -> int:
     """``syneval-nb parse INPUT.txt -o OUTPUT.ptb [--backend stanford] [--workers 2] [--cache PATH | --no-cache]
-    [--max-length 150] [--timeout 60]``. Returns 0, 1 if some sentences have no parse, 2 on errors."""
+    [--max-length 150] [--timeout 60] [--memory 2g]``. Returns 0, 1 if some sentences have no parse, 2 on errors
+    (one line naming the problem; input and output paths are checked before any work), 130 when interrupted
+    (Ctrl-C: the results so far stay in the cache, and the same command resumes)."""
     args = _build_argparser().parse_args(argv)
-    try:
-        sentences = read_sentences(args.input)
-    except (OSError, InputEncodingError) as e:
-        print(f"syneval-nb parse: {e}", file=sys.stderr)
+
+    def fail(message: object) -> int:
+        print(f"syneval-nb parse: {message}", file=sys.stderr)
         return 2
+
+    if args.workers < 1:
+        return fail(f"--workers must be >= 1, got {args.workers}")
+    try:
+        sentences = read_input_lines(args.input)
+        out = check_output_path(args.output, args.input)
+    except (OSError, InputEncodingError, OutputPathError) as e:
+        return fail(e)
     cache: Any = None if args.no_cache else (args.cache if args.cache else True)
+    cache_path = None if args.no_cache else (args.cache or default_cache_path())
+    key = spacy_backend_key() if args.backend == "spacy" else None
     parser = None
     try:
-        if args.backend == "stanford":
-            parser = StanfordParser(workers=args.workers, max_length=args.max_length, timeout=args.timeout,
-                                    memory=args.memory)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ParseWarning)
-            res = parse_strings(sentences, backend=args.backend, workers=args.workers, cache=cache,
-                                parser=parser, retry_failed=args.retry_failed, progress=not args.quiet, warn=False,
-                                scheduler=args.scheduler)
-    except (ParserSetupError, ValueError, RuntimeError) as e:
-        print(f"syneval-nb parse: {e}", file=sys.stderr)
-        return 2
-    finally:
-        if parser is not None:
-            parser.close()
-    none = FAILED_PARSE if args.backend == "stanford" else "null"
-    out_lines = ["" if not s.strip() else (r if r is not None else none) for s, r in zip(sentences, res)]
-    out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".part")
-    tmp.write_text("".join(line + "\n" for line in out_lines), encoding="utf-8")
-    tmp.replace(out)
+        try:
+            if args.backend == "stanford":
+                parser = StanfordParser(workers=args.workers, max_length=args.max_length, timeout=args.timeout,
+                                        memory=args.memory)
+                key = parser.backend_key
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ParseWarning)
+                res = parse_strings(sentences, backend=args.backend, workers=args.workers, cache=cache,
+                                    parser=parser, retry_failed=args.retry_failed, progress=not args.quiet,
+                                    warn=False, scheduler=args.scheduler)
+        except (ParserSetupError, ValueError, RuntimeError) as e:
+            return fail(e)
+        finally:
+            if parser is not None:
+                parser.close()
+        none = FAILED_PARSE if args.backend == "stanford" else "null"
+        out_lines = ["" if not s.strip() else (r if r is not None else none) for s, r in zip(sentences, res)]
+        try:
+            write_output(out, lambda tmp: tmp.write_text("".join(line + "\n" for line in out_lines),
+                                                         encoding="utf-8"))
+        except OSError as e:
+            return fail(f"cannot write {out}: {e.strerror or e} (the parses are in the cache: fix the output path "
+                        "and run the same command again)")
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not turn the message into a traceback
+        print(f"syneval-nb parse: {interrupted_message(cache_path, key, sentences) if key else 'interrupted'}",
+              file=sys.stderr)
+        return 130
     print(res.report.summary(), file=sys.stderr)
     print(f"wrote {len(out_lines)} lines to {out}", file=sys.stderr)
     return 1 if res.report.failures else 0

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from syneval_nb.cache import CacheError, ParseCache, open_cache
+from syneval_nb.cache import CacheError, ParseCache, check_result, open_cache
 
 KEY = "stanford-test/maxLength=150"
 
@@ -149,3 +149,67 @@ def test_open_cache_argument(tmp_path, monkeypatch):
     assert owned and c.path == tmp_path / "p.sqlite"
     c.close()
     mine.close()
+
+
+# ---------------------------------------------------------------------------------- issue 13: damaged entries
+STANFORD = "stanford-lexparser-3.3.1/englishPCFG/test"
+GOOD_PTB = "(ROOT (S (NP (NNS Cats)) (VP (VBP sleep)) (. .)))"
+
+
+@pytest.mark.parametrize("result, why", [
+    ("(ROOT (S (NP (NNS Cats)) (VP (VBP sleep)) (. .))", "1 bracket(s) left open"),
+    ("Cats sleep.", "expected '(' but found the word 'Cats'"),
+    ("", "a tree without words"),
+    ("(ROOT (-NONE- *))", "a tree without words"),
+    (GOOD_PTB + "\n" + GOOD_PTB, "a parse must be one line"),
+])
+def test_check_result_refuses_damaged_ptb(result, why):
+    got = check_result(STANFORD, result)
+    assert got is not None and why in got and f"(cached {result[:60]!r}" in got
+
+
+def test_check_result_accepts_valid_results():
+    assert check_result(STANFORD, GOOD_PTB) is None
+    assert check_result(STANFORD, "(())") is None  # the parser's own "no parse" marker
+    assert check_result(STANFORD, None) is None  # a stored failure
+    assert check_result("rst:feng-hirst-0.1.4|x", '{"label": "EDU", "children": ["Cats sleep ."]}') is None
+    assert check_result("spacy-3.8/x", '{"words": ["Cats", "sleep"], "tags": ["NNS", "VBP"], "heads": [1, -1], '
+                                       '"deps": ["nsubj", "ROOT"]}') is None
+    assert check_result("another-backend/1", "anything at all") is None  # opaque strings of other callers
+
+
+def test_check_result_refuses_damaged_rst_and_spacy():
+    rst = "rst:feng-hirst-0.1.4|x"
+    assert check_result(rst, '{"label": "Joint[N][N]", "children": ["a"]}').startswith(
+        "tree: label 'Joint[N][N]' gives 2 nuclearities for 1 children")
+    assert check_result(rst, '{"label": "EDU", "chil').startswith("Unterminated string")
+    assert check_result("spacy-3.8/x", '{"words": ["a"], "tags": ["DT"], "heads": [4]}').startswith(
+        "word 0 ('a') has head 4, expected -1 or another word 0..0")
+    assert check_result("spacy-3.8/x", '{"words": ["a"]}').startswith("missing field 'tags'")
+
+
+def test_damaged_entries_are_misses_and_listed(tmp_path):
+    with ParseCache(tmp_path / "c.sqlite") as c:
+        c.put_many(STANFORD, [("Cats sleep.", GOOD_PTB), ("Dogs bark.", "(ROOT (S"), ("Too long.", None)])
+        got = c.get_many(STANFORD, ["Cats sleep.", "Dogs bark.", "Too long."])
+        assert got == {"Cats sleep.": GOOD_PTB, "Too long.": None}
+        assert list(c.last_rejected) == ["Dogs bark."] and c.n_rejected == 1
+        with pytest.raises(KeyError):
+            c.get(STANFORD, "Dogs bark.")
+        assert c.n_rejected == 2  # counted each time it is met
+        assert c.get_many(STANFORD, ["Dogs bark."], validate=False) == {"Dogs bark.": "(ROOT (S"}
+        c.put(STANFORD, "Dogs bark.", GOOD_PTB.replace("Cats", "Dogs"))  # a new parse replaces it
+        assert c.get_many(STANFORD, ["Dogs bark."]) == {"Dogs bark.": GOOD_PTB.replace("Cats", "Dogs")}
+        assert c.last_rejected == {}
+
+
+def test_checks_cover_the_kits_backend_keys():
+    """The checks are chosen by key prefix: every backend of the kit must be covered (a key that changes its
+    prefix would silently lose the check)."""
+    from syneval_nb import discourse, parsing
+    from syneval_nb.cache import _CHECKS
+
+    keys = [parsing.StanfordParser().backend_key, parsing.spacy_backend_key(), discourse.backend_key(),
+            discourse.backend_key(global_features=True)]
+    assert [[p for p, _ in _CHECKS if k.startswith(p)] for k in keys] == [["stanford-lexparser"], ["spacy-"],
+                                                                          ["rst:"], ["rst:"]]

@@ -374,3 +374,93 @@ def test_depth_scores_by_hand():
     assert want != pytest.approx(seg[("TKM", None)][0])
     with pytest.raises(ValueError, match="1, 2, 2, 2, 2 entries"):
         C.depth_scores(["x"], [["y"]] * 2, ["(S x)"] * 2, [["(S y)"]] * 2, ["a", "a"])
+
+
+# ====================================================================================== the `syneval-nb rst` command
+# (issue 13; the path checks shared with `syneval-nb parse` are tested in tests/test_parsing.py)
+
+def _rst_cli(*args, timeout=600) -> subprocess.CompletedProcess:
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "syneval_nb.cli", "rst", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.mark.slow
+def test_rst_cli_reads_lines_as_parse_does(tmp_path):
+    """Issue 13.4: ``rst`` split lines with ``str.splitlines()``, so U+2028, form feed and NEL inside a line gave
+    more output lines than input lines (4 in, 7 out). Now output line i is input line i, parsed as one text."""
+    from syneval_nb.cache import ParseCache
+    from syneval_nb.parsing import read_sentences
+
+    src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", tmp_path / "c.sqlite"
+    texts = ["The cat sat on the mat because it was tired.", "A dog\u2028barked loudly at night.",
+             "She left\x0cearly, and he stayed.", "They met\x85again when the rain stopped."]
+    src.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    assert read_sentences(src) == texts and len(src.read_text(encoding="utf-8").splitlines()) == 7
+    done = _rst_cli(src, "-o", out, "--cache", db)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["i"] for r in rows] == [0, 1, 2, 3]
+    with ParseCache(db) as c:  # each whole line was parsed as one text, and its tree is the one written
+        cached = c.get_many(D.backend_key(), texts)
+    assert [json.loads(cached[t]) for t in texts] == [r["tree"] for r in rows]
+    assert rows[0]["tree"] == {"label": "Explanation[N][S]", "children": ["The cat sat on the mat",
+                                                                        "because it was tired ."]}
+    assert D.edus(rows[1]["tree"]) == ["A dog barked loudly at night ."]
+
+
+@pytest.mark.slow
+def test_rst_cli_ctrl_c_prints_one_line_and_keeps_the_cache(ted_dir, tmp_path):
+    """Ctrl-C during ``syneval-nb rst``: one line with the number of cached trees, exit 130, the trees kept."""
+    import signal
+    import sys
+    import time
+
+    from syneval_nb.cache import ParseCache
+    from syneval_nb.data import load_ted_zhen_mqm
+
+    ted = load_ted_zhen_mqm(ted_dir)
+    shipped = D.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
+    rows = ted.drop_duplicates("target").head(30)
+    src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", tmp_path / "c.sqlite"
+    src.write_text("".join(t + "\n" for t in rows["target"]), encoding="utf-8")
+    ParseCache(db).close()
+    proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.cli", "rst", str(src), "-o", str(out), "--cache",
+                             str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    with ParseCache(db) as c:
+        while c.count() < 1 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        got = c.get_many(D.backend_key(), list(rows["target"]))
+    assert proc.returncode == 130, err
+    assert 1 <= len(got) < len(rows), "the run was not interrupted half-way"
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    said = [ln for ln in err.splitlines() if "interrupted" in ln]
+    assert said == [f"syneval-nb rst: interrupted: {len(got)} results cached; run the same command again to resume"]
+    assert not out.exists()
+    expect = {t: shipped[r] for t, r in zip(rows["target"], rows["rst_row"])}
+    assert {t: json.loads(v) for t, v in got.items()} == {t: expect[t] for t in got}
+
+
+@pytest.mark.slow
+def test_rst_cli_parses_a_damaged_cache_entry_again(tmp_path):
+    """A cached entry that is not a valid RST tree was copied to the output; now it is parsed again, replaced
+    in the cache and reported."""
+    from syneval_nb.cache import ParseCache
+
+    src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", tmp_path / "c.sqlite"
+    text = "The cat sat on the mat because it was tired."
+    src.write_text(text + "\n", encoding="utf-8")
+    with ParseCache(db) as c:
+        c.put(D.backend_key(), text, json.dumps({"label": "Explanation[N][S]", "children": ["The cat sat"]}))
+    done = _rst_cli(src, "-o", out, "--cache", db)
+    assert done.returncode == 0, done.stderr
+    tree = {"label": "Explanation[N][S]", "children": ["The cat sat on the mat", "because it was tired ."]}
+    assert json.loads(out.read_text(encoding="utf-8")) == {"i": 0, "tree": tree}
+    assert ("1 damaged cache entries (not a valid RST tree) were parsed again; first: tree: label "
+            "'Explanation[N][S]' gives 2 nuclearities for 1 children") in done.stderr
+    with ParseCache(db) as c:
+        assert json.loads(c.get(D.backend_key(), text)) == tree

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import pytest
 from nltk import Tree
@@ -352,3 +354,289 @@ def test_cli_spacy_backend_keeps_lines_aligned(tmp_path, capsys):
     assert json.loads(lines[0])["heads"] == [1, 2, -1, 2, 2]
     assert json.loads(lines[2])["words"] == ["Cats", "sleep", "."]
     assert "3 sentences: 0 from cache, 2 parsed, 1 empty" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------ issue 13: the CLIs
+# Inputs whose results are already in a cache file: a command that (wrongly) went on to parse them would not need a
+# JVM, so these tests are fast, and they fail on code that checks its paths only after the work.
+
+CATS, DOGS = "(ROOT (S (NP (NNS Cats)) (VP (VBP sleep)) (. .)))", "(ROOT (S (NP (NNS Dogs)) (VP (VBP bark)) (. .)))"
+RST_CATS, RST_DOGS = {"label": "EDU", "children": ["Cats sleep ."]}, {"label": "EDU", "children": ["Dogs bark ."]}
+
+
+def _cli(*args, env=None, timeout=600) -> subprocess.CompletedProcess:
+    """``syneval-nb ARGS`` in a subprocess (the real entry point)."""
+    return subprocess.run([sys.executable, "-m", "syneval_nb.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def _cached_input(tmp_path):
+    """``in.txt`` (two sentences) and a cache file holding their Stanford parses and RST trees."""
+    import json
+
+    from syneval_nb import discourse
+
+    src, db = tmp_path / "in.txt", tmp_path / "c.sqlite"
+    src.write_text("Cats sleep.\nDogs bark.\n", encoding="utf-8")
+    with ParseCache(db) as c:
+        c.put_many(StanfordParser().backend_key, [("Cats sleep.", CATS), ("Dogs bark.", DOGS)])
+        c.put_many(discourse.backend_key(), [("Cats sleep.", json.dumps(RST_CATS)), ("Dogs bark.", json.dumps(RST_DOGS))])
+    return src, db
+
+
+def _run_in_process(cmd: str, args: list[str]) -> int:
+    from syneval_nb import discourse
+
+    return (parsing.cli if cmd == "parse" else discourse.cli)([*args, "--quiet"] if cmd == "parse" else args)
+
+
+def _same_file_output(tmp_path, src, how: str):
+    if how == "same":
+        return src
+    if how == "dot":
+        return tmp_path / "." / src.name
+    if how == "symlink":
+        (tmp_path / "link.txt").symlink_to(src)
+        return tmp_path / "link.txt"
+    if how == "hardlink":
+        os.link(src, tmp_path / "hard.txt")
+        return tmp_path / "hard.txt"
+    if how == "linked-folder":  # -o through a symlinked parent folder
+        (tmp_path / "alias").symlink_to(tmp_path, target_is_directory=True)
+        return tmp_path / "alias" / src.name
+    raise AssertionError(how)
+
+
+@pytest.mark.parametrize("cmd", ["parse", "rst"])
+@pytest.mark.parametrize("how", ["same", "dot", "symlink", "hardlink", "linked-folder"])
+def test_cli_refuses_an_output_that_is_the_input(tmp_path, capsys, cmd, how):
+    """Issue 13.2: ``-o`` naming the input (or a link to it) overwrote it with parses and exited 0."""
+    src, db = _cached_input(tmp_path)
+    before = src.read_bytes()
+    out = _same_file_output(tmp_path, src, how)
+    assert _run_in_process(cmd, [str(src), "-o", str(out), "--cache", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert f"syneval-nb {cmd}: the output {out} is the input file {src}" in err and len(err.splitlines()) == 1
+    assert src.read_bytes() == before
+    assert not list(tmp_path.rglob("*.part"))
+
+
+@pytest.mark.parametrize("cmd", ["parse", "rst"])
+def test_cli_same_file_refused_in_a_subprocess(tmp_path, cmd):
+    src, db = _cached_input(tmp_path)
+    os.link(src, tmp_path / "hard.txt")
+    before = src.read_bytes()
+    done = _cli(cmd, src, "-o", tmp_path / "hard.txt", "--cache", db)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().endswith("the input is never overwritten: choose another output path")
+    assert src.read_bytes() == before == (tmp_path / "hard.txt").read_bytes()
+
+
+def _unwritable_folder(tmp_path):
+    """A folder in which this user cannot create files (``/sys`` refuses even root), or ``None``."""
+    d = tmp_path / "ro"
+    d.mkdir()
+    d.chmod(0o555)
+    for cand in (d, Path("/sys")):
+        try:
+            (cand / ".probe").touch()
+        except OSError:
+            return cand
+        (cand / ".probe").unlink()
+    return None
+
+
+@pytest.mark.parametrize("cmd", ["parse", "rst"])
+@pytest.mark.parametrize("case", ["existing-folder", "below-a-file", "unwritable-folder", "empty-name"])
+def test_cli_checks_the_output_path_before_any_work(tmp_path, capsys, cmd, case):
+    """Issue 13.3: ``-o DIR`` parsed everything, then died with a raw IsADirectoryError and left a .part file."""
+    src, db = _cached_input(tmp_path)
+    if case == "existing-folder":
+        out, expect = tmp_path / "outdir", "is an existing folder"
+        out.mkdir()
+    elif case == "below-a-file":
+        out, expect = src / "x.out", f"{src} is a file, not a folder"
+    elif case == "unwritable-folder":
+        folder = _unwritable_folder(tmp_path)
+        if folder is None:
+            pytest.skip("no folder here refuses new files")
+        out, expect = folder / "x.out", f"the folder {folder} does not accept new files"
+    else:
+        out, expect = "", "is not a file name"
+    with ParseCache(db) as c:
+        rows = c.count()
+    assert _run_in_process(cmd, [str(src), "-o", str(out), "--cache", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert expect in err and len(err.splitlines()) == 1 and err.startswith(f"syneval-nb {cmd}: ")
+    assert not list(tmp_path.rglob("*.part")) and not list(tmp_path.rglob(".*.part"))
+    with ParseCache(db) as c:
+        assert c.count() == rows
+
+
+@pytest.mark.parametrize("cmd", ["parse", "rst"])
+def test_cli_output_folder_refused_in_a_subprocess(tmp_path, cmd):
+    src, db = _cached_input(tmp_path)
+    (tmp_path / "outdir").mkdir()
+    done = _cli(cmd, src, "-o", tmp_path / "outdir", "--cache", db)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [f"syneval-nb {cmd}: the output {tmp_path / 'outdir'} is an existing folder; "
+                                        f"give a file name, e.g. {tmp_path / 'outdir' / 'in.txt.out'}"]
+    assert list((tmp_path / "outdir").iterdir()) == []
+
+
+def test_cli_creates_missing_output_folders(tmp_path, capsys):
+    """A missing folder is created (the README's ``-o parses/stanford-pcfg-3.3.1/my.hyp.en.ptb``); ``rst`` used to
+    parse everything and then die with FileNotFoundError."""
+    import json
+
+    from syneval_nb import discourse
+
+    src, db = _cached_input(tmp_path)
+    assert parsing.cli([str(src), "-o", str(tmp_path / "a" / "b" / "out.ptb"), "--cache", str(db), "--quiet"]) == 0
+    assert (tmp_path / "a" / "b" / "out.ptb").read_text(encoding="utf-8") == f"{CATS}\n{DOGS}\n"
+    assert discourse.cli([str(src), "-o", str(tmp_path / "c" / "d" / "out.jsonl"), "--cache", str(db)]) == 0
+    lines = (tmp_path / "c" / "d" / "out.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(x) for x in lines] == [{"i": 0, "tree": RST_CATS}, {"i": 1, "tree": RST_DOGS}]
+    assert not list(tmp_path.rglob("*.part"))
+
+
+@pytest.mark.parametrize("cmd", ["parse", "rst"])
+def test_cli_bad_inputs_are_one_line_errors(tmp_path, capsys, cmd):
+    """A missing input, a folder, a non-UTF-8 file: one line, exit 2 (``rst`` raised FileNotFoundError,
+    IsADirectoryError and UnicodeDecodeError tracebacks)."""
+    latin = tmp_path / "latin1.txt"
+    latin.write_bytes("Fine line.\nCaf\u00e9 au lait.\n".encode("latin-1"))
+    out = tmp_path / "o"
+    cases = [(tmp_path / "missing.txt", f"the input file {tmp_path / 'missing.txt'} does not exist"),
+             (tmp_path, f"the input {tmp_path} is a folder, not a text file"),
+             (latin, "not UTF-8: line 2, byte 4 of the line (offset 14 in the file)")]
+    for path, expect in cases:
+        assert _run_in_process(cmd, [str(path), "-o", str(out), "--no-cache"]) == 2, path
+        err = capsys.readouterr().err
+        assert expect in err and len(err.splitlines()) == 1, err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("cmd", ["parse", "rst"])
+def test_cli_empty_and_blank_inputs(tmp_path, capsys, cmd):
+    """An empty file gives an empty output, and a file of blank lines as many empty results (nothing to parse)."""
+    empty, blank = tmp_path / "empty.txt", tmp_path / "blank.txt"
+    empty.write_text("", encoding="utf-8")
+    blank.write_text("\n  \n\t\n", encoding="utf-8")
+    assert _run_in_process(cmd, [str(empty), "-o", str(tmp_path / "e.out"), "--no-cache"]) == 0
+    assert (tmp_path / "e.out").read_text(encoding="utf-8") == ""
+    assert _run_in_process(cmd, [str(blank), "-o", str(tmp_path / "b.out"), "--no-cache"]) == 0
+    expect = ["", "", ""] if cmd == "parse" else [f'{{"i": {i}, "tree": null}}' for i in range(3)]
+    assert (tmp_path / "b.out").read_text(encoding="utf-8").splitlines() == expect
+
+
+def test_rst_cli_workers_zero_is_refused(tmp_path, capsys):
+    """Issue 13.5: ``rst -w 0`` ran (as one worker); ``parse --workers 0`` was refused. Both are now."""
+    from syneval_nb import discourse
+
+    src, db = _cached_input(tmp_path)
+    assert discourse.cli([str(src), "-o", str(tmp_path / "o.jsonl"), "--cache", str(db), "-w", "0"]) == 2
+    assert capsys.readouterr().err == "syneval-nb rst: --workers must be >= 1, got 0\n"
+    assert parsing.cli([str(src), "-o", str(tmp_path / "o.ptb"), "--cache", str(db), "--workers", "0"]) == 2
+    assert capsys.readouterr().err == "syneval-nb parse: --workers must be >= 1, got 0\n"
+    assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "o.ptb").exists()
+
+
+def test_cli_without_java_is_one_line(tmp_path):
+    """Issue 13.5: ``rst`` with no Java printed ~60 lines of traceback (``Could not create a syntax parser
+    subprocess``, then ``AttributeError: ... 'segmenter'``). Now one line and exit 2, as ``parse``."""
+    src = tmp_path / "in.txt"
+    src.write_text("Cats sleep.\nDogs bark because they are dogs.\n", encoding="utf-8")
+    bin_dir = tmp_path / "bin"  # PATH: perl but no java
+    bin_dir.mkdir()
+    (bin_dir / "perl").symlink_to(shutil.which("perl"))
+    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "SYNEVAL_NB_JAVA")}
+    env["PATH"] = str(bin_dir)
+    rst = _cli("rst", src, "-o", tmp_path / "o.jsonl", "--no-cache", env=env)
+    assert rst.returncode == 2 and "Traceback" not in rst.stderr
+    assert rst.stderr.splitlines() == ["syneval-nb rst: `java` was not found on PATH; the Feng-Hirst RST parser runs "
+                                       "it for its syntax parser (Java 8 or newer, e.g. `sudo apt-get install "
+                                       "default-jre-headless`). Install it or put it on PATH."]
+    parse_run = _cli("parse", src, "-o", tmp_path / "o.ptb", "--no-cache", "--quiet", env=env)
+    assert parse_run.returncode == 2 and "Traceback" not in parse_run.stderr
+    assert parse_run.stderr.startswith("syneval-nb parse: Java was not found.")
+    assert len(parse_run.stderr.splitlines()) == 1
+    assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "o.ptb").exists()
+
+
+def test_cached_results_are_validated_and_damaged_ones_are_misses(tmp_path):
+    """A damaged (hand-edited) cache entry was copied to the output. It is now a miss (parsed again) and reported;
+    here its re-parse is refused (no Java), so the damaged string never reaches the output."""
+    p = StanfordParser(java=tmp_path / "no-java-here")
+    cache = ParseCache(tmp_path / "c.sqlite")
+    cache.put_many(p.backend_key, [("Cats sleep.", CATS), ("Dogs bark.", "(ROOT (S (NP (NNS Dogs)) (VP (VBP bark)")])
+    with pytest.raises(ParserSetupError, match="Java was not found"):
+        parse_strings(["Cats sleep.", "Dogs bark."], parser=p, cache=cache, progress=False)
+    assert list(cache.last_rejected) == ["Dogs bark."] and "expected ')' to close" in cache.last_rejected["Dogs bark."]
+    # served alone, the valid entry is a hit and nothing is damaged
+    res = parse_strings(["Cats sleep."], parser=p, cache=cache, progress=False)
+    assert list(res) == [CATS] and res.report.damaged == {}
+
+
+@pytest.mark.slow
+def test_damaged_cache_entry_is_parsed_again_and_reported(stanford, shipped, tmp_path):
+    (a, pa), (b, pb) = shipped[:2]
+    cache = ParseCache(tmp_path / "c.sqlite")
+    cache.put_many(stanford.backend_key, [(a, pa), (b, pb[:-2])])  # the second lost its closing brackets
+    with pytest.warns(ParseWarning, match="1 damaged cache entries were parsed again"):
+        res = parse_strings([a, b], parser=stanford, cache=cache, progress=False)
+    assert list(res) == [pa, pb]
+    assert (res.report.n_cached, res.report.n_parsed) == (1, 1)
+    assert list(res.report.damaged) == [1] and "bracket(s) left open" in res.report.damaged[1]
+    assert "1 damaged cache entries (not a valid parse) were parsed again; first: line 2" in res.report.summary()
+    assert cache.get(stanford.backend_key, b) == pb  # the good parse replaced the damaged one
+
+
+@pytest.mark.slow
+def test_cli_ctrl_c_prints_one_line_and_keeps_the_cache(deen_dir, tmp_path):
+    """Ctrl-C during ``syneval-nb parse`` printed a KeyboardInterrupt traceback. Now: one line saying how many
+    results are cached, exit 130; the cached results are the parser's (the shipped parses) and a second run
+    resumes from them."""
+    ref = read_sentences(deen_dir / REF_A)
+    ref_ptb = read_sentences(deen_dir / PTB_DIR / f"{REF_A}.ptb")
+    idx = [i for i in range(1000) if 12 <= len(ref[i].split()) <= 25][:40]
+    src, out, db = tmp_path / "in.txt", tmp_path / "out.ptb", tmp_path / "c.sqlite"
+    src.write_text("".join(ref[i] + "\n" for i in idx), encoding="utf-8")
+    ParseCache(db).close()
+    proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.cli", "parse", str(src), "-o", str(out), "--cache",
+                             str(db), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    with ParseCache(db) as c:
+        while c.count() < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        stored = c.count()
+        key = c.backend_keys()
+    assert proc.returncode == 130, err
+    assert 2 <= stored < len(idx), "the run was not interrupted half-way"
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert err.strip().splitlines()[-1] == (f"syneval-nb parse: interrupted: {stored} results cached; run the same "
+                                            "command again to resume")
+    assert not out.exists() and not list(tmp_path.glob("*.part"))
+    (k,) = key
+    with ParseCache(db) as c:
+        got = c.get_many(k, [ref[i] for i in idx])
+    assert got == {ref[i]: ref_ptb[i] for i in idx if ref[i] in got}
+
+
+@pytest.mark.slow
+def test_cli_out_of_memory_is_named_and_suggests_memory(deen_dir, tmp_path):
+    """``--max-length 400`` on a very long line reported only "the parser crashed twice". The JVM's
+    OutOfMemoryError is now named, with the heap size and the --memory option."""
+    ref = read_sentences(deen_dir / REF_A)
+    words = " ".join(ref[:40]).split()[:340]  # 373 PTB tokens: within --max-length 400
+    src = tmp_path / "long.txt"
+    src.write_text(" ".join(words) + "\n", encoding="utf-8")
+    done = _cli("parse", src, "-o", tmp_path / "long.ptb", "--no-cache", "--quiet", "--max-length", "400",
+                "--memory", "300m")
+    assert done.returncode == 1, done.stderr
+    assert ("line 1: the parser ran out of memory on this sentence twice (java.lang.OutOfMemoryError with a Java "
+            "heap of -Xmx300m; worker restarted): give each worker more memory with --memory") in done.stderr
+    assert "crashed twice" not in done.stderr and "2 worker restarts" in done.stderr
+    assert (tmp_path / "long.ptb").read_text(encoding="utf-8") == "(())\n"
