@@ -53,7 +53,8 @@ class Evaluation:
     """Scores of several systems by several metrics on the same segments.
 
     ``table``: one row per (system, metric): ``system, metric, score, ci_low, ci_high, n, n_missing,
-    higher_is_better, signature`` and, with a baseline, ``delta, delta_low, delta_high, p``.
+    higher_is_better, signature`` and, with a baseline, ``delta, delta_low, delta_high, p`` (share of resamples
+    where the system is not better than the baseline) and ``p_worse`` (share where it is not worse).
     ``segments``: one row per (system, segment) with ``system, seg`` (0-based line) and one column per metric.
     ``scores``: ``{(system, metric): Score}``; ``stats``: ``{(system, metric): statistics matrix}``;
     ``metrics``: the metric objects in order; ``failures``: ``{system: Corpus.failures}``."""
@@ -127,14 +128,15 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
                 row["ci_low"], row["ci_high"] = float(lo), float(hi)
             if baseline is not None:
                 row.update(delta=sc.score - scores[(baseline, m.name)].score, delta_low=math.nan,
-                           delta_high=math.nan, p=math.nan)
+                           delta_high=math.nan, p=math.nan, p_worse=math.nan)
                 if n_resamples and s != baseline:
                     d = boot[(s, m.name)] - boot[(baseline, m.name)]
                     lo, hi = percentile_ci(d, alpha)
                     better = d if m.higher_is_better else -d
                     ok = np.isfinite(better)
                     row.update(delta_low=float(lo), delta_high=float(hi),
-                               p=float((better[ok] <= 0).mean()) if ok.any() else math.nan)
+                               p=float((better[ok] <= 0).mean()) if ok.any() else math.nan,
+                               p_worse=float((better[ok] >= 0).mean()) if ok.any() else math.nan)
             rows.append(row)
     table = pd.DataFrame(rows)
     segments = pd.concat([pd.DataFrame(v) for v in seg.values()], ignore_index=True)

@@ -1,0 +1,52 @@
+"""Checks for notebooks/09_evaluate_your_system.ipynb on the embedded example (data/examples/your_system: 30
+hand-written segments, two references, three hand-made systems, a hand-made toy rating, the kit's own parses).
+Corpus BLEU and TER are recomputed independently with sacrebleu from the example files; the syntactic values were
+measured with the kit on the shipped example parses (deterministic)."""
+import pytest
+
+from syneval_nb.paths import KIT_DATA_DIR
+from syneval_nb.textio import read_lines
+
+PARAMS = {"n_resamples": 1000}
+
+EXAMPLE = KIT_DATA_DIR / "examples" / "your_system"
+SYSTEMS = ["system_good", "system_literal", "system_scrambled"]
+
+
+def check(result: dict) -> None:
+    import sacrebleu
+    from sacrebleu.metrics import TER
+
+    assert result["n_segments"] == 30
+    assert result["systems"] == SYSTEMS and result["baseline"] == "system_good"
+    assert result["metrics"] == ["BLEU", "TER", "METEOR", "STM-4", "HWCM-4", "DSTM-4", "TKM", "DTKM"]
+    refs = [read_lines(EXAMPLE / f"ref.{k}.txt") for k in "AB"]
+    for s in SYSTEMS:
+        hyps = read_lines(EXAMPLE / f"{s}.txt")
+        assert result["scores"][s]["BLEU"] * 100 == pytest.approx(sacrebleu.corpus_bleu(hyps, refs).score, abs=1e-9)
+        assert result["scores"][s]["TER"] * 100 == pytest.approx(TER().corpus_score(hyps, refs).score, abs=1e-9)
+        lo, hi = result["ci"][s]["BLEU"]
+        assert lo < result["scores"][s]["BLEU"] < hi
+        assert all(v == 0 for v in result["n_missing"][s].values())
+    # measured on the example parses
+    stm = {s: result["scores"][s]["STM-4"] for s in SYSTEMS}
+    assert stm["system_good"] == pytest.approx(0.8728041916217242, abs=1e-12)
+    assert stm["system_literal"] == pytest.approx(0.7375731052898538, abs=1e-12)
+    assert stm["system_scrambled"] == pytest.approx(0.4717322110235317, abs=1e-12)
+    assert result["scores"]["system_scrambled"]["TKM"] == pytest.approx(0.006455509563041035, abs=1e-12)
+    assert result["scores"]["system_good"]["HWCM-4"] == pytest.approx(0.8173456978552355, abs=1e-12)
+    # the scrambled system keeps far more BLEU than tree-kernel credit (what the example was written to show)
+    assert result["scores"]["system_scrambled"]["BLEU"] == pytest.approx(0.39382915031330606, abs=1e-12)
+    v = result["verdicts"]
+    assert v["system_scrambled is better than system_good"]["verdict"] == "does not hold"
+    assert v["system_literal is better than system_good"]["verdict"] == "does not hold"
+    assert v["system_literal is better than system_good"]["statistic"] == 0
+    c = v["STM-4 tracks the human scores better than BLEU"]
+    assert c["verdict"] == "cannot tell" and c["statistic"] == pytest.approx(-0.01649646582660036, abs=1e-9)
+    assert set(c) == {"verdict", "statistic", "ci", "p", "rule"}
+    hc = result["human_correlations"]
+    assert hc["BLEU"]["n"] == 90
+    assert hc["BLEU"]["r"] == pytest.approx(0.8047329168718137, abs=1e-9)
+    assert hc["STM-4"]["r"] == pytest.approx(0.7882364510452133, abs=1e-9)
+    assert result["disagreements"][0] == {"system": "system_literal", "seg_id": 15, "gap": pytest.approx(0.5055555555555555)}
+    assert result["depth_curves"]["STM|system_good|1"] == pytest.approx(0.9782608695652174, abs=1e-12)
