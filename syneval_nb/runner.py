@@ -173,7 +173,9 @@ def run_all(
                 raise
         row["seconds"] = time.perf_counter() - t0
         rows.append(row)
-        (reports / "index.html").write_text(_index_page(rows, "syneval-nb report"), encoding="utf-8")
+        from .report import index_page  # one card per chapter: question, verdicts, first figure, time, link
+
+        (reports / "index.html").write_text(index_page(rows, "syneval-nb report", reports), encoding="utf-8")
     return rows
 
 

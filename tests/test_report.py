@@ -1,0 +1,153 @@
+"""The report index (syneval_nb.report.index_page through runner.run_all) and ``syneval-nb report``.
+
+run_all executes three small notebooks written here (a chapter with verdicts and a figure, one with only headline
+numbers, one that fails) with the real papermill kernel; the index page is parsed with the standard library's
+html.parser."""
+from __future__ import annotations
+
+import base64
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from syneval_nb import report
+from syneval_nb.runner import run_all
+
+
+def _nb(path: Path, title: str, question: str, body: list[str]) -> Path:
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("data_dir = None\nsample = None\noutput_dir = '.'\nseed = 0")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\nSome context first.\n\n**Question.** {question}"),
+                params] + [nbformat.v4.new_code_cell(src) for src in body]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+    return path
+
+
+class _Index(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cards: list[dict] = []
+        self._depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.cards.append({"id": a.get("id"), "class": a.get("class", ""), "links": [], "imgs": [], "text": ""})
+            self._depth = 1
+        elif self.cards and self._depth:
+            if tag == "a":
+                self.cards[-1]["links"].append(a.get("href"))
+            if tag == "img":
+                self.cards[-1]["imgs"].append(a.get("src"))
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self._depth = 0
+
+    def handle_data(self, data):
+        if self.cards and self._depth:
+            self.cards[-1]["text"] += data
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    d = tmp_path_factory.mktemp("index")
+    write = "from syneval_nb.runner import write_results\n"
+    nbs = [
+        _nb(d / "01_alpha.ipynb", "01 · Alpha", "Does alpha beat the baseline?", [
+            "import matplotlib\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [3, 1, 2])\n"
+            "plt.title('alpha')\nplt.show()",
+            write + "write_results({'r': 0.5, 'verdicts': {'alpha beats the baseline': {'verdict': 'holds', "
+                    "'statistic': 0.25, 'ci': [0.1, 0.4], 'p': 0.003, 'rule': 'paired bootstrap'}}}, output_dir, "
+                    "'01_alpha')"]),
+        _nb(d / "02_beta.ipynb", "02 · Beta", "How large is beta?", [
+            write + "write_results({'parameters': {'seed': seed}, 'beta': {'size': 42, 'ratio': 0.125}}, "
+                    "output_dir, '02_beta')"]),
+        _nb(d / "03_gamma.ipynb", "03 · Gamma", "Can gamma run?", ["raise RuntimeError('gamma exploded here')"]),
+    ]
+    reports = d / "reports"
+    rows = run_all(nbs, reports)
+    page = (reports / "index.html").read_text(encoding="utf-8")
+    p = _Index()
+    p.feed(page)
+    return {"rows": rows, "page": page, "cards": {c["id"]: c for c in p.cards}, "reports": reports}
+
+
+def test_every_chapter_has_a_card_and_link(index):
+    assert [r["status"] for r in index["rows"]] == ["ok", "ok", "failed"]
+    assert set(index["cards"]) == {"01_alpha", "02_beta", "03_gamma"}
+    for stem, card in index["cards"].items():
+        assert f"{stem}/{stem}.html" in card["links"], card["links"]
+        assert (index["reports"] / stem / f"{stem}.html").is_file()
+
+
+def test_cards_are_not_empty(index):
+    c = index["cards"]
+    for card in c.values():
+        assert len(card["text"].strip()) > 40, card
+    assert "Does alpha beat the baseline?" in c["01_alpha"]["text"]
+    assert "alpha beats the baseline: holds" in " ".join(c["01_alpha"]["text"].split())
+    assert "p = 0.003" in c["01_alpha"]["text"] and "95% CI [0.1, 0.4]" in c["01_alpha"]["text"]
+    assert "How large is beta?" in c["02_beta"]["text"]
+    assert "beta / size: 42" in c["02_beta"]["text"] and "beta / ratio: 0.125" in c["02_beta"]["text"]
+    assert "seed" not in c["02_beta"]["text"]  # parameters are not headline numbers
+
+
+def test_failure_shown_as_failure(index):
+    g = index["cards"]["03_gamma"]
+    assert "failed" in g["class"].split()
+    assert "FAILED" in g["text"] and "gamma exploded here" in g["text"]
+    assert "failed" not in index["cards"]["01_alpha"]["class"].split()
+    assert "1 failed" in index["page"]
+
+
+def test_images_embedded_or_resolve(index):
+    imgs = [(stem, src) for stem, c in index["cards"].items() for src in c["imgs"]]
+    assert [s for s, _ in imgs] == ["01_alpha"]  # the one chapter with a figure shows it
+    for stem, src in imgs:
+        if src.startswith("data:image/png;base64,"):
+            raw = base64.b64decode(src.split(",", 1)[1])
+            assert raw[:8] == b"\x89PNG\r\n\x1a\n"
+        else:
+            assert (index["reports"] / src).is_file(), src
+
+
+def test_question_from_first_markdown_cell():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# 05 · Title\n\nIntro with a `code` mark.\n\nIs it *so*?")]
+    assert report.notebook_question(nb) == ("05 · Title", "Is it so?")
+    nb09 = nbformat.read(str(report.NOTEBOOK), as_version=4)
+    title, q = report.notebook_question(nb09)
+    assert title == "09 · Evaluate your own system" and q.startswith("Question. Which of your systems is better")
+
+
+def test_report_cli_refuses_bad_input(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-i", "x.txt"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and r.stderr.strip() == ("syneval-nb report: error: give both -r (references) and -i "
+                                                      "(systems), or neither for the embedded example")
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-m", "bleu,blue"], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "unknown metric 'blue'" in r.stderr
+
+
+@pytest.mark.slow
+def test_report_cli_on_the_example(tmp_path):
+    """``syneval-nb report`` with no files: the embedded example, an HTML page with every section."""
+    out = tmp_path / "rep"
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-o", str(out)], capture_output=True,
+                       text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    page = (out / "09_evaluate_your_system.html").read_text(encoding="utf-8")
+    for section in ("Your systems: scores with 95% intervals", "Scores by depth", "Do the metrics agree?",
+                    "Where syntactic and lexical metrics disagree most", "Segment lengths",
+                    "Agreement with human scores", "Verdict"):
+        assert section in page, section
+    assert page.count("data:image/png;base64") + page.count("<svg") >= 5
+    assert "does not hold: system_scrambled is better than system_good" in r.stdout
