@@ -18,6 +18,7 @@ parse files (``parses/stanford-pcfg-3.3.1/*.ptb``) are **not** in those public r
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -541,7 +542,9 @@ def load_text_set(hyp_files: str | os.PathLike | Sequence[str | os.PathLike] | M
     reference files. Columns: ``system, seg_id`` (0-based line), ``source`` (if ``source_file``), ``target``,
     ``ref_1 .. ref_k`` and ``refs`` (tuple of the k references). ``scores``: optional TSV with a header holding
     ``seg_id`` (0-based), ``system`` (required when there are several systems) and one or more numeric score
-    columns, joined on (system, seg_id); rows the TSV does not score get NaN.
+    columns, joined on (system, seg_id); rows the TSV does not score get NaN, and so does an empty cell. A cell
+    that is not a number (or a ``seg_id`` that is not a whole number) is a ``ValueError`` naming the column and the
+    row, as is a score column named like a column of the frame.
 
     Every file must have the same number of lines (and at least one); otherwise ``ValueError`` naming the file.
     """
@@ -585,25 +588,53 @@ def load_text_set(hyp_files: str | os.PathLike | Sequence[str | os.PathLike] | M
     return df
 
 
+def _score_table_number(path: Path, column: str, row: int, text: str, integer: bool = False) -> float:
+    """One cell of a score TSV as a number (``row`` 0-based; the file's line is ``row + 2`` after the header).
+    An empty cell is a missing score (NaN); anything else must be a finite number (a whole one for ``seg_id``)."""
+    t = text.strip()
+    where = f"{path}: column {column!r}, row {row + 1} (line {row + 2} of the file)"
+    if not t:
+        if integer:
+            raise ValueError(f"{where} is empty; every row needs a seg_id (0-based line number)")
+        return float("nan")
+    try:
+        v = float(t)
+    except ValueError:
+        raise ValueError(f"{where}: {text!r} is not a number") from None
+    if integer and not (math.isfinite(v) and v.is_integer()):
+        raise ValueError(f"{where}: {text!r} is not a whole number; seg_id is a 0-based line number")
+    if not integer and math.isinf(v):
+        raise ValueError(f"{where}: {text!r} is not a finite number")
+    return v
+
+
 def _join_scores(df: pd.DataFrame, path: Path, several: bool) -> pd.DataFrame:
-    s = pd.read_csv(path, sep="\t")
+    s = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)  # as written: each cell is checked below
     if "seg_id" not in s.columns:
         raise ValueError(f"{path}: the score TSV needs a 'seg_id' column (0-based line), got {list(s.columns)}")
     keys = ["system", "seg_id"] if "system" in s.columns else ["seg_id"]
     if several and "system" not in s.columns:
         raise ValueError(f"{path}: several hypothesis files, so the score TSV needs a 'system' column")
+    value_cols = [c for c in s.columns if c not in keys]
+    if not value_cols:
+        raise ValueError(f"{path}: no score column besides {keys}")
+    taken = [c for c in value_cols if c in df.columns]
+    if taken:
+        raise ValueError(f"{path}: score column {taken[0]!r} has the name of a column of the text frame "
+                         f"({', '.join(df.columns)}); rename it")
+    s["seg_id"] = [int(_score_table_number(path, "seg_id", i, t, integer=True)) for i, t in enumerate(s["seg_id"])]
+    for c in value_cols:
+        s[c] = np.array([_score_table_number(path, c, i, t) for i, t in enumerate(s[c])], dtype=float)
     if s.duplicated(keys).any():
         raise ValueError(f"{path}: duplicate rows for the same {' and '.join(keys)}")
     bad = s[(s["seg_id"] < 0) | (s["seg_id"] >= df["seg_id"].max() + 1)]
     if len(bad):
-        raise ValueError(f"{path}: seg_id {int(bad['seg_id'].iloc[0])} is outside the files' 0..{df['seg_id'].max()}")
+        raise ValueError(f"{path}: seg_id {int(bad['seg_id'].iloc[0])} (row {bad.index[0] + 1}) is outside the "
+                         f"files' 0..{df['seg_id'].max()}")
     if "system" in s.columns:
         s["system"] = s["system"].astype(str)
         unknown = set(s["system"]) - set(df["system"])
         if unknown:
             raise ValueError(f"{path}: unknown systems {sorted(unknown)}; known: {sorted(set(df['system']))}")
-    value_cols = [c for c in s.columns if c not in keys]
-    if not value_cols:
-        raise ValueError(f"{path}: no score column besides {keys}")
     return df.merge(s, on=keys, how="left", validate="many_to_one" if keys == ["seg_id"] else "one_to_one")
 

@@ -2,7 +2,7 @@
 
 Each notebook has a cell tagged ``parameters`` (``data_dir``, ``sample``, ``output_dir``, ``seed`` and its own
 knobs) and ends by calling :func:`write_results`, which writes ``<output_dir>/<stem>.json`` with the headline
-numbers. :func:`run_notebook` executes one notebook into a report folder and returns that JSON;
+numbers; :func:`run_notebook` adds the parameters the notebook ran with under ``"parameters"`` (a reserved key). :func:`run_notebook` executes one notebook into a report folder and returns that JSON;
 :func:`run_all` runs every notebook into ``reports/<stem>/`` with an HTML copy of each and an index page.
 """
 from __future__ import annotations
@@ -78,6 +78,46 @@ def to_html(nb_path: Path, html_path: Path) -> Path:
     return html_path
 
 
+class ParameterError(ValueError):
+    """A parameter that a notebook does not have, or a notebook without a ``parameters`` cell."""
+
+
+def notebook_parameters(notebook: str | Path) -> dict[str, Any]:
+    """The names assigned in a notebook's cell tagged ``parameters``, with their default values (a literal's value;
+    the source text of any other expression). Raises :class:`ParameterError` when there is no such cell."""
+    import ast
+
+    import nbformat
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    cells = [c for c in nb.cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
+    if not cells:
+        raise ParameterError(f"{Path(notebook).name} has no code cell tagged 'parameters'")
+    out: dict[str, Any] = {}
+    for cell in cells:
+        for node in ast.parse(cell.source).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AnnAssign) and node.value is not None else []
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    try:
+                        out[t.id] = ast.literal_eval(node.value)
+                    except (ValueError, SyntaxError, TypeError):
+                        out[t.id] = ast.get_source_segment(cell.source, node.value)
+    return out
+
+
+def check_parameters(notebooks: Iterable[str | Path], parameters: Mapping[str, Any]) -> None:
+    """Raise :class:`ParameterError` (naming the notebook and listing its parameters) when a name in
+    ``parameters`` is not assigned in the ``parameters`` cell of every one of ``notebooks``."""
+    for nb in notebooks:
+        known = notebook_parameters(nb)
+        unknown = [k for k in parameters if k not in known]
+        if unknown:
+            raise ParameterError(f"{Path(nb).stem} has no parameter {', '.join(map(repr, unknown))}; its parameters "
+                                 f"are: {', '.join(known)}")
+
+
 def run_notebook(
     notebook: str | Path,
     out_dir: str | Path,
@@ -88,9 +128,11 @@ def run_notebook(
 ) -> dict:
     """Execute one notebook with papermill into ``out_dir`` and return the JSON it wrote.
 
-    ``output_dir`` is always set to ``out_dir``; other ``parameters`` override the notebook's defaults.
-    Raises ``papermill.PapermillExecutionError`` when a cell fails (the executed copy is kept for inspection)
-    and ``FileNotFoundError`` when the notebook did not write its results file.
+    ``output_dir`` is always set to ``out_dir``; other ``parameters`` override the notebook's defaults. A results
+    file left by an earlier run is removed first, so a failed run never leaves stale numbers beside it; the
+    parameters the notebook ran with (its defaults with the overrides) are recorded in the JSON under
+    ``"parameters"``. Raises ``papermill.PapermillExecutionError`` when a cell fails (the executed copy is kept for
+    inspection) and ``FileNotFoundError`` when the notebook did not write its results file.
     """
     import papermill as pm
 
@@ -100,6 +142,9 @@ def run_notebook(
     params = dict(parameters or {})
     params["output_dir"] = str(out.resolve())
     executed = out / notebook.name
+    result_path = out / f"{notebook.stem}.json"
+    result_path.unlink(missing_ok=True)  # a stale file of an earlier run must not pass for this run's results
+    ran_with = {**notebook_parameters(notebook), **params}
     pm.execute_notebook(
         str(notebook),
         str(executed),
@@ -111,10 +156,19 @@ def run_notebook(
     )
     if html_copy:
         to_html(executed, executed.with_suffix(".html"))
-    result_path = out / f"{notebook.stem}.json"
     if not result_path.exists():
         raise FileNotFoundError(f"{notebook.name} ran but did not write {result_path}")
-    return json.loads(result_path.read_text(encoding="utf-8"))
+    results = json.loads(result_path.read_text(encoding="utf-8"))
+    results["parameters"] = _jsonable(ran_with)
+    result_path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return results
+
+
+def _error_line(exc: BaseException) -> str:
+    """The last line of a notebook's error, in full: ``Name: message`` of the exception raised in the cell."""
+    if hasattr(exc, "ename") and hasattr(exc, "evalue"):  # papermill.PapermillExecutionError
+        return f"{exc.ename}: {exc.evalue}"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _index_page(rows: list[dict], title: str) -> str:
@@ -165,7 +219,7 @@ def run_all(
             row["status"] = "ok"
         except Exception as exc:  # noqa: BLE001 - reported in the index, re-raised on request
             row["status"] = "failed"
-            row["error"] = f"{type(exc).__name__}: {str(exc)[:500]}"
+            row["error"] = _error_line(exc)
             executed = reports / nb.stem / nb.name  # papermill keeps the copy up to the failing cell
             if executed.is_file():
                 to_html(executed, executed.with_suffix(".html"))
@@ -208,11 +262,15 @@ def cli(argv: list[str] | None = None) -> int:
     ap.add_argument("notebooks", nargs="*", help="notebook files or name prefixes (default: all in notebooks/)")
     ap.add_argument("-o", "--reports", default="reports", help="report folder (default: reports)")
     ap.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
-                    help="override a parameter of every notebook (JSON value), e.g. -p sample=200")
+                    help="override a parameter of every selected notebook (JSON value), e.g. -p sample=200; "
+                         "the name must be in each notebook's parameters cell (checked before any notebook runs)")
     ap.add_argument("--data-dir", default=None, help="data folder (default: resolved by syneval_nb.paths)")
     args = ap.parse_args(argv)
     params: dict[str, Any] = {}
     if args.data_dir:
+        if not Path(args.data_dir).is_dir():
+            print(f"syneval-nb run: --data-dir {args.data_dir} is not a folder", file=sys.stderr)
+            return 2
         params["data_dir"] = str(Path(args.data_dir).resolve())
     for kv in args.param:
         if "=" not in kv:
@@ -233,6 +291,11 @@ def cli(argv: list[str] | None = None) -> int:
             chosen.extend(hits)
     else:
         chosen = all_nbs
+    try:  # before any notebook starts: a misspelled name must not run the full data with the default
+        check_parameters(chosen, params)
+    except (ParameterError, SyntaxError) as e:
+        print(f"syneval-nb run: {e}", file=sys.stderr)
+        return 2
     rows = run_all(chosen, args.reports, params)
     for r in rows:
         print(f"{r['status']:7s} {r['seconds']:7.1f}s  {r['stem']}  {r.get('error', '')}")

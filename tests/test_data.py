@@ -1,6 +1,7 @@
 """Loaders: MQM against the published averages, WMT21 name mapping, downloads from a file:// mirror, own files."""
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -251,6 +252,42 @@ def test_load_text_set(tmp_path):
     (tmp_path / "empty.txt").write_text("", encoding="utf-8")
     with pytest.raises(ValueError, match="empty"):
         data.load_text_set(tmp_path / "sysA.txt", tmp_path / "empty.txt")
+
+
+def _text_set(tmp_path, scores: str):
+    (tmp_path / "sysA.txt").write_text("a b c\nd e\nf g\n", encoding="utf-8")
+    (tmp_path / "ref1.txt").write_text("a b c\nd e f\nf\n", encoding="utf-8")
+    (tmp_path / "scores.tsv").write_text(scores, encoding="utf-8")
+    return data.load_text_set(tmp_path / "sysA.txt", tmp_path / "ref1.txt", scores=tmp_path / "scores.tsv")
+
+
+@pytest.mark.parametrize("scores, message", [
+    # issue 13: a non-numeric score went through silently (an object column of strings)
+    ("seg_id\thuman\n0\t0.5\n1\tgood\n",
+     "scores.tsv: column 'human', row 2 (line 3 of the file): 'good' is not a number"),
+    ("seg_id\thuman\tda\n0\t0.5\t12\n1\t0.7\t1,5\n",
+     "scores.tsv: column 'da', row 2 (line 3 of the file): '1,5' is not a number"),
+    ("seg_id\thuman\n0\t0.5\n1\tinf\n", "column 'human', row 2 (line 3 of the file): 'inf' is not a finite number"),
+    # ... and so did a seg_id that is not a line number
+    ("seg_id\thuman\n0\t0.5\n1.5\t0.7\n",
+     "column 'seg_id', row 2 (line 3 of the file): '1.5' is not a whole number; seg_id is a 0-based line number"),
+    ("seg_id\thuman\n0\t0.5\none\t0.7\n", "column 'seg_id', row 2 (line 3 of the file): 'one' is not a number"),
+    ("seg_id\thuman\n0\t0.5\n\t0.7\n", "column 'seg_id', row 2 (line 3 of the file) is empty"),
+    ("seg_id\ttarget\n0\t0.5\n", "score column 'target' has the name of a column of the text frame"),
+    ("seg_id\thuman\n0\t0.5\n7\t0.7\n", "seg_id 7 (row 2) is outside the files' 0..2"),
+])
+def test_load_text_set_refuses_bad_score_cells(tmp_path, scores, message):
+    with pytest.raises(ValueError) as e:
+        _text_set(tmp_path, scores)
+    assert message in str(e.value)
+
+
+def test_load_text_set_score_cells(tmp_path):
+    """Empty cells are missing scores; ``2.0`` is line 2; numbers are read as written (float64)."""
+    df = _text_set(tmp_path, "seg_id\thuman\tda\n0\t0.5\t\n2.0\t-1e-3\t70\n")
+    assert df["human"].dtype == np.float64 and df["da"].dtype == np.float64
+    assert df["human"].tolist()[0] == 0.5 and math.isnan(df["human"].tolist()[1]) and df["human"].tolist()[2] == -0.001
+    assert math.isnan(df["da"].tolist()[0]) and math.isnan(df["da"].tolist()[1]) and df["da"].tolist()[2] == 70.0
 
 
 def test_sample_segments_draws_whole_segments():

@@ -40,7 +40,9 @@ def test_run_all_writes_notebook_html_json_and_index(tmp_path):
     bad = _notebook(tmp_path / "01_broken.ipynb", "raise ValueError('on purpose')")
     rows = runner.run_all([good, bad], tmp_path / "reports", {"sample": 21})
     assert [(r["stem"], r["status"]) for r in rows] == [("00_tiny", "ok"), ("01_broken", "failed")]
-    assert rows[0]["results"] == {"sample": 21, "twice": 42}  # the injected parameter reached the notebook
+    assert rows[0]["results"] == {"sample": 21, "twice": 42,  # the injected parameter reached the notebook
+                                  "parameters": {"data_dir": None, "sample": 21, "seed": 0,
+                                                 "output_dir": str((tmp_path / "reports" / "00_tiny").resolve())}}
     assert "on purpose" in rows[1]["error"]
     assert "on purpose" in (tmp_path / "reports" / "01_broken" / "01_broken.html").read_text()  # kept for reading
     out = tmp_path / "reports" / "00_tiny"
@@ -101,3 +103,65 @@ def test_parse_value_json_or_text():
     assert runner._parse_value("200") == 200 and runner._parse_value("null") is None
     assert runner._parse_value('["A", "B"]') == ["A", "B"] and runner._parse_value("refB") == "refB"
     assert math.isnan(float(runner._parse_value("NaN")))
+
+
+# ------------------------------------------------------------------------------------ issue 13: syneval-nb run
+def _run_cli(*args, timeout=600):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "syneval_nb.cli", "run", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_notebook_parameters_are_read_from_the_tagged_cell(tmp_path):
+    nb = _notebook(tmp_path / "00_tiny.ipynb", WRITES)
+    assert runner.notebook_parameters(nb) == {"data_dir": None, "sample": None, "output_dir": ".", "seed": 0}
+    real = runner.notebook_parameters(runner.list_notebooks()[0])  # 01_trees_and_heads
+    assert real == {"data_dir": None, "sample": None, "output_dir": ".", "seed": 0, "example_segment": 81,
+                    "max_chain": 3}
+    runner.check_parameters([nb], {"sample": 3, "seed": 1})
+    with pytest.raises(runner.ParameterError, match=r"00_tiny has no parameter 'sampel'; its parameters are: "
+                                                    r"data_dir, sample, output_dir, seed"):
+        runner.check_parameters([nb], {"sampel": 3})
+
+
+def test_run_refuses_an_unknown_parameter_before_any_notebook_starts(tmp_path):
+    """Issue 13: ``-p`` with a misspelled name ran the full data with the default and exited 0."""
+    nb = _notebook(tmp_path / "00_tiny.ipynb", WRITES)
+    done = _run_cli(nb, "-p", "sampel=3", "-o", tmp_path / "reports")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["syneval-nb run: 00_tiny has no parameter 'sampel'; its parameters are: "
+                                        "data_dir, sample, output_dir, seed"]
+    assert not (tmp_path / "reports").exists()  # nothing started
+    # a chapter's own knob is refused for a notebook that does not have it (here: all of them selected by prefix)
+    done = _run_cli("0", "-p", "max_chain=2", "-o", tmp_path / "reports")
+    assert done.returncode == 2 and "02_lexical_metrics has no parameter 'max_chain'" in done.stderr
+    assert not (tmp_path / "reports").exists()
+
+
+def test_run_refuses_a_missing_data_dir(tmp_path):
+    nb = _notebook(tmp_path / "00_tiny.ipynb", WRITES)
+    done = _run_cli(nb, "--data-dir", tmp_path / "nowhere", "-o", tmp_path / "reports")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"syneval-nb run: --data-dir {tmp_path / 'nowhere'} is not a folder"]
+    assert not (tmp_path / "reports").exists()
+
+
+@pytest.mark.slow
+def test_run_records_parameters_removes_stale_results_and_prints_the_whole_error(tmp_path):
+    """Issue 13: the results JSON did not say which parameters made it; a failed run left the JSON of an earlier
+    successful one beside it; the console cut the error at 500 characters."""
+    nb = _notebook(tmp_path / "00_tiny.ipynb", WRITES)
+    reports = tmp_path / "reports"
+    done = _run_cli(nb, "-p", "sample=21", "-p", "seed=3", "-o", reports)
+    assert done.returncode == 0, done.stderr
+    result = json.loads((reports / "00_tiny" / "00_tiny.json").read_text())
+    assert result == {"sample": 21, "twice": 42, "parameters": {
+        "data_dir": None, "sample": 21, "seed": 3, "output_dir": str((reports / "00_tiny").resolve())}}
+    message = "x" * 700 + " the end of a long message"
+    _notebook(tmp_path / "00_tiny.ipynb", f"raise ValueError({message!r})")
+    done = _run_cli(nb, "-o", reports)
+    assert done.returncode == 1
+    assert f"00_tiny  ValueError: {message}\n" in done.stdout
+    assert not (reports / "00_tiny" / "00_tiny.json").exists()  # the stale results of the first run are gone
