@@ -401,6 +401,14 @@ class BLEU(_ClippedNgrams):
       match scores BP * epsilon.
 
     ``score`` is on the 0-1 scale (sacrebleu's number / 100).
+
+    Which settings equal sacrebleu (the signature's ``eff:no`` / ``eff:yes`` says which one is in use):
+
+    * ``BLEU()`` (the default, ``effective_order=False``: the papers' BLEU, every order up to ``max_ngram_order``
+      counts): ``corpus_score`` equals ``sacrebleu.corpus_bleu``; ``sentence_score`` equals
+      ``sacrebleu.BLEU(effective_order=False).sentence_score`` -- *not* ``sacrebleu.sentence_bleu``: a hypothesis
+      with fewer than 4 words has no 4-gram and scores 0 (``sentence_score("a b c", ["a b c"])`` is 0.0);
+    * ``BLEU(effective_order=True)``: ``sentence_score`` equals ``sacrebleu.sentence_bleu`` (1.0 for the example).
     """
 
     name = "BLEU"

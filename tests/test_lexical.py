@@ -130,6 +130,30 @@ def test_sentence_bleu_default_of_sacrebleu(deen):
             sacrebleu.sentence_bleu(h, [a, b]).score / 100, abs=1e-12)
 
 
+def test_bleu_effective_order_is_signed_and_documented():
+    """Issue 13: the README said sentence BLEU equals sacrebleu's, but the default (``effective_order=False``, the
+    papers' BLEU) gives 0.0 where ``sacrebleu.sentence_bleu`` gives 1.0. Both settings against sacrebleu on the
+    example, the signature says which is in use, and the README says which setting equals which sacrebleu call
+    (both settings on real data: test_sentence_bleu_equals_sacrebleu, test_sentence_bleu_default_of_sacrebleu)."""
+    hyp, refs = "a b c", ["a b c"]
+    assert BLEU().sentence_score(hyp, refs).score == 0.0
+    assert sacrebleu.BLEU(effective_order=False).sentence_score(hyp, refs).score == 0.0
+    assert sacrebleu.sentence_bleu(hyp, refs).score == pytest.approx(100, abs=1e-9)
+    assert BLEU(effective_order=True).sentence_score(hyp, refs).score == pytest.approx(1.0, abs=1e-12)
+    assert BLEU().corpus_score([hyp], [refs]).score == sacrebleu.corpus_bleu([hyp], [refs]).score / 100 == 0.0
+    # the signature shows the setting the way sacrebleu's does
+    for eff, tag in ((False, "eff:no"), (True, "eff:yes")):
+        assert f"|{tag}|" in BLEU(effective_order=eff).signature()
+        sb = sacrebleu.BLEU(effective_order=eff)
+        sb.corpus_score([hyp], [refs])
+        assert f"|{tag}|" in str(sb.get_signature())
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    assert "Corpus and sentence BLEU equal sacrebleu's" not in readme
+    assert ("Corpus BLEU equals sacrebleu's `corpus_bleu`; sentence BLEU equals `sacrebleu.sentence_bleu` only with "
+            "`BLEU(effective_order=True)` (signature `eff:yes`)") in readme
+    assert "equals `sacrebleu.BLEU(effective_order=False).sentence_score`" in readme
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 9])
 def test_bleu_max_order_and_lowercase_equal_sacrebleu(deen, n):
     ref_a, ref_b, systems = deen
