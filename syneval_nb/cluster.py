@@ -153,9 +153,12 @@ def chunk_size(n_items: int, n_threads: int, kind: str) -> int:
 
 
 def _killed(e: BaseException, what: str) -> ClusterError:
-    limit = dask.config.get("distributed.scheduler.allowed-failures")
-    return ClusterError(f"{what}: Dask workers died {limit + 1} times while running the same task ({e}). Results "
-                        "received before are in the cache; re-run to resume. Look at the workers' logs (memory, "
+    args = getattr(e, "args", ())  # KilledWorker(task, last_worker, allowed_failures)
+    limit = args[2] if len(args) > 2 and isinstance(args[2], int) else dask.config.get(
+        "distributed.scheduler.allowed-failures")
+    return ClusterError(f"{what}: the Dask workers running one chunk died {limit + 1} time(s) (the scheduler's "
+                        f"allowed-failures is {limit}; last worker {args[1] if len(args) > 1 else '?'}). Results "
+                        "received before are in the cache: re-run to resume. Look at the workers' logs (memory, "
                         "Java) before retrying.")
 
 
@@ -430,12 +433,17 @@ class RemoteParser:
 
     def parse_stream(self, items: Sequence[tuple[int, str]],
                      on_result: Callable[[int, str | None, str | None, bool], None]) -> None:
-        for out in run_chunks(self.scheduler, self.kind, self.options, self.backend_key, items):
-            self.restarts += out["restarts"]
-            self.chunks += 1
-            self.workers[out["worker"]] += len(out["results"])
-            for r in out["results"]:
-                on_result(*r)
+        # closing(): an exception here (Ctrl-C, a cache error) cancels the remaining chunks at once
+        with contextlib.closing(run_chunks(self.scheduler, self.kind, self.options, self.backend_key, items)) as chunks:
+            for out in chunks:
+                self._take(out, on_result)
+
+    def _take(self, out: dict, on_result: Callable) -> None:
+        self.restarts += out["restarts"]
+        self.chunks += 1
+        self.workers[out["worker"]] += len(out["results"])
+        for r in out["results"]:
+            on_result(*r)
 
 
 def rst_stream(scheduler: "str | Client", texts: Sequence[str], global_features: bool = False,
@@ -448,9 +456,9 @@ def rst_stream(scheduler: "str | Client", texts: Sequence[str], global_features:
     options: dict = {"global_features": global_features}
     if classifier is not None:
         options["classifier"] = classifier
-    for out in run_chunks(scheduler, "rst", options, backend_key(global_features), texts):
-        for text, result in out["results"]:
-            yield text, result
+    with contextlib.closing(run_chunks(scheduler, "rst", options, backend_key(global_features), texts)) as chunks:
+        for out in chunks:
+            yield from out["results"]
 
 
 # ------------------------------------------------------------------------------------------------- scoring

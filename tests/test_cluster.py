@@ -117,54 +117,92 @@ def test_cached_lines_are_never_sent(client, ref_a, cache_path):
     assert res[5] == res[12]
 
 
+class _Killer(threading.Thread):
+    """SIGKILL process ``victim`` as soon as the cache at ``db`` holds ``after`` results of ``key``; ``seen`` keeps
+    what the cache held at that moment."""
+
+    def __init__(self, db, key: str, texts: list[str], victim: int, after: int = 4) -> None:
+        super().__init__()
+        self.db, self.key, self.texts, self.victim, self.after = db, key, texts, victim, after
+        self.seen: dict = {}
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        with ParseCache(self.db) as watch:
+            while not self.stop.is_set():
+                if watch.count(self.key) >= self.after:
+                    self.seen.update(watch.get_many(self.key, self.texts))
+                    os.kill(self.victim, signal.SIGKILL)
+                    return
+                time.sleep(0.05)
+
+
+def _set_allowed_failures(n: int, dask_scheduler=None) -> int:
+    old, dask_scheduler.allowed_failures = dask_scheduler.allowed_failures, n
+    return old
+
+
 @pytest.mark.slow
 def test_worker_killed_mid_run(client, ref_a, shipped_a, tmp_path):
     """SIGKILL one worker process once the first results are cached: Dask reschedules its chunks, the run
     completes with the same parses, and what was cached before the kill is still there, unchanged."""
-    sents = ref_a[40:100]
-    pids = client.run(os.getpid)
-    victim = sorted(pids.values())[0]
-    db = tmp_path / "kill.sqlite"
+    sents = ref_a[40:80]
+    victim = sorted(client.run(os.getpid).values())[0]
     key = StanfordParser().backend_key
-    seen: dict = {}
-    stop = threading.Event()
-
-    def killer() -> None:
-        with ParseCache(db) as watch:
-            while not stop.is_set():
-                if watch.count(key) >= 4:
-                    seen.update(watch.get_many(key, sents))
-                    os.kill(victim, signal.SIGKILL)
-                    return
-                time.sleep(0.05)
-
-    with ParseCache(db) as cache:
-        t = threading.Thread(target=killer)
-        t.start()
+    killer = _Killer(tmp_path / "kill.sqlite", key, sents, victim)
+    with ParseCache(tmp_path / "kill.sqlite") as cache:
+        killer.start()
         try:
             res = parse_strings(sents, cache=cache, scheduler=client, progress=False)
         finally:
-            stop.set()
-            t.join()
-        assert 4 <= len(seen) < 60  # the kill happened mid-run
-        assert list(res) == shipped_a[40:100]
+            killer.stop.set()
+            killer.join()
+        assert 4 <= len(killer.seen) < 40  # the kill happened mid-run
+        assert list(res) == shipped_a[40:80]
         assert res.report.failures == {}
-        assert cache.count(key) == 60
-        assert {s: cache.get(key, s) for s in seen} == seen
+        assert cache.count(key) == 40
+        assert {s: cache.get(key, s) for s in killer.seen} == killer.seen
     with pytest.raises(ProcessLookupError):
         os.kill(victim, 0)
     client.wait_for_workers(2, timeout=60)  # the nanny restarted it
 
 
 @pytest.mark.slow
+def test_worker_deaths_beyond_allowed_failures(client, ref_a, shipped_a, tmp_path):
+    """With the scheduler's allowed-failures at 0, the chunk a killed worker was running fails: the call raises a
+    ClusterError that says so and how to resume, and the results cached before stay (and are right)."""
+    sents = ref_a[100:140]
+    victim = sorted(client.run(os.getpid).values())[0]
+    key = StanfordParser().backend_key
+    killer = _Killer(tmp_path / "fail.sqlite", key, sents, victim)
+    old = client.run_on_scheduler(_set_allowed_failures, 0)
+    try:
+        with ParseCache(tmp_path / "fail.sqlite") as cache:
+            killer.start()
+            try:
+                with pytest.raises(cluster.ClusterError, match=r"died 1 time\(s\).*re-run to resume"):
+                    parse_strings(sents, cache=cache, scheduler=client, progress=False)
+            finally:
+                killer.stop.set()
+                killer.join()
+            kept = cache.get_many(key, sents)
+        assert 4 <= len(killer.seen) <= len(kept) < 40
+        assert {s: kept[s] for s in killer.seen} == killer.seen
+        assert all(kept[s] == shipped_a[100 + i] for i, s in enumerate(sents) if s in kept)
+    finally:
+        assert client.run_on_scheduler(_set_allowed_failures, old) == 0
+        client.wait_for_workers(2, timeout=60)
+
+
+@pytest.mark.slow
 def test_rst_on_cluster_equals_local(client, ref_a, tmp_path):
-    texts = ref_a[:8]  # 2, 2, 1, 3, 2, 2, 2, 3 EDUs in the shipped trees
+    texts = ref_a[:6]  # 2, 2, 1, 3, 2, 2 EDUs in the shipped trees
     local = discourse.parse_rst(texts, workers=1, cache=None, progress=False)
     with ParseCache(tmp_path / "rst.sqlite") as cache:
         remote = discourse.parse_rst(texts, cache=cache, progress=False, scheduler=client)
-        assert cache.count(discourse.backend_key()) == 8
+        assert cache.count(discourse.backend_key()) == 6
     assert remote == local
-    assert [discourse.n_edus(t) for t in remote] == [2, 2, 1, 3, 2, 2, 2, 3]
+    assert [discourse.n_edus(t) for t in remote] == [2, 2, 1, 3, 2, 2]
 
 
 @pytest.mark.slow
