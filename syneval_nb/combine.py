@@ -88,7 +88,7 @@ def missing_metrics(names: Sequence[str] | None = None) -> list[str]:
 
 def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
                          systems: Sequence[str], metrics: Sequence[str], max_depth: int,
-                         progress: bool = False, lam: float = 1.0
+                         progress: bool = False, lam: float = 1.0, effective_order: bool = False
                          ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
     """:func:`syneval_nb.syntactic.score_corpus` called once per system (so that corpus scores come from that
     system's summed statistics; the references are read once and cached by ``score_corpus``): each column's
@@ -101,7 +101,7 @@ def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequ
     for s in sorted(set(sys_arr)):
         idx = np.flatnonzero(sys_arr == s)
         f = score_corpus([ptb_hyps[i] for i in idx], [list(ptb_refs[i]) for i in idx], metrics, max_depth,
-                         lam=lam, progress=progress)
+                         lam=lam, effective_order=effective_order, progress=progress)
         for c in f.columns:
             seg.setdefault(c, np.full(len(sys_arr), np.nan))[idx] = f[c].to_numpy(dtype=float)
         corpus[s] = {c: float(v) for c, v in f.attrs["corpus"].items()}
@@ -467,8 +467,8 @@ def metric_key(column: str) -> tuple[str, int | None]:
 
 def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None],
                  ptb_refs: Sequence[Sequence[str | None]], systems: Sequence[str], max_depth: int = 9,
-                 syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True, lam: float = 1.0
-                 ) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
+                 syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True, lam: float = 1.0,
+                 effective_order: bool = False) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
     """Every segment scored by BLEU_n (n = 1..``max_depth``, epsilon smoothing as in Liu & Gildea, Sec. 3), the
     syntactic metrics by depth and the two length controls; each system's corpus scores from the same pass.
 
@@ -480,6 +480,12 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts). ``lam``: the tree-kernel
     decay of TKM/DTKM (1.0, the paper's plain count). Notebooks 03, 04 and 08 score with it.
 
+    ``effective_order`` applies to both sides alike, so BLEU and the syntactic metrics treat the orders/depths a
+    hypothesis does not have in the same way: ``False`` (default, the papers' definitions) averages over every order
+    1..n (BLEU: an absent order is a zero precision, hence epsilon; STM/DSTM: a zero fraction; HWCM: epsilon);
+    ``True`` (the variant) averages over the orders the hypothesis has (:class:`syneval_nb.lexical.BLEU` and
+    :func:`syneval_nb.syntactic.score_corpus` ``effective_order``).
+
     Corpus BLEU_n uses the same epsilon smoothing as the segments; that only matters when a system has no matching
     n-gram of some order in the whole corpus (plain BLEU would then be 0)."""
     from . import lexical
@@ -490,13 +496,14 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     if not len(hyps) == len(txt_refs) == len(ptb_hyps) == len(ptb_refs) == len(sys_arr):
         raise ValueError(f"hyps, txt_refs, ptb_hyps, ptb_refs, systems have {len(hyps)}, {len(txt_refs)}, "
                          f"{len(ptb_hyps)}, {len(ptb_refs)}, {len(sys_arr)} entries")
-    bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon") for n in range(1, max_depth + 1)}
+    bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon", effective_order=effective_order)
+            for n in range(1, max_depth + 1)}
     ev = lexical.evaluate(bleu, hyps, txt_refs, sys_arr, progress)
     segment = {metric_key(c): ev.segment[c].to_numpy() for c in bleu}
     names = sorted(set(sys_arr))
     corpus: dict[str, dict] = {s: {metric_key(c): float(ev.system.loc[s, c]) for c in bleu} for s in names}
     syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress,
-                                           lam)
+                                           lam, effective_order)
     segment.update({metric_key(c): v for c, v in syn.items()})
     for s in names:
         corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})

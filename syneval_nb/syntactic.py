@@ -30,10 +30,14 @@ node labelled with the word, so DSTM's depth-1 subtrees are the words, depth 2 a
 Decisions the paper leaves open (all recorded in ``.signature()``):
 
 - *Depths the hypothesis does not have.* A hypothesis whose tree has height 3 has no subtree of depth 4, so its
-  depth-4 fraction is 0/0. With ``effective_order=True`` (default) such depths are left out of the mean, as
-  sacrebleu's ``effective_order`` does for sentence BLEU; identical hypothesis and reference then score 1.0
-  whatever ``D``. With ``effective_order=False`` they count as a zero fraction (HWCM: as ``epsilon``), the literal
-  ``1/D`` of the formula, which penalises short sentences.
+  depth-4 fraction is 0/0. **Default (the paper's definition), ``effective_order=False``**: the literal
+  ``1/D * sum_{d=1..D}`` of the formula; such a depth counts as a zero fraction (HWCM: as ``epsilon``, the paper's
+  replacement of a zero precision), which penalises hypotheses too short to have deep subtrees, as BLEU's
+  geometric mean does. **Variant** ``effective_order=True`` (signature ``eff:yes``): such depths are left out of
+  the mean, as sacrebleu's ``effective_order`` does for sentence BLEU; identical hypothesis and reference then
+  score 1.0 whatever ``D``, and deep STM then rewards short output (issue 14: on TED zh-en, r(STM_9, -hypothesis
+  length) is 0.350 with it against 0.067 with the literal mean). Compare with BLEU under the same treatment of
+  missing orders on both sides (:class:`syneval_nb.lexical.BLEU` ``effective_order``).
 - *Corpus level.* The paper scores systems at corpus level from summed statistics ("the overlapping n-grams of all
   the sentences and their references will be summed up", section 3): ``corpus_score`` sums the clipped matches and
   the totals per depth over the segments, then applies the same formula. TKM/DTKM have no additive statistic; their
@@ -41,7 +45,8 @@ Decisions the paper leaves open (all recorded in ``.signature()``):
 - *Dependency trees* keep punctuation (the head rules never make a punctuation mark the head of a phrase that has
   other words, so punctuation only adds leaves and chains of the form "head ,"); DSTM/DTKM nodes are words.
 - *Defaults.* The sentence-level functions default to ``D = 4`` (:data:`DEFAULT_DEPTH`, as BLEU-4); the paper's
-  tables and :func:`score_corpus` cover ``D = 1..9``.
+  tables and :func:`score_corpus` cover ``D = 1..9``; :data:`PRIMARY_DEPTH` is the depth a study fixes in advance
+  as its main comparison (the others are shown as curves).
 - *Unparsed input.* A hypothesis that could not be parsed (``None``, the parser's ``(())``, or an ``nltk.Tree``
   without any word such as ``Tree('S', [])``) gets ``NaN`` from all five metrics, never a perfect match; a tree
   with words and an empty constituent inside raises :class:`~syneval_nb.trees.TreeFormatError` in all five; a
@@ -86,6 +91,7 @@ from .trees import (EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormat
 
 __all__ = [
     "DEFAULT_DEPTH",
+    "PRIMARY_DEPTH",
     "EPSILON",
     "METRICS",
     "Space",
@@ -117,6 +123,17 @@ __all__ = [
 
 DEFAULT_DEPTH = 4
 """Default maximum depth / chain length of the sentence-level functions (``score_corpus`` computes 1..9)."""
+PRIMARY_DEPTH = 4
+"""The maximum depth / chain length D at which a study states its one pre-registered comparison (STM-4, HWCM-4,
+DSTM-4 against BLEU-4); other depths are curves, tested with Holm correction.
+
+Chosen from Liu & Gildea (2005), not from our data. Their correlation tables (Tables 1-6) are indexed by the
+maximum n-gram length / subtree depth 1..9 and single none of them out; the one setting the paper names as the usual
+one is BLEU's: "in the traditional BLEU algorithm used for corpus-level evaluation, a maximum n-gram of length 4 or
+5 is usually used" (section 3, discussing Tables 1-2). We take the smaller of the two, 4 (BLEU-4, the baseline
+every comparison is read against; at sentence level the paper argues shorter orders are the more reliable ones).
+The worked example (section 2, D = 3) is an illustration, not a setting; 5 is the paper's optimum in the
+corpus-level Table 6 ("the optimal n-gram length of 5"), which is a result, not a prior choice."""
 EPSILON = 1e-3
 """Liu & Gildea (2005) section 3: a zero precision of BLEU or HWCM is replaced by 10^-3."""
 METRICS = ("stm", "tkm", "hwcm", "dstm", "dtkm")
@@ -484,7 +501,7 @@ def _clip_chains_py(hyp: Counter, ceiling: dict, depth: int) -> tuple[list[int],
     return matches, totals
 
 
-def _prefix_scores(matches: Sequence[float], totals: Sequence[float], effective_order: bool = True,
+def _prefix_scores(matches: Sequence[float], totals: Sequence[float], effective_order: bool = False,
                    epsilon: float | None = None) -> list[float]:
     """``out[d-1]`` = :func:`depth_score` of the first ``d`` depths, for every ``d`` in one pass (the one place
     where the mean over depths is defined; ``scores_by_depth``, the ``m_1..m_D`` columns and the corpus scores use
@@ -500,12 +517,13 @@ def _prefix_scores(matches: Sequence[float], totals: Sequence[float], effective_
     return out
 
 
-def depth_score(matches: Sequence[float], totals: Sequence[float], effective_order: bool = True,
+def depth_score(matches: Sequence[float], totals: Sequence[float], effective_order: bool = False,
                 epsilon: float | None = None) -> float:
     """The mean over depths ``1..len(totals)`` of ``matches/totals`` (STM, HWCM).
 
-    A depth with ``totals == 0`` is skipped when ``effective_order`` (else it is a zero fraction). A zero fraction
-    becomes ``epsilon`` when one is given (HWCM). ``NaN`` when no depth is left.
+    Default (the paper's literal ``1/D``): a depth with ``totals == 0`` is a zero fraction; with
+    ``effective_order=True`` (the variant) it is left out of the mean. A zero fraction becomes ``epsilon`` when one
+    is given (HWCM). ``NaN`` when no depth is left (only possible with ``effective_order=True``).
     """
     scores = _prefix_scores(matches, totals, effective_order, epsilon)
     return scores[-1] if scores else math.nan
@@ -662,12 +680,13 @@ def _sig(name: str, **opts: Any) -> str:
 
 
 class _DepthMetric:
-    """Shared machinery of STM, DSTM and HWCM (clipped precision per depth, arithmetic mean)."""
+    """Shared machinery of STM, DSTM and HWCM (clipped precision per depth, arithmetic mean over d = 1..D; with
+    ``effective_order=True``, over the depths the hypothesis has). ``signature()`` records ``eff:no`` / ``eff:yes``."""
 
     name = ""
     epsilon: float | None = None
 
-    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = True) -> None:
+    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False) -> None:
         if int(depth) < 1:
             raise ValueError(f"depth must be >= 1, got {depth}")
         self.depth = int(depth)
@@ -745,7 +764,10 @@ class _DepthMetric:
 
 
 class STM(_DepthMetric):
-    """Liu & Gildea's subtree metric on constituency trees (module docstring); ``depth`` is D."""
+    """Liu & Gildea's subtree metric on constituency trees (module docstring); ``depth`` is D.
+
+    ``effective_order=False`` (default): the paper's literal mean over d = 1..D (a depth without hypothesis
+    subtrees is a zero fraction); ``True``: the effective-order variant (such depths left out; ``eff:yes``)."""
 
     name = "STM"
     dependency = False
@@ -817,11 +839,14 @@ class DSTM(STM):
 
 
 class HWCM(_DepthMetric):
-    """Liu & Gildea's headword chain metric; ``depth`` is the maximum chain length D; zero precisions -> epsilon."""
+    """Liu & Gildea's headword chain metric; ``depth`` is the maximum chain length D; zero precisions -> epsilon.
+
+    ``effective_order=False`` (default): the paper's literal mean over lengths 1..D (a length without hypothesis
+    chains is a zero precision, hence ``epsilon``); ``True``: the effective-order variant (``eff:yes``)."""
 
     name = "HWCM"
 
-    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = True, epsilon: float = EPSILON) -> None:
+    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False, epsilon: float = EPSILON) -> None:
         super().__init__(depth, effective_order)
         if not epsilon > 0:
             raise ValueError(f"epsilon must be > 0, got {epsilon}")
@@ -908,18 +933,18 @@ def _production_text(node: Tree) -> str:
 
 
 def stm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH,
-        effective_order: bool = True) -> DepthResult:
+        effective_order: bool = False) -> DepthResult:
     """STM of one hypothesis tree against its reference trees (see :class:`STM`)."""
     return STM(depth, effective_order).sentence_score(hyp, refs)
 
 
 def dstm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH,
-         effective_order: bool = True) -> DepthResult:
+         effective_order: bool = False) -> DepthResult:
     """DSTM: STM on the Collins-head dependency trees (see :class:`DSTM`)."""
     return DSTM(depth, effective_order).sentence_score(hyp, refs)
 
 
-def hwcm(hyp: Tree | None, refs: Sequence[Tree | None], length: int = DEFAULT_DEPTH, effective_order: bool = True,
+def hwcm(hyp: Tree | None, refs: Sequence[Tree | None], length: int = DEFAULT_DEPTH, effective_order: bool = False,
          epsilon: float = EPSILON) -> DepthResult:
     """HWCM over headword chains of length 1..``length`` (see :class:`HWCM`)."""
     return HWCM(length, effective_order, epsilon).sentence_score(hyp, refs)
@@ -1066,7 +1091,7 @@ class References:
         return {m: make[m]() for m in metrics}
 
     def score(self, hyp_parses: Sequence[str | None], metrics: Sequence[str] = METRICS, lam: float = 1.0,
-              effective_order: bool = True, epsilon: float = EPSILON, progress: bool = False):
+              effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False):
         """Segment-level scores of one system (see :func:`score_corpus` for the columns and ``attrs``)."""
         import numpy as np
         import pandas as pd
@@ -1157,7 +1182,7 @@ def _references(ref_parses: Sequence[Any], max_depth: int) -> References:
 
 def score_corpus(hyp_parses: Sequence[str | None], ref_parses: "Sequence[Any] | References",
                  metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
-                 effective_order: bool = True, epsilon: float = EPSILON, progress: bool = False):
+                 effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False):
     """Score one system's parses against reference parses: one row per segment.
 
     Columns: ``stm_1..stm_D``, ``dstm_1..``, ``hwcm_1..`` (the metric with maximum depth / chain length ``D = d``,
@@ -1178,7 +1203,7 @@ def score_corpus(hyp_parses: Sequence[str | None], ref_parses: "Sequence[Any] | 
 
 def score_frame(df, hyp_col: str = "ptb", ref_cols: Sequence[str] = ("ptb_refB",), metrics: Sequence[str] = METRICS,
                 max_depth: int = 9, system_col: str = "system", seg_col: str = "seg_id", lam: float = 1.0,
-                effective_order: bool = True, epsilon: float = EPSILON, progress: bool = True):
+                effective_order: bool = False, epsilon: float = EPSILON, progress: bool = True):
     """Score every row of a (system, segment) table, such as :func:`syneval_nb.data.load_ted_zhen_mqm`'s.
 
     The references of a segment are the ``ref_cols`` parse strings of its rows (the same for every system); they
@@ -1234,7 +1259,7 @@ def _score_group(items: list[tuple[Any, Sequence[str | None]]], ref_parses: Sequ
 
 def score_systems(hyp_parses: "dict[Any, Sequence[str | None]]", ref_parses: Sequence[Any],
                   metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
-                  effective_order: bool = True, epsilon: float = EPSILON, n_jobs: int = 1,
+                  effective_order: bool = False, epsilon: float = EPSILON, n_jobs: int = 1,
                   scheduler: Any = None) -> dict:
     """:func:`score_corpus` for many systems against the same references: ``{system: DataFrame}``.
 

@@ -303,7 +303,8 @@ out = {"compiled": _accel.compiled(), "rows": df.to_dict("list"), "corpus": df.a
 # the flat 300-word sentence of the issue, read back as an nltk.Tree and scored at sentence level
 t = trees.read_ptb(hyps[0])
 out["words"] = len(t.leaves())
-out["stm_self"] = syntactic.stm(t, [t], depth=9).score
+out["stm_self"] = syntactic.stm(t, [t], depth=9, effective_order=True).score
+out["stm_self_literal"] = syntactic.stm(t, [t], depth=9).score
 json.dump(out, sys.stdout)
 """
 
@@ -318,6 +319,8 @@ def test_score_corpus_on_large_trees_is_identical_with_and_without_the_extension
     assert runs[False].pop("compiled") is True and runs[True].pop("compiled") is False
     assert json.dumps(runs[False], sort_keys=True) == json.dumps(runs[True], sort_keys=True)
     assert runs[False]["words"] == 300 and runs[False]["stm_self"] == 1.0
+    # (S w1 .. w300) has subtrees of depths 1 and 2 only: the paper's literal mean over d = 1..9 is 2/9
+    assert runs[False]["stm_self_literal"] == pytest.approx(2 / 9, abs=1e-15)
     assert len(runs[False]["rows"]["stm_9"]) == 4
 
 

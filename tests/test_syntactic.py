@@ -75,13 +75,34 @@ def test_stm_clips_by_the_best_single_reference_not_the_sum():
     assert r2.matches == (7, 4, 2)
 
 
-def test_effective_order_and_literal_mean():
+def test_literal_mean_is_the_default_and_effective_order_the_variant():
     short = T("(NP (NN dog))")  # height 2: no depth-3 subtree
     ref = T("(S (NP (NN dog)) (VP (VBZ barks)))")
-    assert stm(short, [ref], depth=3).score == pytest.approx(1.0)  # depths 1, 2 only: 2/2 and 1/1
-    lit = STM(3, effective_order=False).sentence_score(short, [ref])
+    # the paper's 1/D over d = 1..3: depths 1 (NP, NN: 2/2), 2 (NP -> NN: 1/1), 3 (none: a zero fraction)
+    lit = stm(short, [ref], depth=3)
     assert lit.score == pytest.approx((1 + 1 + 0) / 3)
-    assert "eff:no" in lit.signature()
+    assert lit.fractions[:2] == (1.0, 1.0) and math.isnan(lit.fractions[2])
+    assert "eff:no" in lit.signature() and "eff:no" in STM(3).signature()
+    eff = STM(3, effective_order=True).sentence_score(short, [ref])
+    assert eff.score == pytest.approx(1.0) and "eff:yes" in eff.signature()  # depths 1, 2 only: 2/2 and 1/1
+    # fractions below 1: depth 1 NP DT JJ NN against NP DT NN -> 3/4 (JJ unmatched); depth 2 NP -> DT JJ NN is
+    # not in the reference -> 0/1; depth 3 absent. Literal (3/4 + 0 + 0) / 3, effective order (3/4 + 0) / 2.
+    h2 = T("(NP (DT the) (JJ big) (NN dog))")
+    r2 = T("(S (NP (DT the) (NN dog)) (VP (VBZ barks)))")
+    assert stm(h2, [r2], depth=3).score == pytest.approx((3 / 4 + 0 + 0) / 3)
+    assert stm(h2, [r2], depth=3, effective_order=True).score == pytest.approx((3 / 4 + 0) / 2)
+    assert stm(h2, [r2], depth=3).scores_by_depth == pytest.approx((3 / 4, 3 / 8, 1 / 4))
+    # HWCM: "I bark" against "I have a red pen": chains of length 1 I, bark -> 1/2; length 2 "bark I" -> 0, so
+    # epsilon; length 3 none: a zero precision too, hence epsilon (the paper's replacement) in the literal mean
+    hb = T("(S (NP (PRP I)) (VP (VBP bark)))")
+    assert hwcm(hb, [T(REF_PEN)], length=3).score == pytest.approx((0.5 + EPSILON + EPSILON) / 3)
+    assert hwcm(hb, [T(REF_PEN)], length=3, effective_order=True).score == pytest.approx((0.5 + EPSILON) / 2)
+
+
+def test_primary_depth_is_fixed():
+    from syneval_nb.syntactic import PRIMARY_DEPTH
+
+    assert PRIMARY_DEPTH == 4  # chosen from Liu & Gildea's text (see its docstring), never from our data
 
 
 # ------------------------------------------------------------------------------------------ TKM
@@ -142,17 +163,31 @@ def test_dstm_and_dtkm_on_dependency_trees():
 
 def test_identity_scores_one_for_every_metric():
     t = T(REAL)
+    # the tree has subtrees of depth 1..8 (STM), 1..6 (DSTM) and chains of length 1..6 (HWCM): with the
+    # effective-order variant identity is 1.0 at every D; with the paper's literal mean (the default) the depths
+    # beyond them are zero fractions (HWCM: epsilon), so identity is 1.0 only up to that height
     for depth in (1, 3, 9, 12):
-        assert stm(t, [t], depth=depth).score == pytest.approx(1.0)
-        assert dstm(t, [t], depth=depth).score == pytest.approx(1.0)
-        assert hwcm(t, [t], length=depth).score == pytest.approx(1.0)
+        for f in (stm, dstm):
+            assert f(t, [t], depth=depth, effective_order=True).score == pytest.approx(1.0)
+        assert hwcm(t, [t], length=depth, effective_order=True).score == pytest.approx(1.0)
+    for depth, n_stm, n_dep in ((1, 1, 1), (3, 3, 3), (9, 8, 6), (12, 8, 6)):
+        assert stm(t, [t], depth=depth).score == pytest.approx(n_stm / depth)
+        assert dstm(t, [t], depth=depth).score == pytest.approx(n_dep / depth)
+        assert hwcm(t, [t], length=depth).score == pytest.approx((n_dep + (depth - n_dep) * EPSILON) / depth)
     assert tkm(t, [t]).score == pytest.approx(1.0)
     assert dtkm(t, [t]).score == pytest.approx(1.0)
     assert asiya_stm(t, [t]) == pytest.approx(1.0)
     assert asiya_hwcm(t, [t]) == pytest.approx(1.0)
     one = T("(INTJ (UH Yes))")  # a one-word dependency tree is a single leaf node
-    for f in (stm, dstm, hwcm, tkm, dtkm):
+    for f in (stm, dstm, hwcm):
+        assert f(one, [one], effective_order=True).score == pytest.approx(1.0)
+    for f in (tkm, dtkm):
         assert f(one, [one]).score == pytest.approx(1.0)
+    # literal mean, D = 4: STM has depths 1 (INTJ, UH) and 2 (INTJ -> UH) -> 2/4; the dependency tree is one
+    # node: DSTM depth 1 only -> 1/4, HWCM length 1 only -> (1 + 3 epsilon) / 4
+    assert stm(one, [one]).score == pytest.approx(2 / 4)
+    assert dstm(one, [one]).score == pytest.approx(1 / 4)
+    assert hwcm(one, [one]).score == pytest.approx((1 + 3 * EPSILON) / 4)
 
 
 def test_asiya_variants_differ_from_the_paper():
@@ -184,7 +219,8 @@ def test_a_tree_without_words_is_unparsed_in_all_five_metrics():
         assert math.isnan(f(empty, [T(REF_FIG2)]).score), f.__name__
         assert math.isnan(f(T(REF_FIG2), [empty]).score), f.__name__
         assert math.isnan(f(Tree("S", [Tree("NP", [])]), [T(REF_FIG2)]).score), f.__name__
-        assert f(T(REF_FIG2), [empty, T(REF_FIG2)]).score == 1.0, f.__name__
+        kw = {"effective_order": True} if f in (stm, hwcm, dstm) else {}  # identity is 1.0 at any depth
+        assert f(T(REF_FIG2), [empty, T(REF_FIG2)], **kw).score == 1.0, f.__name__
     df = score_corpus([empty, REF_FIG2], [[REF_FIG2], [empty, REF_FIG2]], max_depth=2)
     assert math.isnan(df["stm_2"][0]) and math.isnan(df["dtkm"][0]) and df["hwcm_2"][1] == 1.0
 
@@ -329,3 +365,24 @@ def test_scoring_makes_no_reference_cycles():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_depth_scores_treat_missing_orders_alike_for_bleu_and_stm():
+    """combine.depth_scores passes effective_order to BLEU and to the syntactic metrics, so a comparison is like
+    for like. "I have it" (3 words; S > VP > NP > PRON: subtrees of depth 1..4) against "I have a pen" (hand
+    arithmetic): STM fractions 6/7, 3/4, 1/2, 0/1 and no depth-5 subtree; BLEU: p1 = 2/3, p2 = 1/2 ("I have"),
+    p3 = 0 and no 4-gram, both epsilon (Liu & Gildea's 10^-3), brevity penalty exp(1 - 4/3)."""
+    from syneval_nb import combine
+
+    hyp_ptb = "(S (NP (PRON I)) (VP (V have) (NP (PRON it))))"
+    ref_ptb = "(S (NP (PRON I)) (VP (V have) (NP (ART a) (N pen))))"
+    bp, eps = math.exp(1 - 4 / 3), EPSILON
+    args = (["I have it"], [["I have a pen"]], [hyp_ptb], [[ref_ptb]], ["s1"])
+    lit, _ = combine.depth_scores(*args, max_depth=5, syntactic_metrics=("stm",), progress=False)
+    eff, _ = combine.depth_scores(*args, max_depth=5, syntactic_metrics=("stm",), progress=False,
+                                  effective_order=True)
+    assert lit[("STM", 5)][0] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2 + 0 + 0) / 5)
+    assert eff[("STM", 5)][0] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2 + 0) / 4)
+    assert lit[("BLEU", 4)][0] == pytest.approx(bp * (2 / 3 * 1 / 2 * eps * eps) ** (1 / 4))
+    assert eff[("BLEU", 4)][0] == pytest.approx(bp * (2 / 3 * 1 / 2 * eps) ** (1 / 3))
+    assert lit[("STM", 4)][0] == eff[("STM", 4)][0]  # every depth up to 4 exists: the two agree
