@@ -12,7 +12,6 @@ import argparse
 import base64
 import datetime as _dt
 import html
-import json
 import re
 import sys
 from pathlib import Path

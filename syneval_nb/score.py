@@ -234,7 +234,7 @@ def load_files(ref_files: Sequence[str], hyp_files: Sequence[str], *, names: Seq
 # ============================================================================================== output
 
 
-def _fmt(v: float, w: int = 7) -> str:
+def _fmt(v: float) -> str:
     return f"{v:.4f}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
 
 
