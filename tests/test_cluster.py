@@ -264,3 +264,13 @@ def test_lexical_evaluate_on_cluster_identical(client, systems_text):
 
     bleu = sacrebleu.corpus_bleu(hyps_by["Online-W"], [[r[0] for r in refs1], [r[1] for r in refs1]])
     assert np.isclose(remote.system.loc["Online-W", "BLEU"], bleu.score / 100, atol=1e-9)
+
+
+@pytest.mark.slow
+def test_spacy_on_cluster_equals_local(client, ref_a, tmp_path):
+    sents = ref_a[:10]
+    local = parse_strings(sents, backend="spacy", cache=None, progress=False)
+    with ParseCache(tmp_path / "spacy.sqlite") as cache:
+        remote = parse_strings(sents, backend="spacy", cache=cache, scheduler=client, progress=False)
+        assert cache.count(parsing.spacy_backend_key()) == 10
+    assert list(remote) == list(local) and None not in remote
