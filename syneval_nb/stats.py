@@ -1,27 +1,48 @@
-"""Meta-evaluation statistics: plain functions over numpy arrays (mt-metrics-eval style).
+"""Meta-evaluation statistics: one protocol, plain functions over numpy arrays (mt-metrics-eval style).
 
 Every function states its exact definition. Conventions: ``metric`` and ``human`` are 1-D arrays of the same
 length, one value per scored item (a segment translation, or a system); higher is better for both (negate error
-rates and MQM penalties first). Non-finite values are an error, never silently dropped.
+rates and MQM penalties first). Non-finite values are an error, never silently dropped. ``segments`` labels the
+source segment of each item (all systems' translations of one source share a label).
 
-* correlations: :func:`pearson`, :func:`spearman`, :func:`kendall_tau_b`, :func:`correlation`;
+* correlations (:func:`correlation`, ``method`` in :data:`METHODS`): ``pearson``, ``spearman``, ``kendall``
+  (tau-b) from scipy; ``within`` (:func:`within_segment`: Pearson after centering each source segment, which
+  removes source difficulty); ``darr`` (:func:`wmt_darr_tau`: the WMT DARR pair tau within segments);
   :func:`system_level` (mean per system, then correlate);
 * WMT segment-level Kendall-like taus over pairs of translations of the same source: :func:`wmt_darr_tau`
-  (DA pairs more than 25 raw points apart) and :func:`wmt12_tau` (relative rankings, WMT12 / Guzman et al. 2014),
-  built on :func:`better_worse_pairs` and :func:`concordance_counts`;
-* significance: :func:`fisher_ci`, :func:`williams_test`, :func:`bootstrap_ci`, :func:`paired_bootstrap`
-  (vectorised: resampling weights times sufficient statistics, see :func:`bootstrap_pearson_samples`).
+  and :func:`wmt12_tau` (relative rankings, WMT12 / Guzman et al. 2014), built on :func:`better_worse_pairs` and
+  :func:`concordance_counts`;
+* inference, one protocol: every interval and every paired difference comes from a **paired percentile bootstrap
+  that resamples source segments** (``segments``; talks/documents as the variant ``clusters=``), all metrics of a
+  table on the same resamples: :func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`correlation_table` (one
+  table, the same columns everywhere), :func:`holm`. Pearson and ``within`` are vectorised (resampling weights
+  times sufficient statistics, :func:`bootstrap_pearson_samples`), ``darr`` too (per-segment pair counts);
+  Spearman and Kendall recompute scipy's statistic on each resample. :func:`fisher_ci` and the Williams test
+  (:func:`williams_test`) assume independent rows and are kept for that case only (system level, or one row per
+  source segment);
+* controls: :func:`placebo` (a random column), :func:`length_controls`, :func:`permute_human` (the
+  ``permute_human`` switch: shuffled human scores, under which no "beats" or "correlates" claim may hold);
+* verdicts computed from the numbers: :func:`verdict_beats`, :func:`verdict_correlates`, :func:`verdict_sentence`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from scipy import stats as _sps
 
 ArrayLike = Sequence[float] | np.ndarray
+
+METHODS = ("pearson", "spearman", "kendall", "within", "darr")
+"""The correlation methods of :func:`correlation` and :func:`correlation_table`."""
+PLACEBO = "placebo"
+"""Row name of the random control column (:func:`placebo`) in :func:`correlation_table`."""
+LENGTH = "length"
+"""Row name verdicts expect for the length-only control (pass it in ``controls=``, e.g.
+``{LENGTH: length_controls(...)["neg_abs_len_diff"]}``)."""
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -47,94 +68,117 @@ def _pair(x: ArrayLike, y: ArrayLike, min_n: int = 2, names: tuple[str, str] = (
     return a, b
 
 
+def _labels(labels: Sequence | None, n: int, name: str) -> np.ndarray | None:
+    """Labels as dense ints 0..G-1 (``None`` stays ``None``)."""
+    if labels is None:
+        return None
+    g = np.asarray(labels)
+    if g.ndim != 1 or len(g) != n:
+        raise ValueError(f"{name} has {g.size} labels but there are {n} items")
+    return np.unique(g, return_inverse=True)[1].reshape(-1)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # correlations
 # ----------------------------------------------------------------------------------------------------------------
 
+def _quiet(fn: Callable, a: np.ndarray, b: np.ndarray) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns on constant input and returns NaN: NaN is our answer too
+        v = float(fn(a, b)[0])
+    return v
+
+
 def pearson(x: ArrayLike, y: ArrayLike) -> float:
-    r"""Pearson's r = \sum (x-\bar x)(y-\bar y) / \sqrt{\sum (x-\bar x)^2 \sum (y-\bar y)^2}; NaN if either is constant."""
+    r"""Pearson's r = \sum (x-\bar x)(y-\bar y) / \sqrt{\sum (x-\bar x)^2 \sum (y-\bar y)^2}
+    (``scipy.stats.pearsonr``); NaN if either is constant."""
     a, b = _pair(x, y)
-    a, b = a - a.mean(), b - b.mean()
-    den = np.sqrt((a @ a) * (b @ b))
-    return float(np.clip((a @ b) / den, -1.0, 1.0)) if den > 0 else float("nan")
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    return _quiet(_sps.pearsonr, a, b)
 
 
 def average_ranks(x: ArrayLike) -> np.ndarray:
-    """Ranks 1..n, tied values getting the mean of the ranks they span (the 'average' method)."""
-    a = _vec(x, "x")
-    order = np.argsort(a, kind="mergesort")
-    s = a[order]
-    starts = np.r_[0, np.flatnonzero(s[1:] != s[:-1]) + 1]
-    ends = np.r_[starts[1:], len(s)]
-    mean_rank = (starts + ends + 1) / 2.0  # ranks start+1 .. end, averaged
-    ranks = np.empty(len(a))
-    ranks[order] = np.repeat(mean_rank, ends - starts)
-    return ranks
+    """Ranks 1..n, tied values getting the mean of the ranks they span (``scipy.stats.rankdata``, 'average')."""
+    return _sps.rankdata(_vec(x, "x"), method="average").astype(float)
 
 
 def spearman(x: ArrayLike, y: ArrayLike) -> float:
-    """Spearman's rho: Pearson's r of the average ranks (ties share the mean rank)."""
+    """Spearman's rho: Pearson's r of the average ranks (``scipy.stats.spearmanr``); NaN if either is constant."""
     a, b = _pair(x, y)
-    return pearson(average_ranks(a), average_ranks(b))
-
-
-def _count_inversions(y: np.ndarray) -> int:
-    """Number of pairs i < j with y[i] > y[j] (strict), by a Fenwick tree over dense ranks: O(n log n)."""
-    _, dense = np.unique(y, return_inverse=True)
-    m = int(dense.max()) + 1 if len(dense) else 0
-    tree = [0] * (m + 1)
-    inv = 0
-    for seen, v in enumerate(dense.tolist()):
-        # count earlier elements with rank <= v, then the rest are > v
-        i, le = v + 1, 0
-        while i > 0:
-            le += tree[i]
-            i -= i & -i
-        inv += seen - le
-        i = v + 1
-        while i <= m:
-            tree[i] += 1
-            i += i & -i
-    return inv
-
-
-def _tie_pairs(a: np.ndarray) -> int:
-    _, counts = np.unique(a, return_counts=True)
-    return int((counts * (counts - 1) // 2).sum())
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    return _quiet(_sps.spearmanr, a, b)
 
 
 def kendall_tau_b(x: ArrayLike, y: ArrayLike) -> float:
-    r"""Kendall's tau-b = (C - D) / \sqrt{(n_0 - n_1)(n_0 - n_2)}.
+    r"""Kendall's tau-b = (C - D) / \sqrt{(n_0 - n_1)(n_0 - n_2)} (``scipy.stats.kendalltau(variant="b")``).
 
     n_0 = n(n-1)/2 pairs, n_1 / n_2 pairs tied in x / y, C / D concordant / discordant pairs (pairs tied in either
-    are neither). Knight's (1966) O(n log n) algorithm: sort by (x, y); D = strict inversions of y in that order;
-    C = n_0 - n_1 - n_2 + n_3 - D with n_3 the pairs tied in both. NaN when x or y is constant.
-    """
+    are neither). NaN when x or y is constant."""
     a, b = _pair(x, y)
-    n = len(a)
-    order = np.lexsort((b, a))
-    a, b = a[order], b[order]
-    n0 = n * (n - 1) // 2
-    n1, n2 = _tie_pairs(a), _tie_pairs(b)
-    both = np.stack([a, b], axis=1)
-    _, joint = np.unique(both, axis=0, return_counts=True)
-    n3 = int((joint * (joint - 1) // 2).sum())
-    d = _count_inversions(b)
-    c = n0 - n1 - n2 + n3 - d
-    den = np.sqrt(float(n0 - n1) * float(n0 - n2))
-    return float((c - d) / den) if den > 0 else float("nan")
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    return _quiet(lambda u, v: _sps.kendalltau(u, v, variant="b"), a, b)
 
 
-_METHODS: dict[str, Callable[[ArrayLike, ArrayLike], float]] = {
+def center_within(values: ArrayLike, segments: Sequence) -> np.ndarray:
+    """``values`` minus the mean of its segment (each source segment's scores centred at 0)."""
+    v = _vec(values, "values")
+    inv = _labels(segments, len(v), "segments")
+    means = np.bincount(inv, weights=v) / np.bincount(inv)
+    return v - means[inv]
+
+
+def _multi(segments: Sequence, n: int) -> np.ndarray:
+    """Mask of the items whose segment has at least two items (a lone item has nothing to be compared with)."""
+    inv = _labels(segments, n, "segments")
+    return np.bincount(inv)[inv] >= 2
+
+
+def within_segment(metric: ArrayLike, human: ArrayLike, segments: Sequence, method: str = "pearson") -> float:
+    r"""Within-segment correlation: ``method`` (pearson, spearman or kendall) of the metric and human scores after
+    centring each source segment's scores on their segment mean:
+
+        r_within = corr(m_i - \bar m_{s(i)}, h_i - \bar h_{s(i)})
+
+    so only the differences between translations of the same source count (source difficulty, which moves every
+    translation of a segment together, is removed). Segments with a single item are left out (centred, they are a
+    0 that carries no comparison). With Pearson this is the pooled within-group correlation of an ANOVA layout."""
+    m, h = _pair(metric, human, names=("metric", "human"))
+    if method not in ("pearson", "spearman", "kendall"):
+        raise ValueError(f"within_segment: method must be pearson, spearman or kendall, got {method!r}")
+    keep = _multi(segments, len(m))
+    if keep.sum() < 3:
+        raise ValueError(f"within_segment needs at least 3 items in segments of two or more, got {int(keep.sum())}")
+    mc, hc = center_within(m, segments)[keep], center_within(h, segments)[keep]
+    return _BASIC[method](mc, hc)
+
+
+_BASIC: dict[str, Callable[[ArrayLike, ArrayLike], float]] = {
     "pearson": pearson, "spearman": spearman, "kendall": kendall_tau_b,
 }
 
 
-def correlation(x: ArrayLike, y: ArrayLike, method: str = "pearson") -> float:
-    """``method`` in ``pearson``, ``spearman``, ``kendall`` (tau-b)."""
-    if method not in _METHODS:
-        raise ValueError(f"unknown correlation method {method!r}; use one of {sorted(_METHODS)}")
-    return _METHODS[method](x, y)
+def correlation(x: ArrayLike, y: ArrayLike, method: str = "pearson", segments: Sequence | None = None, *,
+                threshold: float = 0.0, metric_ties: str = "discordant") -> float:
+    """The correlation of metric ``x`` with human ``y``; ``method`` in :data:`METHODS`:
+
+    * ``pearson``, ``spearman``, ``kendall`` (tau-b): over all items (``segments`` unused);
+    * ``within``: :func:`within_segment` (Pearson after centring each source segment; needs ``segments``);
+    * ``darr``: :func:`wmt_darr_tau` over the pairs of the same segment whose human scores differ by more than
+      ``threshold`` (0: every pair the humans did not tie; 25 on raw DA: WMT's DARR pairs); a metric tie counts as
+      discordant (WMT), or is dropped with ``metric_ties="exclude"`` (the tau without the tie penalty).
+    """
+    if method in _BASIC:
+        return _BASIC[method](x, y)
+    if method in ("within", "darr") and segments is None:
+        raise ValueError(f"method {method!r} compares translations of the same source: pass segments=")
+    if method == "within":
+        return within_segment(x, y, segments)
+    if method == "darr":
+        return wmt_darr_tau(x, y, segments, threshold, metric_ties)
+    raise ValueError(f"unknown correlation method {method!r}; use one of {list(METHODS)}")
 
 
 def system_means(values: ArrayLike, systems: Sequence) -> tuple[np.ndarray, np.ndarray]:
@@ -272,7 +316,8 @@ def wmt12_tau(metric: ArrayLike, human: ArrayLike, segment_ids: Sequence, thresh
 # ----------------------------------------------------------------------------------------------------------------
 
 def fisher_ci(r: float, n: int, alpha: float = 0.05) -> tuple[float, float]:
-    r"""Fisher z interval for a correlation: tanh(atanh(r) -+ z_{1-alpha/2} / \sqrt{n-3})."""
+    r"""Fisher z interval for a correlation: tanh(atanh(r) -+ z_{1-alpha/2} / \sqrt{n-3}). Assumes n independent
+    rows (too narrow on segment rows of several systems: ``tests/test_stats.py`` measures its coverage)."""
     if not -1.0 <= r <= 1.0:
         raise ValueError(f"correlation must be in [-1, 1], got {r}")
     if n <= 3:
@@ -294,6 +339,10 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
 
     t follows Student's t with n-3 degrees of freedom; p = P(T >= t) (small p: metric 2 significantly better).
     For "metric 3 better", swap r12 and r13.
+
+    **Assumes independent rows.** Valid at system level or with one row per source segment; on segment rows of
+    several systems (rows of one source are correlated) it is anti-conservative: use :func:`paired_bootstrap` /
+    :func:`correlation_table`, which resample source segments.
     """
     for name, r in (("r12", r12), ("r13", r13), ("r23", r23)):
         if not -1.0 <= r <= 1.0:
@@ -309,7 +358,8 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
 
 
 def williams_from_scores(human: ArrayLike, metric_a: ArrayLike, metric_b: ArrayLike) -> tuple[float, float]:
-    """:func:`williams_test` with r12 = r(human, a), r13 = r(human, b), r23 = r(a, b) (Pearson): is a better?"""
+    """:func:`williams_test` with r12 = r(human, a), r13 = r(human, b), r23 = r(a, b) (Pearson): is a better?
+    Assumes independent rows (see :func:`williams_test`)."""
     h, a = _pair(human, metric_a, min_n=4, names=("human", "metric_a"))
     _, b = _pair(human, metric_b, min_n=4, names=("human", "metric_b"))
     return williams_test(pearson(h, a), pearson(h, b), pearson(a, b), len(h))
@@ -322,11 +372,20 @@ def williams_from_scores(human: ArrayLike, metric_a: ArrayLike, metric_b: ArrayL
 def _group_index(n: int, groups: Sequence | None) -> tuple[np.ndarray, int]:
     if groups is None:
         return np.arange(n), n
-    g = np.asarray(groups)
-    if len(g) != n:
-        raise ValueError(f"groups has {len(g)} labels but there are {n} items")
-    _, inv = np.unique(g, return_inverse=True)
-    return inv, int(inv.max()) + 1
+    inv = _labels(groups, n, "groups")
+    return inv, int(inv.max()) + 1 if n else 0
+
+
+def _unit_weights(n_units: int, n_resamples: int, seed: int = 0, chunk: int = 100):
+    """Yield (B_chunk, n_units) arrays: how often each resampling unit is drawn in each resample (G draws with
+    replacement from G units, counted with one bincount per chunk)."""
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < n_resamples:
+        b = min(chunk, n_resamples - done)
+        draws = rng.integers(0, n_units, size=(b, n_units)) + (np.arange(b) * n_units)[:, None]
+        yield np.bincount(draws.ravel(), minlength=b * n_units).reshape(b, n_units).astype(np.float64)
+        done += b
 
 
 def bootstrap_weights(n_items: int, n_resamples: int, seed: int = 0, groups: Sequence | None = None,
@@ -334,18 +393,13 @@ def bootstrap_weights(n_items: int, n_resamples: int, seed: int = 0, groups: Seq
     """Yield (B_chunk, n_items) float arrays: how often each item appears in each bootstrap resample.
 
     Resampling unit: the item, or the group (e.g. the source segment, so all systems' translations of a drawn
-    segment enter together) when ``groups`` is given. Each resample draws G units uniformly with replacement
-    from the G units (counted with one bincount per chunk), so it has as many units as the data. The same seed gives the same resamples to every call.
+    segment enter together; or the talk) when ``groups`` is given. Each resample draws G units uniformly with
+    replacement from the G units, so it has as many units as the data. The same seed and units give the same
+    resamples to every call (every metric of a table, and both sides of a paired comparison, see the same ones).
     """
     inv, n_units = _group_index(n_items, groups)
-    rng = np.random.default_rng(seed)
-    done = 0
-    while done < n_resamples:
-        b = min(chunk, n_resamples - done)
-        draws = rng.integers(0, n_units, size=(b, n_units)) + (np.arange(b) * n_units)[:, None]
-        w = np.bincount(draws.ravel(), minlength=b * n_units).reshape(b, n_units).astype(np.float64)
+    for w in _unit_weights(n_units, n_resamples, seed, chunk):
         yield w[:, inv]
-        done += b
 
 
 def bootstrap_pearson_samples(metrics: np.ndarray, human: ArrayLike, n_resamples: int = 1000, seed: int = 0,
@@ -354,8 +408,10 @@ def bootstrap_pearson_samples(metrics: np.ndarray, human: ArrayLike, n_resamples
 
     Vectorised: with resample weights W (B x n), the weighted sums S_x = W x, S_xx = W x^2, S_xy = W (x y), ...
     give r = (N S_xy - S_x S_y) / \sqrt{(N S_xx - S_x^2)(N S_yy - S_y^2)}, N = W 1 — one matrix product per
-    chunk of resamples for all k metrics at once. Returns an array (n_resamples, k); NaN where a resample is
-    constant. Values are centred first to keep the sums well conditioned.
+    chunk of resamples for all k metrics at once. This is an algebraic identity: the Pearson r of the resample
+    written out item by item (``tests/test_stats.py`` checks it against ``scipy.stats.pearsonr`` on expanded
+    resamples). Returns an array (n_resamples, k); NaN where a resample is constant. Values are centred first
+    to keep the sums well conditioned.
     """
     h = _vec(human, "human")
     m = np.atleast_2d(np.asarray(metrics, dtype=float))
@@ -375,7 +431,9 @@ def bootstrap_pearson_samples(metrics: np.ndarray, human: ArrayLike, n_resamples
         num = n_ * sxy - sx * sy
         den = np.sqrt(np.clip(n_ * sxx - sx**2, 0, None) * np.clip(n_ * syy - sy**2, 0, None))
         with np.errstate(invalid="ignore", divide="ignore"):
-            out.append(np.where(den > 0, num / den, np.nan))
+            # a resample whose variance is rounding noise (e.g. one segment drawn every time) is constant: NaN
+            tiny = den <= 1e-12 * np.sqrt(np.clip(n_ * sxx, 0, None) * np.clip(n_ * syy, 0, None)) + 1e-300
+            out.append(np.where(tiny, np.nan, num / np.where(tiny, 1.0, den)))
     return np.clip(np.concatenate(out), -1.0, 1.0)
 
 
@@ -394,6 +452,96 @@ def _resample_stat(statistic: Callable[[np.ndarray, np.ndarray], float], x: np.n
     return np.asarray(vals, dtype=float)
 
 
+def _units(n: int, method: str, segments: np.ndarray | None, clusters: Sequence | None) -> np.ndarray:
+    """The resampling unit of each item: ``clusters`` if given, else the segment, else the item itself. For the
+    within-segment methods every segment must lie inside one cluster (a resample then draws whole segments)."""
+    c = _labels(clusters, n, "clusters")
+    if c is None:
+        return segments if segments is not None else np.arange(n)
+    if method in ("within", "darr") and segments is not None:
+        per_seg = np.zeros(int(segments.max()) + 1, dtype=np.int64) - 1
+        per_seg[segments] = c
+        if (per_seg[segments] != c).any():
+            raise ValueError("clusters must hold whole segments (every segment inside one cluster) for method "
+                             f"{method!r}")
+    return c
+
+
+def _darr_samples(mat: np.ndarray, h: np.ndarray, segments: np.ndarray, units: np.ndarray, n_resamples: int,
+                  seed: int, threshold: float, metric_ties: str) -> np.ndarray:
+    """The DARR pair tau of every row of ``mat`` in each resample, vectorised: pair counts summed per unit,
+    then weighted by how often the unit is drawn (a drawn segment brings all its pairs)."""
+    if metric_ties not in ("discordant", "exclude"):
+        raise ValueError(f"metric_ties must be 'discordant' or 'exclude', got {metric_ties!r}")
+    b, w = better_worse_pairs(h, segments, threshold)
+    n_units = int(units.max()) + 1
+    pu = units[b]
+    diff = mat[:, b] - mat[:, w]
+    conc = np.stack([np.bincount(pu, weights=(d > 0).astype(float), minlength=n_units) for d in diff])
+    disc_w = (diff < 0) | ((diff == 0) & (metric_ties == "discordant"))
+    disc = np.stack([np.bincount(pu, weights=d.astype(float), minlength=n_units) for d in disc_w])
+    out = []
+    for wu in _unit_weights(n_units, n_resamples, seed):
+        c, d = wu @ conc.T, wu @ disc.T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(np.where(c + d > 0, (c - d) / (c + d), np.nan))
+    return np.concatenate(out) if out else np.empty((0, len(mat)))
+
+
+def _boot_matrix(mat: np.ndarray, h: np.ndarray, method: str | Callable, segments: Sequence | None,
+                 clusters: Sequence | None, n_resamples: int, seed: int, threshold: float = 0.0,
+                 metric_ties: str = "discordant") -> tuple[np.ndarray, int]:
+    """(samples (B, k), number of resampling units): ``method`` of each row of ``mat`` with ``h`` on the same
+    resamples of units (clusters, else segments, else items)."""
+    n = len(h)
+    seg = _labels(segments, n, "segments")
+    if callable(method):
+        units = _units(n, "pearson", seg, clusters)
+        return (np.column_stack([_resample_stat(method, row, h, n_resamples, seed, units) for row in mat]),
+                int(units.max()) + 1)
+    if method not in METHODS:
+        raise ValueError(f"unknown correlation method {method!r}; use one of {list(METHODS)}")
+    if method in ("within", "darr") and seg is None:
+        raise ValueError(f"method {method!r} compares translations of the same source: pass segments=")
+    units = _units(n, method, seg, clusters)
+    n_units = int(units.max()) + 1
+    if method == "pearson":
+        return bootstrap_pearson_samples(mat, h, n_resamples, seed, units), n_units
+    if method == "within":
+        keep = _multi(seg, n)
+        mc = np.vstack([center_within(row, seg) for row in mat])[:, keep]
+        # the units of the kept items, relabelled densely but drawn as the full set of units would be
+        return _weighted_pearson(mc, center_within(h, seg)[keep], units[keep], n_units, n_resamples, seed), n_units
+    if method == "darr":
+        return _darr_samples(mat, h, seg, units, n_resamples, seed, threshold, metric_ties), n_units
+    fn = _BASIC[method]
+    return np.column_stack([_resample_stat(fn, row, h, n_resamples, seed, units) for row in mat]), n_units
+
+
+def _weighted_pearson(m: np.ndarray, h: np.ndarray, units: np.ndarray, n_units: int, n_resamples: int,
+                      seed: int) -> np.ndarray:
+    """:func:`bootstrap_pearson_samples` for items that are a subset of the units' items: the unit draws are the
+    ones of all ``n_units`` units (so they match the other methods' resamples), mapped to the items present."""
+    hc = h - h.mean()
+    mm = m - m.mean(axis=1, keepdims=True)
+    cols = np.column_stack([np.ones_like(hc), hc, hc * hc, mm.T, (mm * mm).T, (mm * hc).T])
+    # per-unit sums, then weighted by the unit draws: W_items @ cols == W_units @ (per-unit sums of cols)
+    per_unit = np.zeros((n_units, cols.shape[1]))
+    np.add.at(per_unit, units, cols)
+    k = m.shape[0]
+    out = []
+    for wu in _unit_weights(n_units, n_resamples, seed):
+        s = wu @ per_unit
+        n_, sy, syy = s[:, :1], s[:, 1:2], s[:, 2:3]
+        sx, sxx, sxy = s[:, 3:3 + k], s[:, 3 + k:3 + 2 * k], s[:, 3 + 2 * k:]
+        num = n_ * sxy - sx * sy
+        den = np.sqrt(np.clip(n_ * sxx - sx**2, 0, None) * np.clip(n_ * syy - sy**2, 0, None))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tiny = den <= 1e-12 * np.sqrt(np.clip(n_ * sxx, 0, None) * np.clip(n_ * syy, 0, None)) + 1e-300
+            out.append(np.where(tiny, np.nan, num / np.where(tiny, 1.0, den)))
+    return np.clip(np.concatenate(out), -1.0, 1.0)
+
+
 @dataclass(frozen=True)
 class BootstrapResult:
     """A statistic, its percentile bootstrap interval and the resampled values."""
@@ -406,74 +554,153 @@ class BootstrapResult:
 
 def percentile_ci(samples: np.ndarray, alpha: float = 0.05, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Percentile interval (q_{alpha/2}, q_{1-alpha/2}) of bootstrap samples along ``axis`` (NaNs ignored)."""
-    lo, hi = np.nanquantile(np.asarray(samples, dtype=float), [alpha / 2, 1 - alpha / 2], axis=axis)
+    s = np.asarray(samples, dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column gives NaN bounds
+        lo, hi = np.nanquantile(s, [alpha / 2, 1 - alpha / 2], axis=axis)
     return lo, hi
 
 
-def _stat_fn(statistic: str | Callable) -> Callable[[np.ndarray, np.ndarray], float]:
-    if callable(statistic):
-        return statistic
-    if statistic not in _METHODS:
-        raise ValueError(f"unknown statistic {statistic!r}; use one of {sorted(_METHODS)} or a callable")
-    return _METHODS[statistic]
+def _estimate(row: np.ndarray, h: np.ndarray, method: str | Callable, segments, threshold: float,
+              metric_ties: str) -> float:
+    if callable(method):
+        return float(method(row, h))
+    return correlation(row, h, method, segments, threshold=threshold, metric_ties=metric_ties)
 
 
-def _samples(metrics: np.ndarray, human: np.ndarray, statistic, n_resamples, seed, groups) -> np.ndarray:
-    if statistic == "pearson":
-        return bootstrap_pearson_samples(metrics, human, n_resamples, seed, groups)
-    fn = _stat_fn(statistic)
-    return np.column_stack([_resample_stat(fn, row, human, n_resamples, seed, groups) for row in metrics])
+def _method_arg(method: str | Callable, statistic: str | Callable | None) -> str | Callable:
+    return method if statistic is None else statistic
 
 
-def bootstrap_ci(metric: ArrayLike, human: ArrayLike, statistic: str | Callable = "pearson",
-                 n_resamples: int = 1000, alpha: float = 0.05, seed: int = 0,
-                 groups: Sequence | None = None) -> BootstrapResult:
-    """Percentile bootstrap interval [q_{alpha/2}, q_{1-alpha/2}] of ``statistic(metric, human)`` over resampled
-    items (or ``groups``). ``statistic``: ``"pearson"`` (vectorised), ``"spearman"``, ``"kendall"`` or any
-    callable ``f(metric, human) -> float`` (one resample at a time)."""
+def bootstrap_ci(metric: ArrayLike, human: ArrayLike, method: str | Callable = "pearson",
+                 segments: Sequence | None = None, clusters: Sequence | None = None, n_resamples: int = 1000,
+                 alpha: float = 0.05, seed: int = 0, *, groups: Sequence | None = None,
+                 threshold: float = 0.0, metric_ties: str = "discordant",
+                 statistic: str | Callable | None = None) -> BootstrapResult:
+    """Percentile bootstrap interval [q_{alpha/2}, q_{1-alpha/2}] of ``correlation(metric, human, method,
+    segments)`` over resamples of source segments (``segments``; whole ``clusters`` such as talks when given;
+    single items when neither is given, i.e. rows assumed independent). ``method`` in :data:`METHODS` or a
+    callable ``f(metric, human) -> float`` (one resample at a time). ``groups`` is the former name of
+    ``clusters`` and ``statistic`` of ``method``."""
+    method = _method_arg(method, statistic)
+    clusters = clusters if clusters is not None else groups
     m, h = _pair(metric, human, min_n=3, names=("metric", "human"))
-    s = _samples(m[None, :], h, statistic, n_resamples, seed, groups)[:, 0]
-    lo, hi = np.nanquantile(s, [alpha / 2, 1 - alpha / 2])
-    return BootstrapResult(_stat_fn(statistic)(m, h), float(lo), float(hi), s)
+    s = _boot_matrix(m[None, :], h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0][:, 0]
+    lo, hi = percentile_ci(s, alpha)
+    return BootstrapResult(_estimate(m, h, method, segments, threshold, metric_ties), float(lo), float(hi), s)
+
+
+def _p_one_sided(d: np.ndarray) -> tuple[float, float]:
+    """(p_better, p_worse) of resampled differences a - b: the shares of resamples with d <= 0 and d >= 0."""
+    ok = np.isfinite(d)
+    if not ok.any():
+        return float("nan"), float("nan")
+    return float((d[ok] <= 0).mean()), float((d[ok] >= 0).mean())
+
+
+def _p_two_sided(p_better: float, p_worse: float) -> float:
+    return float(min(1.0, 2 * min(p_better, p_worse))) if np.isfinite(p_better) else float("nan")
 
 
 @dataclass(frozen=True)
 class PairedBootstrapResult:
     """Two metrics' statistic on the same resamples: each one's interval, the difference a - b with its interval,
-    and ``p_value`` = share of resamples where the difference is <= 0 (one-sided: "is a better than b?")."""
+    ``p_better`` = one-sided bootstrap p for "a is better than b" (the share of resamples with
+    stat(a) - stat(b) <= 0), ``p_worse`` the same for "b is better" (share with the difference >= 0) and
+    ``p_two_sided`` = min(1, 2 min(p_better, p_worse))."""
 
     a: BootstrapResult
     b: BootstrapResult
     delta: BootstrapResult
-    p_value: float
+    p_better: float
+    p_worse: float
+    p_two_sided: float
+
+    @property
+    def p_value(self) -> float:
+        """Former name of :attr:`p_better`."""
+        return self.p_better
 
 
 def paired_bootstrap(metric_a: ArrayLike, metric_b: ArrayLike, human: ArrayLike,
-                     statistic: str | Callable = "pearson", n_resamples: int = 1000, alpha: float = 0.05,
-                     seed: int = 0, groups: Sequence | None = None) -> PairedBootstrapResult:
-    """Paired bootstrap over segments (Koehn 2004 style, applied to a correlation): both metrics are scored on the
-    same resamples, so the interval of the difference accounts for their correlation.
-    ``p_value`` = fraction of resamples with stat(a) - stat(b) <= 0."""
+                     method: str | Callable = "pearson", segments: Sequence | None = None,
+                     clusters: Sequence | None = None, n_resamples: int = 1000, alpha: float = 0.05,
+                     seed: int = 0, *, groups: Sequence | None = None, threshold: float = 0.0,
+                     metric_ties: str = "discordant", statistic: str | Callable | None = None
+                     ) -> PairedBootstrapResult:
+    """Paired bootstrap (Koehn 2004 style, applied to a correlation): both metrics are scored on the same
+    resamples of source segments (whole ``clusters`` when given; items when neither is given), so the interval of
+    the difference accounts for their correlation. See :class:`PairedBootstrapResult` for the p-values.
+    ``groups`` / ``statistic``: former names of ``clusters`` / ``method``."""
+    method = _method_arg(method, statistic)
+    clusters = clusters if clusters is not None else groups
     a, h = _pair(metric_a, human, min_n=3, names=("metric_a", "human"))
     b, _ = _pair(metric_b, human, min_n=3, names=("metric_b", "human"))
-    fn = _stat_fn(statistic)
-    s = _samples(np.vstack([a, b]), h, statistic, n_resamples, seed, groups)
+    s = _boot_matrix(np.vstack([a, b]), h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0]
     d = s[:, 0] - s[:, 1]
-    q = [alpha / 2, 1 - alpha / 2]
 
     def res(est: float, smp: np.ndarray) -> BootstrapResult:
-        lo, hi = np.nanquantile(smp, q)
+        lo, hi = percentile_ci(smp, alpha)
         return BootstrapResult(float(est), float(lo), float(hi), smp)
 
-    ea, eb = fn(a, h), fn(b, h)
-    ok = np.isfinite(d)
-    p = float((d[ok] <= 0).mean()) if ok.any() else float("nan")
-    return PairedBootstrapResult(res(ea, s[:, 0]), res(eb, s[:, 1]), res(ea - eb, d), p)
+    ea = _estimate(a, h, method, segments, threshold, metric_ties)
+    eb = _estimate(b, h, method, segments, threshold, metric_ties)
+    pb, pw = _p_one_sided(d)
+    return PairedBootstrapResult(res(ea, s[:, 0]), res(eb, s[:, 1]), res(ea - eb, d), pb, pw, _p_two_sided(pb, pw))
+
+
+def holm(pvalues: ArrayLike) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values (Holm 1979), in the input order. With the m finite p-values sorted
+    ascending, p_(1) <= ... <= p_(m): adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)). Rejecting where
+    adj < alpha controls the family-wise error rate at alpha. NaN entries (no test) stay NaN and do not count
+    in m."""
+    p = np.asarray(pvalues, dtype=float).reshape(-1)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    if (p[ok] < 0).any() or (p[ok] > 1).any():
+        raise ValueError("p-values must lie in [0, 1]")
+    m = len(ok)
+    if m:
+        order = ok[np.argsort(p[ok], kind="stable")]
+        adj = np.minimum(1.0, (m - np.arange(m)) * p[order])
+        out[order] = np.maximum.accumulate(adj)
+    return out
+
+
+_holm_adjust = holm  # correlation_table's argument ``holm`` shadows the function's name there
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# control baselines and comparison tables
+# controls
 # ----------------------------------------------------------------------------------------------------------------
+
+def placebo(n: int, seed: int = 0) -> np.ndarray:
+    """A placebo metric: ``n`` independent standard normal numbers (seeded; a stream of its own, so it is not
+    tied to the bootstrap resamples drawn with the same ``seed``). A component that "helps" must beat it."""
+    if int(n) < 1:
+        raise ValueError(f"placebo needs n >= 1, got {n}")
+    return np.random.default_rng(np.random.SeedSequence([int(seed), 0x706C6163])).standard_normal(int(n))
+
+
+def permute_human(values: ArrayLike, seed: int | None, segments: Sequence | None = None) -> np.ndarray:
+    """The ``permute_human`` switch: ``seed=None`` returns the scores unchanged (a copy); an integer shuffles them
+    with that seed, across all rows (segment-level scores across all rows; pass system-level scores to shuffle
+    them across systems). With ``segments``, the variant: shuffled within each source segment only (keeps each
+    segment's mean, so source difficulty survives and only within-segment agreement is destroyed). A metric
+    "beats" nothing and "correlates" with nothing on permuted scores; verdicts must then not come out "holds"."""
+    v = np.array(_vec(values, "values"))
+    if seed is None:
+        return v
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x7065726D]))
+    if segments is None:
+        return v[rng.permutation(len(v))]
+    inv = _labels(segments, len(v), "segments")
+    out = v.copy()
+    order = np.argsort(inv, kind="stable")
+    for grp in np.split(order, np.flatnonzero(np.diff(inv[order])) + 1):
+        out[grp] = v[grp[rng.permutation(len(grp))]]
+    return out
+
 
 def length_controls(hyp_len: ArrayLike, ref_lens: Sequence[Sequence[float]] | ArrayLike) -> dict[str, np.ndarray]:
     """Length-only control "metrics", so a correlation can be read against what length alone explains.
@@ -501,80 +728,341 @@ def length_controls(hyp_len: ArrayLike, ref_lens: Sequence[Sequence[float]] | Ar
     return {"neg_abs_len_diff": -np.abs(c - closest), "len_ratio": c / closest}
 
 
-def correlation_table(scores: dict[tuple[str, int | None], ArrayLike], human: ArrayLike,
-                      baseline: str = "BLEU", baseline_depth: int = 4, method: str = "pearson",
-                      ci: str = "fisher", n_resamples: int = 1000, alpha: float = 0.05, seed: int = 0,
-                      groups: Sequence | None = None):
-    """One row per (metric, depth): correlation with ``human``, its interval and a Williams test against the
-    baseline metric at the same depth (``baseline_depth`` for rows without a depth, e.g. kernels and controls).
 
-    Columns: ``metric, depth, r, low, high, n, t_vs_base, p_better, p_worse, mark``. ``p_better`` is the one-sided
-    Williams p that the row's metric correlates more strongly than the baseline, ``p_worse`` the reverse;
-    ``mark`` is ``"+"`` / ``"-"`` when the respective p < ``alpha`` (``""`` otherwise, and for the baseline).
-    ``ci="fisher"``: :func:`fisher_ci` (Pearson only); ``ci="bootstrap"``: percentile intervals from one shared
-    set of resamples (:func:`bootstrap_pearson_samples`, optionally resampling ``groups``). The Williams test is
-    defined for Pearson's r; with ``method`` other than pearson ``t_vs_base``/``p_*`` are NaN.
+
+# ----------------------------------------------------------------------------------------------------------------
+# the correlation table
+# ----------------------------------------------------------------------------------------------------------------
+
+def metric_name(name: str | tuple, depth: int | None = None) -> str:
+    """The one row-name scheme of the tables: ``("STM", 4)`` or ``("STM", 4)`` as a tuple -> ``"STM-4"``,
+    ``("TKM", None)`` -> ``"TKM"``; a string without ``depth`` is returned as is. It agrees with
+    :func:`syneval_nb.metrics.canonical_name` for registered metrics and also takes any other name (controls,
+    learned metrics)."""
+    if isinstance(name, tuple):
+        if len(name) != 2 or depth is not None:
+            raise ValueError(f"a metric key is a (name, depth) pair, got {name!r}")
+        name, depth = name
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a metric name must be a non-empty string, got {name!r}")
+    return name if depth is None else f"{name}-{int(depth)}"
+
+
+def depth_baselines(keys: Sequence, baseline: str = "BLEU", default_depth: int = 4) -> dict[str, str]:
+    """``{row name: baseline row name}`` comparing each depth metric with ``baseline`` at the same depth
+    (``("STM", 3)`` -> ``"BLEU-3"``) when that row exists among ``keys``, otherwise (rows without a depth, or a
+    depth the baseline lacks) with ``baseline`` at ``default_depth``; the baseline's own rows are left out.
+    Pass it as ``correlation_table(..., baseline=depth_baselines(scores))``."""
+    names = {metric_name(k): k for k in keys}
+    out = {}
+    for name, k in names.items():
+        fam, depth = (k if isinstance(k, tuple) else (k, None))
+        if fam == baseline:
+            continue
+        same = metric_name(baseline, depth) if depth is not None else None
+        out[name] = same if same in names else metric_name(baseline, default_depth)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class TableBootstrap:
+    """What a :func:`correlation_table` was computed from, kept in ``table.attrs["bootstrap"]`` so that verdicts
+    can compare any two rows on the same resamples: row ``names``, ``estimates``, ``samples`` (n_resamples x rows),
+    the ``baselines`` used ({row: baseline row}), ``p_better_holm`` ({row: adjusted p}), ``alpha``, ``method``,
+    ``unit`` (what was resampled) and ``n_clusters``."""
+
+    names: tuple[str, ...]
+    estimates: np.ndarray
+    samples: np.ndarray
+    baselines: dict = field(default_factory=dict)
+    p_better_holm: dict = field(default_factory=dict)
+    alpha: float = 0.05
+    method: str = "pearson"
+    unit: str = "item"
+    n_clusters: int = 0
+    holm: bool = True
+
+    def index(self, name: str | tuple) -> int:
+        key = metric_name(name)
+        if key not in self.names:
+            raise KeyError(f"no row {key!r} in the table; rows: {', '.join(self.names)}")
+        return self.names.index(key)
+
+    def estimate(self, name: str | tuple) -> float:
+        return float(self.estimates[self.index(name)])
+
+    def column(self, name: str | tuple) -> np.ndarray:
+        return self.samples[:, self.index(name)]
+
+
+TABLE_COLUMNS = ("metric", "method", "r", "low", "high", "n", "n_clusters", "baseline", "delta", "delta_low",
+                 "delta_high", "p_better", "p_worse", "p_better_holm", "p_worse_holm", "mark")
+"""The columns of :func:`correlation_table`, in order (``williams=True`` adds ``williams_t, williams_p``)."""
+
+
+def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segments: Sequence | None = None, *,
+                      baseline: str | tuple | Mapping | None = None, method: str = "pearson",
+                      clusters: Sequence | None = None, controls: Mapping[str, ArrayLike] | None = None,
+                      placebo_column: bool = True, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
+                      holm: bool = True, threshold: float = 0.0, metric_ties: str = "discordant",
+                      williams: bool = False):
+    """The one correlation table: one row per metric (then per control), all on the same bootstrap resamples.
+
+    ``scores``: ``{name or (name, depth): values}`` (rows named by :func:`metric_name`, e.g. ``"STM-4"``);
+    ``human``: the human scores; ``segments``: the source segment of each row (resampled as units, all systems'
+    rows of a drawn segment together; ``None``: rows are independent units, e.g. systems at system level);
+    ``clusters``: resample these instead (talks/documents; for ``within``/``darr`` each must hold whole
+    segments). ``method`` in :data:`METHODS` (``threshold``/``metric_ties`` for ``darr``). ``controls``: extra
+    rows (e.g. ``{"length": ...}``, see :data:`LENGTH`); ``placebo_column`` adds :func:`placebo` as the row
+    :data:`PLACEBO` (seeded with ``seed``). ``baseline``: a row name (or key) every other row is compared with,
+    a mapping ``{row: baseline row}`` (see :func:`depth_baselines`), or ``None`` (no comparisons).
+
+    Columns (:data:`TABLE_COLUMNS`): ``metric``; ``method``; ``r`` the statistic on all rows; ``low, high`` its
+    percentile interval at level 1 - ``alpha``; ``n`` rows; ``n_clusters`` resampling units; ``baseline`` the
+    row compared with (``""`` when none); ``delta`` = r(metric) - r(baseline); ``delta_low, delta_high`` the
+    percentile interval of the difference on the same resamples; ``p_better`` the one-sided bootstrap p that the
+    row's metric beats the baseline (share of resamples with a difference <= 0), ``p_worse`` that the baseline
+    beats it (share >= 0); ``p_better_holm, p_worse_holm`` the same adjusted by :func:`holm` over every compared
+    row of the table (``holm=False``: unadjusted); ``mark`` ``"+"`` if ``p_better_holm < alpha``, ``"-"`` if
+    ``p_worse_holm < alpha``, else ``""``. ``williams=True`` adds ``williams_t, williams_p`` (:func:`williams_test`
+    of row > baseline, Pearson only, n = rows: valid only when rows are independent, i.e. system level or one row
+    per segment). ``attrs["bootstrap"]``: the :class:`TableBootstrap` (for :func:`verdict_beats`).
     """
     import pandas as pd
 
     h = _vec(human, "human")
-    keys = list(scores)
-    mat = np.vstack([_pair(scores[k], h, min_n=4, names=(f"{k[0]}@{k[1]}", "human"))[0] for k in keys])
-    rs = np.array([correlation(row, h, method) for row in mat])
-    if ci == "bootstrap":
-        if method != "pearson":
-            raise ValueError("bootstrap intervals here are for Pearson; use bootstrap_ci for other statistics")
-        lo, hi = percentile_ci(bootstrap_pearson_samples(mat, h, n_resamples, seed, groups), alpha)
-    elif ci == "fisher":
-        lo, hi = (np.array(v) for v in zip(*[fisher_ci(r, len(h), alpha) if np.isfinite(r) else (np.nan, np.nan)
-                                             for r in rs]))
+    rows: dict[str, np.ndarray] = {}
+    for k, v in scores.items():
+        name = metric_name(k)
+        if name in rows:
+            raise ValueError(f"two scores are named {name!r}")
+        rows[name] = _pair(v, h, min_n=4, names=(name, "human"))[0]
+    for name, v in (controls or {}).items():
+        if name in rows:
+            raise ValueError(f"control {name!r} has the name of a metric")
+        rows[name] = _pair(v, h, min_n=4, names=(name, "human"))[0]
+    if placebo_column:
+        if PLACEBO in rows:
+            raise ValueError(f"a score is named {PLACEBO!r}; pass placebo_column=False to use your own")
+        rows[PLACEBO] = placebo(len(h), seed)
+    names = list(rows)
+    if isinstance(baseline, Mapping):
+        base = {metric_name(a): metric_name(b) for a, b in baseline.items()}
+    elif baseline is None:
+        base = {}
     else:
-        raise ValueError(f"ci must be 'fisher' or 'bootstrap', got {ci!r}")
-    rows = []
-    for i, (name, depth) in enumerate(keys):
-        bkey = (baseline, depth) if (baseline, depth) in scores else (baseline, baseline_depth)
-        t = pb = pw = np.nan
-        mark = ""
-        if name != baseline and bkey in scores and method == "pearson" and np.isfinite(rs[i]):
-            j = keys.index(bkey)
-            r23 = pearson(mat[i], mat[j])
-            if np.isfinite(r23) and np.isfinite(rs[j]):
-                t, pb = williams_test(rs[i], rs[j], r23, len(h))
-                pw = williams_test(rs[j], rs[i], r23, len(h))[1]
-                mark = "+" if pb < alpha else "-" if pw < alpha else ""
-        rows.append({"metric": name, "depth": depth, "r": rs[i], "low": lo[i], "high": hi[i], "n": len(h),
-                     "t_vs_base": t, "p_better": pb, "p_worse": pw, "mark": mark})
-    out = pd.DataFrame(rows)
-    out["depth"] = pd.array([d for _, d in keys], dtype="Int64")
+        b = metric_name(baseline)
+        base = {nm: b for nm in names if nm != b}
+    missing = sorted({b for b in base.values() if b not in rows} | {a for a in base if a not in rows})
+    if missing:
+        raise ValueError(f"baseline rows {missing} are not in the table; rows: {', '.join(names)}")
+    mat = np.vstack([rows[nm] for nm in names])
+    est = np.array([_estimate(row, h, method, segments, threshold, metric_ties) for row in mat])
+    samples, n_units = _boot_matrix(mat, h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)
+    lo, hi = percentile_ci(samples, alpha)
+    out = pd.DataFrame({"metric": names, "method": method if isinstance(method, str) else "custom", "r": est,
+                        "low": lo, "high": hi, "n": len(h), "n_clusters": n_units,
+                        "baseline": [base.get(nm, "") for nm in names]})
+    delta, dlo, dhi, pb, pw = (np.full(len(names), np.nan) for _ in range(5))
+    for i, nm in enumerate(names):
+        if nm in base and base[nm] != nm:
+            j = names.index(base[nm])
+            d = samples[:, i] - samples[:, j]
+            delta[i] = est[i] - est[j]
+            dlo[i], dhi[i] = percentile_ci(d, alpha)
+            pb[i], pw[i] = _p_one_sided(d)
+    pbh, pwh = (_holm_adjust(pb), _holm_adjust(pw)) if holm else (pb.copy(), pw.copy())
+    out["delta"], out["delta_low"], out["delta_high"] = delta, dlo, dhi
+    out["p_better"], out["p_worse"], out["p_better_holm"], out["p_worse_holm"] = pb, pw, pbh, pwh
+    out["mark"] = np.where(pbh < alpha, "+", np.where(pwh < alpha, "-", ""))
+    if williams:
+        if method != "pearson":
+            raise ValueError("the Williams test is defined for Pearson's r; use method='pearson'")
+        wt, wp = np.full(len(names), np.nan), np.full(len(names), np.nan)
+        for i, nm in enumerate(names):
+            if nm in base and base[nm] != nm:
+                j = names.index(base[nm])
+                r23 = pearson(mat[i], mat[j])
+                if np.isfinite(est[i]) and np.isfinite(est[j]) and np.isfinite(r23):
+                    wt[i], wp[i] = williams_test(est[i], est[j], r23, len(h))
+        out["williams_t"], out["williams_p"] = wt, wp
+    unit = "cluster" if clusters is not None else "segment" if segments is not None else "item"
+    out.attrs["bootstrap"] = TableBootstrap(tuple(names), est, samples, base,
+                                            {nm: float(pbh[i]) for i, nm in enumerate(names)}, alpha,
+                                            out["method"].iloc[0], unit, n_units, holm)
     return out
 
 
-def correlation_tables(scores: dict[tuple[str, int | None], ArrayLike], humans: Mapping[str, ArrayLike],
-                       **kwargs):
+def correlation_tables(scores: Mapping[Any, ArrayLike], humans: Mapping[str, ArrayLike], segments=None, **kwargs):
     """:func:`correlation_table` of the same ``scores`` against each human score of ``humans`` (name -> scores),
-    stacked, with the name in a first column ``human`` (e.g. MQM total and MQM Fluency)."""
+    stacked, with the name in a first column ``human`` (e.g. MQM and rater-normalized MQM, or Fluency and
+    Accuracy). ``attrs["bootstrap"]`` maps each human score's name to its :class:`TableBootstrap`."""
     import pandas as pd
 
-    tables = []
+    tables, boots = [], {}
     for name, human in humans.items():
-        t = correlation_table(scores, human, **kwargs)
+        t = correlation_table(scores, human, segments, **kwargs)
+        boots[name] = t.attrs.pop("bootstrap")
         t.insert(0, "human", name)
         tables.append(t)
-    return pd.concat(tables, ignore_index=True)
+    out = pd.concat(tables, ignore_index=True)
+    out.attrs["bootstrap"] = boots
+    return out
 
 
-
-def table_row(table, metric: str, depth: int | None = None, **match):
-    """The one row of a correlation table (:func:`correlation_table`, :func:`correlation_tables`) for ``metric`` at
-    ``depth`` (``None``: its row without a depth, e.g. a kernel), among the rows whose other columns equal
-    ``match`` (e.g. ``human="MQM Fluency"``). Raises ``KeyError`` unless exactly one row matches."""
-    sel = np.array(table["metric"] == metric, dtype=bool)  # a writable copy (pandas hands out read-only views)
-    sel &= np.array(table["depth"].isna() if depth is None else (table["depth"] == depth).fillna(False), dtype=bool)
+def table_row(table, metric: str | tuple, depth: int | None = None, **match):
+    """The one row of a correlation table (:func:`correlation_table`, :func:`correlation_tables`) for ``metric``
+    (a row name such as ``"STM-4"``, a ``(name, depth)`` key, or a name with ``depth``), among the rows whose
+    other columns equal ``match`` (e.g. ``human="MQM z"``). Raises ``KeyError`` unless exactly one row matches."""
+    name = metric_name(metric, depth)
+    sel = np.array(table["metric"] == name, dtype=bool)  # a writable copy (pandas hands out read-only views)
     for col, value in match.items():
         sel &= np.array(table[col] == value, dtype=bool)
     if sel.sum() != 1:
-        raise KeyError(f"{int(sel.sum())} rows for metric={metric!r}, depth={depth!r}, {match}")
+        raise KeyError(f"{int(sel.sum())} rows for metric={name!r}, {match}")
     return table[sel].iloc[0]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# verdicts computed from the numbers
+# ----------------------------------------------------------------------------------------------------------------
+
+def _boot_of(table_or_results, human: str | None) -> TableBootstrap:
+    b = table_or_results if isinstance(table_or_results, TableBootstrap) else \
+        getattr(table_or_results, "attrs", {}).get("bootstrap")
+    if isinstance(b, dict):
+        if human is None:
+            raise ValueError(f"a stacked table: pass human= (one of {list(b)})")
+        if human not in b:
+            raise KeyError(f"no human score {human!r}; the table has {list(b)}")
+        b = b[human]
+    if not isinstance(b, TableBootstrap):
+        raise TypeError("verdicts need a table from stats.correlation_table/correlation_tables (its "
+                        "attrs['bootstrap']) or a TableBootstrap; this object has none")
+    return b
+
+
+def _ci(d: np.ndarray, alpha: float) -> list[float]:
+    lo, hi = percentile_ci(d, alpha)
+    return [float(lo), float(hi)]
+
+
+def _unit_text(b: TableBootstrap) -> str:
+    return {"cluster": "clusters", "segment": "source segments", "item": "rows"}.get(b.unit, b.unit)
+
+
+def verdict_beats(table_or_results, metric: str | tuple, baseline: str | tuple, *,
+                  controls: Sequence[str] = (PLACEBO, LENGTH), alpha: float | None = None, human: str | None = None,
+                  rule_text: str | None = None) -> dict:
+    """Verdict on the claim "``metric`` beats ``baseline``", from a :func:`correlation_table` (its resamples).
+
+    Rule: **holds** iff r(metric) - r(baseline) has a percentile interval (level 1 - alpha, paired bootstrap over
+    the table's units) above 0 **and** a one-sided p (Holm-adjusted over the table's comparisons when the table
+    compared this metric with this baseline; otherwise the single comparison's bootstrap p) below alpha, **and**
+    the metric beats every control row (``controls``, e.g. the placebo and the length-only control) with an
+    interval above 0. **does not hold** iff the baseline or a control is better than the metric with an interval
+    below 0. Otherwise **cannot tell**. A control missing from the table is an error (a verdict must not
+    silently skip its controls; pass ``controls=()`` to state that there are none).
+
+    Returns ``{"verdict", "statistic" (the difference), "ci" [low, high], "p", "rule", "controls": {control:
+    {"delta", "ci"}}, "n_resamples"}`` (JSON-ready).
+    """
+    b = _boot_of(table_or_results, human)
+    a = alpha if alpha is not None else b.alpha
+    m, base = metric_name(metric), metric_name(baseline)
+    i, j = b.index(m), b.index(base)
+    missing = [c for c in controls if c not in b.names]
+    if missing:
+        raise KeyError(f"control rows {missing} are not in the table (rows: {', '.join(b.names)}); add them with "
+                       f"correlation_table(controls=...) or pass controls=() to judge without controls")
+    d = b.samples[:, i] - b.samples[:, j]
+    ci = _ci(d, a)
+    if b.baselines.get(m) == base:
+        p, p_kind = b.p_better_holm[m], "Holm-adjusted over the table's comparisons" if b.holm else "unadjusted"
+    else:
+        p, p_kind = _p_one_sided(d)[0], "one comparison"
+    ctl = {}
+    for c in controls:
+        if c == m:
+            continue
+        dc = b.samples[:, i] - b.column(c)
+        ctl[c] = {"delta": float(b.estimates[i] - b.estimate(c)), "ci": _ci(dc, a)}
+    beats_controls = all(v["ci"][0] > 0 for v in ctl.values())
+    if ci[0] > 0 and p < a and beats_controls:
+        verdict = "holds"
+    elif ci[1] < 0 or any(v["ci"][1] < 0 for v in ctl.values()):
+        verdict = "does not hold"
+    else:
+        verdict = "cannot tell"
+    rule = (f"holds iff {b.method} r({m}) - r({base}) has a {1 - a:.0%} paired-bootstrap interval (resampling "
+            f"{_unit_text(b)}, {len(d)} resamples) above 0 and a one-sided p < {a:g} ({p_kind})"
+            + (f", and {m} beats each control ({', '.join(ctl)}) with an interval above 0" if ctl else "")
+            + f"; does not hold iff {base}" + (" or a control" if ctl else "")
+            + " is better with an interval below 0; otherwise cannot tell")
+    if rule_text:
+        rule = f"{rule_text} ({rule})"
+    return {"verdict": verdict, "statistic": float(b.estimates[i] - b.estimates[j]), "ci": ci, "p": float(p),
+            "rule": rule, "controls": ctl, "n_resamples": len(d)}
+
+
+def verdict_correlates(table_or_results, metric: str | tuple, *, controls: Sequence[str] = (PLACEBO,),
+                       alpha: float | None = None, human: str | None = None, rule_text: str | None = None) -> dict:
+    """Verdict on the claim "``metric`` correlates with the human scores", from a :func:`correlation_table`.
+
+    Rule: **holds** iff r(metric) has a percentile interval (level 1 - alpha, bootstrap over the table's units)
+    above 0 and the metric beats every control row (default: the placebo) with an interval above 0 (on the same
+    resamples). **does not hold** iff the interval of r lies below 0 or a control is better with an interval
+    below 0. Otherwise **cannot tell**. ``p`` is the one-sided bootstrap p (share of resamples with r <= 0).
+    Returns the dict of :func:`verdict_beats` with ``statistic`` = r."""
+    b = _boot_of(table_or_results, human)
+    a = alpha if alpha is not None else b.alpha
+    m = metric_name(metric)
+    i = b.index(m)
+    missing = [c for c in controls if c not in b.names]
+    if missing:
+        raise KeyError(f"control rows {missing} are not in the table (rows: {', '.join(b.names)})")
+    s = b.samples[:, i]
+    ci = _ci(s, a)
+    ok = np.isfinite(s)
+    p = float((s[ok] <= 0).mean()) if ok.any() else float("nan")
+    ctl = {}
+    for c in controls:
+        if c == m:
+            continue
+        ctl[c] = {"delta": float(b.estimates[i] - b.estimate(c)), "ci": _ci(s - b.column(c), a)}
+    if ci[0] > 0 and all(v["ci"][0] > 0 for v in ctl.values()):
+        verdict = "holds"
+    elif ci[1] < 0 or any(v["ci"][1] < 0 for v in ctl.values()):
+        verdict = "does not hold"
+    else:
+        verdict = "cannot tell"
+    rule = (f"holds iff {b.method} r({m}) has a {1 - a:.0%} bootstrap interval (resampling {_unit_text(b)}, "
+            f"{len(s)} resamples) above 0"
+            + (f" and {m} beats each control ({', '.join(ctl)}) with an interval above 0" if ctl else "")
+            + "; does not hold iff the interval lies below 0" + (" or a control is better" if ctl else "")
+            + "; otherwise cannot tell")
+    if rule_text:
+        rule = f"{rule_text} ({rule})"
+    return {"verdict": verdict, "statistic": float(b.estimates[i]), "ci": ci, "p": p, "rule": rule,
+            "controls": ctl, "n_resamples": len(s)}
+
+
+def verdict_sentence(claim: str, verdict: Mapping, digits: int = 3) -> str:
+    """One sentence stating a verdict with its numbers, e.g. ``'"STM-4 beats BLEU-4": does not hold
+    (statistic -0.012, 95% interval [-0.020, -0.004], p = 0.99).'`` The interval level is not in the verdict
+    dict, so the sentence says "interval" and the rule (appended) says the level."""
+    lo, hi = verdict["ci"]
+    f = f"{{:+.{digits}f}}"
+    p, b = verdict["p"], verdict.get("n_resamples")
+    ptxt = f"p < {1 / b:.2g}" if p == 0 and b else f"p = {p:.2g}"  # no resample at or below 0: p < 1/B
+    text = (f'"{claim}": {verdict["verdict"]} (statistic {f.format(verdict["statistic"])}, interval '
+            f'[{f.format(lo)}, {f.format(hi)}], {ptxt}).')
+    ctl = verdict.get("controls") or {}
+    if ctl:
+        text += " Against the controls: " + "; ".join(
+            f"{c} {f.format(v['delta'])} [{f.format(v['ci'][0])}, {f.format(v['ci'][1])}]" for c, v in ctl.items()) + "."
+    return text + f" Rule: {verdict['rule']}."
+
 
 def rank_gap(a: ArrayLike, b: ArrayLike, eligible: ArrayLike | None = None,
              tiebreak: ArrayLike | None = None) -> tuple[int, float, float]:
@@ -607,14 +1095,23 @@ def rank_gap(a: ArrayLike, b: ArrayLike, eligible: ArrayLike | None = None,
     return i, float(pa[i]), float(pb[i])
 
 
+
 def claim_verdict(p_better: ArrayLike, p_worse: ArrayLike, alpha: float = 0.05) -> str:
-    """A claim "metric beats the baseline", judged over k comparisons (e.g. depths x systems) with one-sided
+    """Deprecated: use :func:`verdict_beats` (clustered intervals, Holm, controls). Kept until the notebooks and
+    studies that call it are reworked.
+
+    A claim "metric beats the baseline", judged over k comparisons (e.g. depths x systems) with one-sided
     p-values each way (NaN = not tested). With b / w the numbers of comparisons where the metric is significantly
     better / worse at level ``alpha``:
 
     ``"holds"`` if b >= k/2 and w = 0; ``"does not hold"`` if w >= k/2 and b = 0; ``"mixed"`` if b > 0 and w > 0;
     ``"cannot tell"`` otherwise (too few significant differences either way).
     """
+    warnings.warn("stats.claim_verdict is deprecated; use stats.verdict_beats", DeprecationWarning, stacklevel=2)
+    return _claim_verdict(p_better, p_worse, alpha)
+
+
+def _claim_verdict(p_better: ArrayLike, p_worse: ArrayLike, alpha: float = 0.05) -> str:
     pb, pw = np.asarray(p_better, dtype=float), np.asarray(p_worse, dtype=float)
     if pb.shape != pw.shape:
         raise ValueError(f"p_better has shape {pb.shape} but p_worse has {pw.shape}")
@@ -635,14 +1132,18 @@ def claim_verdict(p_better: ArrayLike, p_worse: ArrayLike, alpha: float = 0.05) 
 
 def table_verdict(table, metrics: Sequence[str], alpha: float = 0.05,
                   worse: bool = False) -> tuple[str, int, int, int]:
-    """:func:`claim_verdict` over the rows of a correlation table (:func:`correlation_table`) whose metric is in
+    """Deprecated: use :func:`verdict_beats`. Kept for notebook 08 until it is reworked.
+
+    :func:`claim_verdict` over the rows of a correlation table (:func:`correlation_table`) whose metric is in
     ``metrics``: the claim "these metrics beat the baseline" (``worse=True``: "they do worse than it"), judged
     over every (metric, depth, ...) cell. Returns ``(verdict, cells significantly for, cells significantly
     against, cells)``; cells without a test (NaN p) count in the last number only."""
+    warnings.warn("stats.table_verdict is deprecated; use stats.verdict_beats", DeprecationWarning, stacklevel=2)
     t = table[table["metric"].isin(list(metrics))]
     pb, pw = (t["p_worse"], t["p_better"]) if worse else (t["p_better"], t["p_worse"])
     pb, pw = pb.to_numpy(dtype=float), pw.to_numpy(dtype=float)
-    return claim_verdict(pb, pw, alpha), int((pb < alpha).sum()), int((pw < alpha).sum()), len(t)
+    return _claim_verdict(pb, pw, alpha), int((pb < alpha).sum()), int((pw < alpha).sum()), len(t)
+
 
 def partial_correlation(x: ArrayLike, y: ArrayLike, z: ArrayLike, nan_policy: str = "raise") -> float:
     r"""Pearson partial correlation of x and y controlling for z (one column or several, shape (n,) or (n, k)):
