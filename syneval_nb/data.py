@@ -290,6 +290,14 @@ def mqm_scores(errors: pd.DataFrame) -> pd.DataFrame:
     (``Fluency/*`` and ``Style/*``), ``mqm_accuracy`` (``Accuracy/*``), ``n_raters``, ``n_errors``.
     All are in the published sign convention: the *negative* averaged weight (0 is perfect, higher is better).
 
+    Rater-normalized scores (raters differ a lot in severity: on TED zh-en one rater per segment, rater means from
+    -0.8 to -4.9): ``rater`` (the rater id; several raters of one segment comma-joined, sorted) and ``mqm_z``,
+    ``mqm_fluency_z``, ``mqm_accuracy_z``: each rater's (negated) score of each (system, segment) is standardized
+    within that rater, ``z = (x - rater mean) / rater sd`` (sd with ddof=1; mean and sd over every
+    (system, segment) the rater scored, MT and human translations alike), then averaged over the segment's raters
+    (per-judge normalization as in Kulesza & Shieber 2004 and WMT's DA z-scores). A rater whose scores do not
+    vary (sd 0, or a single scored segment) gets z = 0: the scores carry no ranking. Same orientation as ``mqm``.
+
     What counts as fluency: Freitag et al. (2021, Table 1) put Style/Awkward in its own top-level category next to
     Accuracy and Fluency, so ``mqm_fluency`` follows their hierarchy (prefix ``Fluency/``: grammar, punctuation,
     spelling, inconsistency, register). Liu & Gildea's "fluency" is a holistic judgement of how natural the
@@ -312,6 +320,18 @@ def mqm_scores(errors: pd.DataFrame) -> pd.DataFrame:
         "n_raters": g["n_raters"].astype(int),
         "n_errors": g["n_errors"].astype(int),
     })
+    # per (system, segment, rater) scores, standardized within each rater, then averaged over the raters
+    pr = e.groupby(["system", "seg_id", "rater"], sort=True).agg(
+        mqm=("weight", "sum"), mqm_fluency=("w_flu", "sum"), mqm_accuracy=("w_acc", "sum"))
+    pr = -pr
+    by_rater = pr.groupby(level="rater")
+    mean, sd = by_rater.transform("mean"), by_rater.transform("std")  # ddof=1
+    z = ((pr - mean) / sd.where(sd > 0)).fillna(0.0)  # sd 0 or NaN (one segment): no ranking information, z = 0
+    z.columns = [f"{c}_z" for c in z.columns]
+    zs = z.groupby(level=["system", "seg_id"], sort=True).mean()
+    raters = pr.reset_index().groupby(["system", "seg_id"], sort=True)["rater"].agg(
+        lambda r: ",".join(sorted(set(map(str, r)))))
+    out = out.join(zs).join(raters)
     return out.reset_index()
 
 
@@ -331,10 +351,12 @@ def load_ted_zhen_mqm(folder: str | os.PathLike | None = None, base_url: str | N
     """TED talks zh-en (WMT21 test suite) with expert MQM, one row per (system, segment): 15 x 529 = 7935 rows.
 
     Columns: ``system, doc, doc_id, seg_id, source, target, mqm, mqm_fluency, mqm_fluency_style, mqm_accuracy,
-    n_raters, n_errors, mqm_published, is_human, ref, refB, ptb, ptb_ref, ptb_refB, rst_row``.
+    rater, mqm_z, mqm_fluency_z, mqm_accuracy_z, n_raters, n_errors, mqm_published, is_human, ref, refB, ptb,
+    ptb_ref, ptb_refB, rst_row``.
 
     * MQM as in :func:`mqm_scores` (Major 5, Minor 1, Minor Fluency/Punctuation 0.1, Non-translation 25,
-      averaged over raters, negated). ``mqm`` equals ``mqm_published`` (the repository's averages) on every
+      averaged over raters, negated); ``mqm_z``, ``mqm_fluency_z``, ``mqm_accuracy_z`` the rater-normalized
+      scores of :func:`mqm_scores` (every TED row has one rater, ``rater``). ``mqm`` equals ``mqm_published`` (the repository's averages) on every
       annotated segment; ``tests/test_data.py`` checks all of them.
     * ``ref`` and ``refB`` are both references and scored systems: the rows with ``system`` in
       :data:`TED_HUMAN` have ``is_human=True``; the published files call them ``ref-A`` / ``ref-B``. In the
@@ -362,7 +384,7 @@ def load_ted_zhen_mqm(folder: str | os.PathLike | None = None, base_url: str | N
         h = h.rename(columns={"target": human, "ptb": f"ptb_{human}"})
         df = df.merge(h, on="seg_id", how="left", validate="many_to_one")
     cols = ["system", "doc", "doc_id", "seg_id", "source", "target", "mqm", "mqm_fluency", "mqm_fluency_style",
-            "mqm_accuracy", "n_raters", "n_errors", "mqm_published", "is_human", "ref", "refB", "ptb", "ptb_ref",
+            "mqm_accuracy", "rater", "mqm_z", "mqm_fluency_z", "mqm_accuracy_z", "n_raters", "n_errors", "mqm_published", "is_human", "ref", "refB", "ptb", "ptb_ref",
             "ptb_refB", "rst_row"]
     return df[cols].reset_index(drop=True)
 

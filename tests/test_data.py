@@ -78,6 +78,62 @@ def test_mqm_parts_by_hand(ted, shared_data):
     assert row.n_raters == 1 and row.n_errors == 4 and row.mqm_published == -20.0
 
 
+def test_rater_normalized_mqm_matches_an_independent_groupby(ted, shared_data):
+    """mqm_z / mqm_fluency_z / mqm_accuracy_z recomputed here from the raw error file: per (system, segment,
+    rater) negated weight sums, standardized within each rater over all rows it scored (numpy, ddof=1), averaged
+    over the segment's raters."""
+    e = pd.read_csv(shared_data / data.TED_ZHEN / "mqm_ted_zhen.tsv", sep="\t", quoting=3, dtype=str)
+    e["w"] = [data.mqm_weight(c, v) for c, v in zip(e.category, e.severity)]
+    cat = e.category.str.lower()
+    e["flu"] = e.w.where(cat.str.startswith("fluency/"), 0.0)
+    e["acc"] = e.w.where(cat.str.startswith("accuracy/"), 0.0)
+    e["seg_id"] = e.seg_id.astype(int)
+    per = -e.groupby(["system", "seg_id", "rater"])[["w", "flu", "acc"]].sum()
+    z = per.copy()
+    for rater in per.index.get_level_values("rater").unique():
+        sel = per.index.get_level_values("rater") == rater
+        block = per[sel].to_numpy()
+        z.loc[sel] = (block - block.mean(axis=0)) / block.std(axis=0, ddof=1)
+    want = z.groupby(level=["system", "seg_id"]).mean()
+    got = ted.set_index(["system", "seg_id"]).loc[want.index]
+    np.testing.assert_allclose(got.mqm_z, want.w, atol=1e-12)
+    np.testing.assert_allclose(got.mqm_fluency_z, want.flu, atol=1e-12)
+    np.testing.assert_allclose(got.mqm_accuracy_z, want.acc, atol=1e-12)
+    assert len(want) == 7935 and (ted.n_raters == 1).all() and ted.rater.nunique() == 9
+    # the rater confound of issue 14: rater means far apart, and the rater mean correlates with MQM
+    means = ted.groupby("rater").mqm.mean()
+    assert (round(means.min(), 3), means.idxmin(), round(means.max(), 3)) == (-5.239, "rater3", -0.255)
+    assert (ted.rater == "rater3").sum() == 2090
+    r_mean = sps.pearsonr(ted.groupby("rater").mqm.transform("mean"), ted.mqm)[0]
+    assert round(r_mean, 3) == 0.470
+    # after normalization every rater has mean 0 (one rater per row here)
+    np.testing.assert_allclose(ted.groupby("rater").mqm_z.mean(), 0, atol=1e-12)
+
+
+def test_rater_normalized_mqm_by_hand():
+    """Two raters. A scores (s1, 0) Accuracy Major (-5), (s1, 1) no error (0), (s2, 0) Fluency Minor (-1): mean
+    -2, sd sqrt((9 + 4 + 1) / 2) = sqrt(7). B scores (s1, 0) Fluency Minor (-1) and (s2, 1) no error (0): mean
+    -0.5, sd sqrt(0.5). (s1, 0) has both raters: mqm (-5 - 1) / 2 = -3, mqm_z = (-3/sqrt(7) - 0.5/sqrt(0.5)) / 2.
+    Fluency: A's scores 0, 0, -1 (mean -1/3, sd 1/sqrt(3)); B's -1, 0 -> (s1, 0): (sqrt(3)/3 - sqrt(0.5)) / 2.
+    Accuracy: B's scores 0, 0 do not vary: z = 0."""
+    rows = [("s1", 0, "A", "Accuracy/Mistranslation", "Major"), ("s1", 1, "A", "No-error", "No-error"),
+            ("s2", 0, "A", "Fluency/Grammar", "Minor"), ("s1", 0, "B", "Fluency/Spelling", "Minor"),
+            ("s2", 1, "B", "No-error", "No-error")]
+    e = pd.DataFrame(rows, columns=["system", "seg_id", "rater", "category", "severity"])
+    e["weight"] = [data.mqm_weight(c, v) for c, v in zip(e.category, e.severity)]
+    m = data.mqm_scores(e).set_index(["system", "seg_id"])
+    r = m.loc[("s1", 0)]
+    assert r.rater == "A,B" and r.n_raters == 2 and r.mqm == -3.0
+    assert r.mqm_z == pytest.approx((-3 / math.sqrt(7) - 0.5 / math.sqrt(0.5)) / 2)
+    assert r.mqm_fluency_z == pytest.approx((math.sqrt(3) / 3 - math.sqrt(0.5)) / 2)
+    a_acc = np.array([-5.0, 0.0, 0.0])  # A's accuracy scores: mean -5/3, sd sqrt(25/3)
+    assert r.mqm_accuracy_z == pytest.approx(((-5 + 5 / 3) / math.sqrt(25 / 3) + 0.0) / 2)
+    assert m.loc[("s1", 1)].mqm_z == pytest.approx(2 / math.sqrt(7)) and m.loc[("s1", 1)].rater == "A"
+    assert m.loc[("s2", 1)].mqm_z == pytest.approx(0.5 / math.sqrt(0.5)) and m.loc[("s2", 1)].rater == "B"
+    assert m.loc[("s2", 1)].mqm_accuracy_z == 0.0
+    assert a_acc.std(ddof=1) == pytest.approx(math.sqrt(25 / 3))
+
+
 def _leaves(ptb: str) -> list[str]:
     return re.findall(r"\(([^()\s]+) ([^()\s]+)\)", ptb)
 
