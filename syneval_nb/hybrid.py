@@ -48,8 +48,9 @@ escapes are unescaped (``-LRB-`` -> ``(``) and nltk's Treebank detokenizer rejoi
 ``don't``) and punctuation, quotes becoming ``"``.
 
 **Evaluation helpers** (notebook 06): :func:`hybridize_frame` (extended sets of a (system, segment) table),
-:func:`lexical_scores` / :func:`syntactic_scores` (segment scores per reference set), :func:`correlation_table`
-(Pearson r and the paired-bootstrap interval of the difference to a baseline set), :func:`system_table`
+:func:`lexical_scores` / :func:`syntactic_scores` (segment scores per reference set), :func:`reference_gain_table`
+(:func:`syneval_nb.stats.correlation_table` per metric: each reference set against a baseline set, paired bootstrap
+over source segments; ``correlation_table`` is its deprecated former name), :func:`system_table`
 (system-level r and Williams test), and Table 5 / Figures 2-5: :func:`reference_statistics`,
 :func:`node_lengths`, :func:`length_distribution`, :func:`table5`.
 
@@ -95,6 +96,7 @@ __all__ = [
     "reference_trees",
     "lexical_scores",
     "syntactic_scores",
+    "reference_gain_table",
     "correlation_table",
     "system_table",
     "system_correlations",
@@ -818,33 +820,54 @@ def _by_system(scores: Mapping[tuple[str, str], Mapping[Any, float]]) -> pd.Data
     return out
 
 
-def correlation_table(scores: pd.DataFrame, human: Sequence[float], baseline: str, groups: Sequence | None = None,
-                      n_resamples: int = 1000, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
-    """Pearson r of every ``(metric, reference set)`` column with ``human``, and for each reference set the
-    difference to ``baseline`` with its paired-bootstrap interval (:func:`stats.paired_bootstrap`, resampling
-    ``groups``, e.g. the segment, so all systems' rows of a segment are drawn together) and one-sided p-value
-    (share of resamples where the set does not beat the baseline). Rows where a metric is NaN are left out of
-    that metric's comparison."""
-    from .stats import paired_bootstrap
+def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline: str,
+                         segments: Sequence | None = None, *, method: str = "pearson",
+                         clusters: Sequence | None = None, n_resamples: int = 1000, alpha: float = 0.05,
+                         seed: int = 0, holm: bool = True) -> pd.DataFrame:
+    """What a reference set gains over ``baseline``: for each metric of ``scores`` (columns ``(metric, reference
+    set)``), :func:`syneval_nb.stats.correlation_table` of its reference sets against the human scores, every set
+    compared with the ``baseline`` set on the same resamples of source segments (``segments``; ``clusters`` for
+    talks; neither: rows).
+
+    Columns: ``metric`` (the metric), ``references`` (the reference set), then the columns of
+    :data:`syneval_nb.stats.TABLE_COLUMNS` after ``metric`` (``baseline`` is the baseline set; ``delta`` the gain;
+    ``p_better`` the one-sided bootstrap p that the set beats the baseline set; Holm over one metric's sets).
+    Rows where any of a metric's sets is NaN are left out of that metric's table (``n`` says how many are used).
+    No placebo row: a random "reference set" is not a meaningful control here."""
+    from . import stats
 
     h = np.asarray(human, dtype=float)
-    g = None if groups is None else np.asarray(groups)
-    rows = []
+    seg = None if segments is None else np.asarray(segments)
+    cl = None if clusters is None else np.asarray(clusters)
+    tables = []
     for metric in dict.fromkeys(scores.columns.get_level_values(0)):
         block = scores[metric]
         if baseline not in block.columns:
             raise ValueError(f"baseline reference set {baseline!r} not among {list(block.columns)}")
         ok = np.isfinite(block.to_numpy(dtype=float)).all(axis=1) & np.isfinite(h)
-        base = block[baseline].to_numpy(dtype=float)[ok]
-        for refs in block.columns:
-            x = block[refs].to_numpy(dtype=float)[ok]
-            res = paired_bootstrap(x, base, h[ok], n_resamples=n_resamples, alpha=alpha, seed=seed,
-                                   groups=None if g is None else g[ok])
-            rows.append({"metric": metric, "references": refs, "r": res.a.estimate, "r_low": res.a.low,
-                         "r_high": res.a.high, "delta": res.delta.estimate, "delta_low": res.delta.low,
-                         "delta_high": res.delta.high, "p_value": np.nan if refs == baseline else res.p_value,
-                         "n": int(ok.sum())})
-    return pd.DataFrame(rows)
+        t = stats.correlation_table({str(r): block[r].to_numpy(dtype=float)[ok] for r in block.columns}, h[ok],
+                                    None if seg is None else seg[ok], baseline=str(baseline), method=method,
+                                    clusters=None if cl is None else cl[ok], placebo_column=False,
+                                    n_resamples=n_resamples, seed=seed, alpha=alpha, holm=holm)
+        t = t.rename(columns={"metric": "references"})
+        t.insert(0, "metric", metric)
+        tables.append(t)
+    return pd.concat(tables, ignore_index=True)
+
+
+def correlation_table(scores: pd.DataFrame, human: Sequence[float], baseline: str, groups: Sequence | None = None,
+                      n_resamples: int = 1000, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
+    """Deprecated: use :func:`reference_gain_table` (kept while notebook 06 calls it). Its table, plus the former
+    column names ``r_low``, ``r_high`` and ``p_value`` (= ``p_better``, NaN for the baseline set), with ``groups``
+    as the segments."""
+    import warnings
+
+    warnings.warn("hybrid.correlation_table is deprecated; use hybrid.reference_gain_table", DeprecationWarning,
+                  stacklevel=2)
+    t = reference_gain_table(scores, human, baseline, groups, n_resamples=n_resamples, alpha=alpha, seed=seed)
+    t["r_low"], t["r_high"], t["p_value"] = t["low"], t["high"], t["p_better"]
+    t.loc[t["references"] == str(baseline), "delta"] = 0.0  # the former table listed the baseline's own delta as 0
+    return t
 
 
 def system_correlations(scores: pd.DataFrame, human: Mapping[Any, float], baseline: str) -> pd.DataFrame:

@@ -56,7 +56,8 @@ Public API: :func:`features`, :data:`FEATURE_NAMES`, :class:`FeatureConfig`, :fu
 :func:`grid_search` / :class:`GridResult`, :func:`class_accuracy`; data: :func:`deen_long`, :func:`build_pool`,
 :func:`split_sources`, :func:`balance`, :func:`training_sets`, :func:`pool_features`, :func:`sample_sources`;
 experiments: :func:`run_experiment` / :class:`Experiment`, :func:`grid_correlations`, :func:`grid_meta_correlation`,
-:func:`baseline_scores`, :func:`system_means`, :func:`correlation_table`.
+:func:`baseline_scores`, :func:`system_means` (correlation tables: :func:`syneval_nb.stats.correlation_table`;
+``correlation_table`` here is a deprecated wrapper of it).
 """
 from __future__ import annotations
 
@@ -614,36 +615,24 @@ def pool_features(pool: pd.DataFrame, config: FeatureConfig = FeatureConfig(), *
 
 
 def correlation_table(
-    metrics: Mapping[str, Sequence[float]], human: Sequence[float], *, against: str, alpha: float = 0.05
+    metrics: Mapping[str, Sequence[float]], human: Sequence[float], *, against: str, alpha: float = 0.05,
+    segments: Sequence | None = None, n_resamples: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
-    """Pearson r of each metric with ``human``, its Fisher-z CI, and the Williams test of r(``against``) vs r(metric).
-
-    Metrics must be oriented so that higher = better. Columns: ``metric, r, ci_low, ci_high, n, r_vs,
-    williams_t, p_better, p_two_sided``: ``r_vs`` is the correlation between the metric and ``against``;
-    ``williams_t`` and ``p_better`` test r(``against``) > r(metric) one-sided (Williams 1959, as in Graham &
-    Baldwin 2014: dependent correlations sharing the human scores), ``p_two_sided`` = 2 min(p, 1-p).
-    """
+    """Deprecated: call :func:`syneval_nb.stats.correlation_table` (``baseline=against``) directly; kept while
+    notebook 05 calls this. Returns that table (paired bootstrap over ``segments``, rows when ``None``; a placebo
+    row; ``p_better`` = the row's metric beats ``against``) plus the former column names ``ci_low``, ``ci_high``
+    (= ``low``, ``high``) and ``p_two_sided`` = min(1, 2 min(p_better, p_worse)) (NaN for ``against`` itself)."""
     from . import stats
 
-    h = np.asarray(human, dtype=float)
+    warnings.warn("learned.correlation_table is deprecated; use stats.correlation_table(baseline=...)",
+                  DeprecationWarning, stacklevel=2)
     if against not in metrics:
         raise ValueError(f"{against!r} not among the metrics {list(metrics)}")
-    base = np.asarray(metrics[against], dtype=float)
-    r_base = stats.pearson(base, h)
-    rows = []
-    for name, vals in metrics.items():
-        v = np.asarray(vals, dtype=float)
-        if v.shape != h.shape:
-            raise ValueError(f"metric {name!r} has {v.shape[0]} values, human has {h.shape[0]}")
-        r = stats.pearson(v, h)
-        lo, hi = stats.fisher_ci(r, len(h), alpha)
-        row = {"metric": name, "r": r, "ci_low": lo, "ci_high": hi, "n": len(h)}
-        if name != against:
-            r_vs = stats.pearson(base, v)
-            t, p = stats.williams_test(r_base, r, r_vs, len(h))
-            row.update({"r_vs": r_vs, "williams_t": t, "p_better": p, "p_two_sided": min(1.0, 2 * min(p, 1 - p))})
-        rows.append(row)
-    return pd.DataFrame(rows)
+    t = stats.correlation_table(metrics, human, segments, baseline=against, alpha=alpha, n_resamples=n_resamples,
+                                seed=seed)
+    t["ci_low"], t["ci_high"] = t["low"], t["high"]
+    t["p_two_sided"] = np.minimum(1.0, 2 * np.minimum(t["p_better"], t["p_worse"]))
+    return t
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk import Tree
 
+from syneval_nb import stats as S
 from syneval_nb.hybrid import (
     align_leaves,
     detokenization_agreement,
@@ -366,21 +367,33 @@ def test_hybridize_frame_and_syntactic_scores(figure1):
     pd.testing.assert_series_equal(by_tree[("stm", "ext")], sc[("stm", "ext")])
 
 
-def test_correlation_table_matches_scipy():
+def test_reference_gain_table_matches_scipy_and_stats():
     rng = np.random.default_rng(0)
+    seg = np.repeat(np.arange(20), 3)
     human = rng.normal(size=60)
     base = human + rng.normal(size=60)
     ext = human + 0.5 * rng.normal(size=60)
     scores = pd.DataFrame({("m", "orig"): base, ("m", "ext"): ext})
     scores.columns = pd.MultiIndex.from_tuples(scores.columns)
-    t = hybrid_mod.correlation_table(scores, human, baseline="orig", n_resamples=200).set_index("references")
+    t = hybrid_mod.reference_gain_table(scores, human, baseline="orig", segments=seg, n_resamples=200)
+    assert t.columns.tolist() == ["metric", "references", *S.TABLE_COLUMNS[1:]]
+    t = t.set_index("references")
     assert t.at["ext", "r"] == pytest.approx(scipy.stats.pearsonr(ext, human)[0])
     assert t.at["ext", "delta"] == pytest.approx(scipy.stats.pearsonr(ext, human)[0]
                                                  - scipy.stats.pearsonr(base, human)[0])
-    assert t.at["ext", "delta_low"] < t.at["ext", "delta"] < t.at["ext", "delta_high"]
-    assert t.at["orig", "delta"] == 0 and np.isnan(t.at["orig", "p_value"])
+    pb = S.paired_bootstrap(ext, base, human, segments=seg, n_resamples=200)  # the same resamples
+    assert (t.at["ext", "delta_low"], t.at["ext", "delta_high"], t.at["ext", "p_better"]) == pytest.approx(
+        (pb.delta.low, pb.delta.high, pb.p_better))
+    assert t.at["ext", "baseline"] == "orig" and t.at["orig", "baseline"] == "" and np.isnan(t.at["orig", "p_better"])
+    assert (t["n_clusters"] == 20).all()
     with pytest.raises(ValueError, match="baseline"):
-        hybrid_mod.correlation_table(scores, human, baseline="nope")
+        hybrid_mod.reference_gain_table(scores, human, baseline="nope")
+    # the deprecated former name still answers with its former columns
+    with pytest.deprecated_call():
+        old = hybrid_mod.correlation_table(scores, human, baseline="orig", groups=seg, n_resamples=200)
+    old = old.set_index("references")
+    assert old.at["ext", "p_value"] == t.at["ext", "p_better"] and old.at["orig", "delta"] == 0
+    assert np.isnan(old.at["orig", "p_value"]) and old.at["ext", "r_low"] == t.at["ext", "low"]
 
 
 def test_system_table_matches_sacrebleu():

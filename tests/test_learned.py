@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from syneval_nb import learned
+from syneval_nb import stats as S
 from syneval_nb.learned import (
     FEATURE_NAMES,
     FULL_GRID,
@@ -341,17 +342,24 @@ def test_wer_per_features_are_lexical_rates_times_reference_length():
     assert f["per"] == 3.0
 
 
-def test_correlation_table_values():
+def test_deprecated_correlation_table_is_the_stats_table():
     rng = np.random.default_rng(0)
     human = rng.normal(size=200)
     good = human + rng.normal(scale=0.5, size=200)
     bad = human + rng.normal(scale=3.0, size=200)
-    t = learned.correlation_table({"good": good, "bad": bad}, human, against="good").set_index("metric")
+    seg = np.repeat(np.arange(50), 4)
+    with pytest.deprecated_call():
+        t = learned.correlation_table({"good": good, "bad": bad}, human, against="good", segments=seg,
+                                      n_resamples=200)
+    want = S.correlation_table({"good": good, "bad": bad}, human, seg, baseline="good", n_resamples=200)
+    pd.testing.assert_frame_equal(t[list(want.columns)], want)
+    t = t.set_index("metric")
     assert t.loc["good", "r"] == pytest.approx(np.corrcoef(good, human)[0, 1])
-    assert t.loc["bad", "r_vs"] == pytest.approx(np.corrcoef(good, bad)[0, 1])
-    assert t.loc["good", "ci_low"] < t.loc["good", "r"] < t.loc["good", "ci_high"]
-    assert t.loc["bad", "p_better"] < 0.001 and t.loc["bad", "p_two_sided"] == pytest.approx(2 * t.loc["bad", "p_better"])
-    with pytest.raises(ValueError, match="not among"):
+    # one meaning of p_better everywhere: "bad beats good" is far from significant, "good beats bad" is
+    assert t.loc["bad", "p_better"] == 1.0 and t.loc["bad", "p_worse"] == 0.0 and t.loc["bad", "mark"] == "-"
+    assert t.loc["bad", "p_two_sided"] == 0.0 and np.isnan(t.loc["good", "p_two_sided"])
+    assert (t.loc["good", "ci_low"], t.loc["good", "ci_high"]) == (t.loc["good", "low"], t.loc["good", "high"])
+    with pytest.raises(ValueError, match="not among"), pytest.deprecated_call():
         learned.correlation_table({"a": good}, human, against="b")
 
 
