@@ -425,16 +425,21 @@ def bootstrap_pearson_samples(metrics: np.ndarray, human: ArrayLike, n_resamples
     k = m.shape[0]
     out = []
     for w in bootstrap_weights(len(h), n_resamples, seed, groups):
-        s = w @ cols
-        n_, sy, syy = s[:, :1], s[:, 1:2], s[:, 2:3]
-        sx, sxx, sxy = s[:, 3:3 + k], s[:, 3 + k:3 + 2 * k], s[:, 3 + 2 * k:]
-        num = n_ * sxy - sx * sy
-        den = np.sqrt(np.clip(n_ * sxx - sx**2, 0, None) * np.clip(n_ * syy - sy**2, 0, None))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            # a resample whose variance is rounding noise (e.g. one segment drawn every time) is constant: NaN
-            tiny = den <= 1e-12 * np.sqrt(np.clip(n_ * sxx, 0, None) * np.clip(n_ * syy, 0, None)) + 1e-300
-            out.append(np.where(tiny, np.nan, num / np.where(tiny, 1.0, den)))
+        out.append(_r_from_sums(w @ cols, k))
     return np.clip(np.concatenate(out), -1.0, 1.0)
+
+
+def _r_from_sums(s: np.ndarray, k: int) -> np.ndarray:
+    """Pearson r of k metrics from weighted sums ``[N, S_y, S_yy, S_x (k), S_xx (k), S_xy (k)]`` per resample.
+    A resample in which a variable is constant (its variance at rounding level, e.g. one segment drawn every
+    time) gives NaN, never a ratio of rounding errors."""
+    n_, sy, syy = s[:, :1], s[:, 1:2], s[:, 2:3]
+    sx, sxx, sxy = s[:, 3:3 + k], s[:, 3 + k:3 + 2 * k], s[:, 3 + 2 * k:]
+    vx, vy = n_ * sxx - sx**2, n_ * syy - sy**2
+    flat = (vx <= 1e-10 * n_ * sxx) | (vy <= 1e-10 * n_ * syy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (n_ * sxy - sx * sy) / np.sqrt(np.where(flat, 1.0, vx * vy))
+    return np.where(flat, np.nan, r)
 
 
 def _resample_stat(statistic: Callable[[np.ndarray, np.ndarray], float], x: np.ndarray, y: np.ndarray,
@@ -531,14 +536,7 @@ def _weighted_pearson(m: np.ndarray, h: np.ndarray, units: np.ndarray, n_units: 
     k = m.shape[0]
     out = []
     for wu in _unit_weights(n_units, n_resamples, seed):
-        s = wu @ per_unit
-        n_, sy, syy = s[:, :1], s[:, 1:2], s[:, 2:3]
-        sx, sxx, sxy = s[:, 3:3 + k], s[:, 3 + k:3 + 2 * k], s[:, 3 + 2 * k:]
-        num = n_ * sxy - sx * sy
-        den = np.sqrt(np.clip(n_ * sxx - sx**2, 0, None) * np.clip(n_ * syy - sy**2, 0, None))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            tiny = den <= 1e-12 * np.sqrt(np.clip(n_ * sxx, 0, None) * np.clip(n_ * syy, 0, None)) + 1e-300
-            out.append(np.where(tiny, np.nan, num / np.where(tiny, 1.0, den)))
+        out.append(_r_from_sums(wu @ per_unit, k))
     return np.clip(np.concatenate(out), -1.0, 1.0)
 
 

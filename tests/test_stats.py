@@ -597,3 +597,15 @@ def test_partial_correlation_formula_and_scipy():
     assert np.isnan(S.partial_correlation(z * 2 + 1, y, z))  # x explained by z: undefined, not rounding noise
     assert S.partial_correlation(xn, y, z, nan_policy="omit") == pytest.approx(
         S.partial_correlation(x[1:], y[1:], z[1:]))
+
+
+def test_a_constant_resample_is_nan_not_rounding_noise():
+    # two segments; the metric is constant within each: a resample that draws one segment twice has a constant
+    # metric (r undefined), one that draws both has r = pearson(m, h) = 0.8627...
+    seg = np.repeat([0, 1], 3)
+    m, h = np.array([1.0, 1, 1, 2, 2, 2]), np.array([0.1, 0.5, 0.3, 0.9, 0.7, 1.2])
+    s = S.bootstrap_pearson_samples(m[None], h, 20, 0, seg)[:, 0]
+    both = np.array([len(set(np.repeat(seg, w.astype(int)))) == 2 for c in S.bootstrap_weights(6, 20, 0, seg)
+                     for w in c])
+    assert np.isnan(s[~both]).all() and np.allclose(s[both], sps.pearsonr(m, h)[0])
+    assert both.sum() == 9  # of 20 resamples (seed 0)
