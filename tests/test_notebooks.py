@@ -43,3 +43,27 @@ def test_notebook_runs(nb, shared_data, tmp_path):
     result = run_notebook(nb, tmp_path, params, html_copy=False)
     assert json.loads((tmp_path / f"{nb.stem}.json").read_text()) == result
     checks.check(result)
+    if hasattr(checks, "PERMUTED_PARAMS"):  # the permute_human sanity check: run again on shuffled human scores
+        permuted = run_notebook(nb, tmp_path / "permuted", {**params, **checks.PERMUTED_PARAMS}, html_copy=False)
+        checks.check_permuted(permuted)
+
+
+def _permuted_check(nb) -> bool:
+    try:
+        return hasattr(importlib.import_module(f"notebook_checks.check_{nb.stem}"), "PERMUTED_PARAMS")
+    except ModuleNotFoundError:  # reported by test_notebook_runs
+        return False
+
+
+PERMUTED = [nb for nb in NOTEBOOKS if _permuted_check(nb)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("nb", PERMUTED, ids=[f"{p.stem}-permuted" for p in PERMUTED])
+def test_notebook_permuted_human(nb, shared_data, tmp_path):
+    """The ``permute_human`` sanity check: a check module with ``PERMUTED_PARAMS`` and ``check_permuted(result)``
+    runs its notebook with every human score shuffled; no "X beats Y" / "X correlates" verdict may hold."""
+    checks = importlib.import_module(f"notebook_checks.check_{nb.stem}")
+    params = {"data_dir": str(shared_data), **checks.PERMUTED_PARAMS}
+    result = run_notebook(nb, tmp_path, params, html_copy=False)
+    checks.check_permuted(result)

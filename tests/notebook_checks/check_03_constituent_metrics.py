@@ -1,29 +1,74 @@
-"""Checks for notebooks/03_constituent_metrics.ipynb on 50 TED segments (x 13 systems) and 50 WMT21 lines."""
+"""Checks for notebooks/03_constituent_metrics.ipynb on 50 TED source segments (x 13 systems) and 50 WMT21 lines,
+200 resamples; and the permuted run (``PERMUTED_PARAMS``: every human score shuffled, no verdict may hold)."""
+import numpy as np
 import pytest
+from scipy.stats import pearsonr
 
 from notebook_checks import _length_control as length_control
 
-PARAMS = {"sample": 50, "seed": 0, "max_depth": 9}
+PARAMS = {"sample": 50, "seed": 0, "max_depth": 9, "n_resamples": 200}
+PERMUTED_PARAMS = {**PARAMS, "permute_human": 1}
+VERDICTS = {"holds", "does not hold", "cannot tell"}
+
+
+def _shape(result):
+    assert result["verdicts"], "no verdicts"
+    for claim, v in {**result["verdicts"], **result["variant_verdicts"]}.items():
+        assert v["verdict"] in VERDICTS, claim
+        assert set(v) >= {"verdict", "statistic", "ci", "p", "rule"}, claim
+        assert v["ci"][0] <= v["ci"][1], claim
 
 
 def check(result: dict) -> None:
     # the paper's worked example, exactly: (6/7 + 3/4 + 1/2) / 3
     assert result["worked_example_stm"] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)
-    assert round(result["worked_example_stm"], 3) == 0.702
     assert result["worked_example_fractions"] == pytest.approx([6 / 7, 3 / 4, 1 / 2])
-    # TKM of the same pair by hand (Collins & Duffy, the notebook's default lam = 1): K(h,r) = 16, K(h,h) = 36,
-    # K(r,r) = 90 (the arithmetic is written out in tests/test_syntactic.py::test_tkm_is_the_best_reference_cosine)
+    # TKM by hand (Collins & Duffy, lam = 1): K(h,r) = 16, K(h,h) = 36, K(r,r) = 90 (tests/test_syntactic.py)
     assert result["worked_example_tkm"] == pytest.approx(16 / (36 * 90) ** 0.5)
-    assert result["n_ted_segments"] == 50 * 13
+    assert result["n_ted_segments"] == 50 * 13 and result["n_ted_dropped"] == 0
     assert result["n_deen_systems"] == 19
-    assert result["ted_reference"] == "refB"
-    # measured on this sample (seed 0): STM D=9 r = 0.168 with MQM Fluency, TKM 0.130, BLEU-4 0.050
-    assert result["best_depth_fluency"] == 9
-    assert result["stm_best_r_fluency"] == pytest.approx(0.168, abs=0.01)
-    assert result["tkm_r_fluency"] == pytest.approx(0.130, abs=0.01)
-    assert result["ted_r"]["MQM Fluency|BLEU|4"] == pytest.approx(0.050, abs=0.01)
-    assert result["ted_r"]["MQM total|STM|3"] == pytest.approx(0.237, abs=0.01)
+    assert result["study"]["ted_reference"] == "refB" and result["study"]["deen_references"] == ["ref_A"]
+    assert result["study"]["primary_depth"] == 4 and result["study"]["permute_human"] is None
+    # the literal mean is the default (eff:no), effective order the variant
+    assert result["signatures"]["stm"].startswith("STM|depth:9|eff:no")
+    lit, eff = result["curves"]["literal mean"], result["curves"]["effective order"]
+    # measured on this sample (seed 0): literal STM falls after depth 2, effective order keeps rising
+    assert lit["MQM z|STM-9"] == pytest.approx(0.182, abs=0.002)
+    assert eff["MQM z|STM-9"] == pytest.approx(0.281, abs=0.002)
+    assert lit["MQM z|STM-1"] == eff["MQM z|STM-1"]  # depth 1 is the same under both definitions
+    h = result["headline"]
+    assert h["MQM z|pearson"]["STM-4"] == lit["MQM z|STM-4"]
+    assert h["MQM z|pearson"]["BLEU-4"] == pytest.approx(0.246, abs=0.002)
     # the length-only control -|len diff|, recomputed with sacrebleu's tokenizer and scipy
-    length_control.check(result, PARAMS["sample"], PARAMS["seed"])
-    assert result["deen_tkm_system_r"] == pytest.approx(0.330, abs=0.02)
-    assert result["signatures"]["stm"].startswith("STM|depth:9|eff:yes")
+    length_control.check({**result, "ted_r": {"MQM Fluency|BLEU|4": result["bleu4_r_fluency"]}},
+                         PARAMS["sample"], PARAMS["seed"])
+    # BLEU-4 at system level (de-en, ref A), recomputed with sacrebleu from the same 50 lines
+    assert result["deen_system_r"]["BLEU-4"] == pytest.approx(_sacrebleu_system_r(), abs=2e-3)
+    _shape(result)
+    v = result["verdicts"]
+    assert v["STM-4 correlates with MQM z"]["verdict"] == "holds"
+    assert v["STM-4 beats BLEU-4 (MQM z, Pearson)"]["verdict"] == "cannot tell"
+    assert v["TKM beats BLEU-4 within source segments (MQM z)"]["verdict"] == "does not hold"
+
+
+def _sacrebleu_system_r() -> float:
+    import sacrebleu
+
+    from syneval_nb.data import load_wmt21_deen, sample_segments
+
+    w = load_wmt21_deen()
+    seg = sample_segments(w.segments, PARAMS["sample"], PARAMS["seed"])
+    da = w.system_da[~w.system_da["is_human"]].set_index("system")["da_z"]
+    bleu = {s: sacrebleu.corpus_bleu(list(g["target"]), [list(g["ref_A"])]).score / 100
+            for s, g in seg.groupby("system")}
+    systems = sorted(bleu)
+    return float(pearsonr([bleu[s] for s in systems], da.loc[systems])[0])
+
+
+def check_permuted(result: dict) -> None:
+    """With every human score shuffled nothing may beat or correlate: no verdict "holds"."""
+    assert result["study"]["permute_human"] == 1
+    _shape(result)
+    held = [c for c, v in {**result["verdicts"], **result["variant_verdicts"]}.items() if v["verdict"] == "holds"]
+    assert held == [], held
+    assert result["worked_example_stm"] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)

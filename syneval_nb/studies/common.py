@@ -1,0 +1,210 @@
+"""What notebooks 02, 03, 04 and 08 share: the data with the one reference choice, the ``permute_human`` switch,
+the human scores the tables use, the Fluency-vs-Accuracy contrast verdict and the score plots.
+
+**References (one choice, every chapter).**
+
+* TED zh-en: ``refB`` (:data:`TED_REFERENCE`), the reference of the WMT21 metrics task. The other human
+  translation, ``ref`` (ref A), is rated by MQM below every MT system, so scoring against it would reward systems
+  for resembling the worst translation of the set.
+* WMT21 de-en: reference A (:data:`DEEN_REFERENCES`). The DA system ``HUMAN`` is reference B (it is a rated
+  "system" of the DA campaign), so ref A keeps the references apart from what the humans rated; notebook 07 uses
+  ref A too. Notebook 08 shows B and A+B as variants next to it. So BLEU-4's system-level r on de-en is the same
+  number in every chapter.
+
+**Human scores.** Verdicts use rater-normalized MQM (``mqm_z``: each rater's scores standardized within the
+rater, then averaged over the segment's raters; :func:`syneval_nb.data.load_ted_zhen_mqm`), because every TED row
+is scored by one rater and the raters' means differ by up to 4 MQM points. Tables are shown for raw MQM as well.
+
+**permute_human.** ``None`` leaves the human scores alone; an integer shuffles, with that seed, every human score a
+chapter uses (:func:`syneval_nb.stats.permute_human`): the segment scores across all rows (one permutation for all
+MQM columns, so the rows stay consistent with each other) and the system-level scores across systems. With it
+set, no "X beats Y" or "X correlates with humans" verdict may hold (a sanity check of the verdict rules).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+
+__all__ = ["TED_REFERENCE", "DEEN_REFERENCES", "MQM_COLUMNS", "HUMANS", "ASPECTS", "load_ted", "load_deen",
+           "Deen", "verdict_contrast", "verdicts_json", "verdict_lines", "plot_distributions", "plot_scatter",
+           "no_holds"]
+
+TED_REFERENCE = "refB"
+"""The TED zh-en reference of every chapter (see the module docstring)."""
+DEEN_REFERENCES = ("ref_A",)
+"""The WMT21 de-en reference(s) of every chapter's headline numbers (see the module docstring)."""
+MQM_COLUMNS = ("mqm", "mqm_fluency", "mqm_accuracy", "mqm_z", "mqm_fluency_z", "mqm_accuracy_z")
+HUMANS = {"MQM": "mqm", "MQM z": "mqm_z"}
+"""The segment-level human scores of every table: raw MQM and rater-normalized MQM (verdicts use ``"MQM z"``)."""
+ASPECTS = {"Fluency z": "mqm_fluency_z", "Accuracy z": "mqm_accuracy_z"}
+"""Liu & Gildea's fluency-vs-adequacy contrast on rater-normalized MQM parts."""
+
+
+def _check_permute(permute_human) -> int | None:
+    if permute_human is None:
+        return None
+    if isinstance(permute_human, bool) or not isinstance(permute_human, (int, np.integer)):
+        raise ValueError(f"permute_human must be None or an integer seed, got {permute_human!r}")
+    return int(permute_human)
+
+
+def load_ted(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: int | None = None,
+             reference: str = TED_REFERENCE) -> pd.DataFrame:
+    """The 13 MT systems of TED zh-en (human translations left out), ``sample`` source segments drawn with
+    ``seed`` (:func:`syneval_nb.data.sample_segments`: every system's row of a drawn segment), rows with an MQM
+    score only, index reset. Adds ``reference`` / ``ptb_reference`` (the chosen reference's text and parse).
+    With ``permute_human`` every column of :data:`MQM_COLUMNS` is shuffled across all rows by one permutation."""
+    from ..data import load_ted_zhen_mqm, sample_segments
+
+    if reference not in ("ref", "refB"):
+        raise ValueError(f"reference must be 'refB' (the chapters' choice) or 'ref', got {reference!r}")
+    seed_p = _check_permute(permute_human)
+    ted = load_ted_zhen_mqm(data_dir)
+    mt = sample_segments(ted[~ted["is_human"] & ted["mqm"].notna()], sample, seed).reset_index(drop=True)
+    mt = mt.assign(reference=mt[reference], ptb_reference=mt[f"ptb_{reference}"])
+    for c in MQM_COLUMNS:
+        mt[c] = stats.permute_human(mt[c].to_numpy(dtype=float), seed_p)
+    mt.attrs["reference"] = reference
+    mt.attrs["permute_human"] = seed_p
+    return mt
+
+
+@dataclass
+class Deen:
+    """WMT21 de-en: ``segments`` (the sampled lines of the 19 MT systems) and ``da`` (``da_z`` per MT system,
+    indexed by system; shuffled across systems with ``permute_human``), ``comet`` (published COMET system scores)."""
+
+    segments: pd.DataFrame
+    da: pd.Series
+    comet: pd.DataFrame
+    references: tuple
+
+
+def load_deen(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: int | None = None,
+              references: Sequence[str] = DEEN_REFERENCES) -> Deen:
+    """WMT21 de-en at system level: the MT systems' segments (``sample`` lines drawn with ``seed``) and their DA z
+    (the DA system ``HUMAN`` = ref B is left out); ``permute_human`` shuffles DA z across the systems."""
+    from ..data import load_wmt21_deen, sample_segments
+
+    seed_p = _check_permute(permute_human)
+    bad = [r for r in references if r not in ("ref_A", "ref_B")]
+    if bad or not references:
+        raise ValueError(f"references must be among 'ref_A', 'ref_B', got {list(references)!r}")
+    w = load_wmt21_deen(data_dir)
+    segs = sample_segments(w.segments, sample, seed).reset_index(drop=True)
+    da = w.system_da[~w.system_da["is_human"]].set_index("system")["da_z"].astype(float).sort_index()
+    da = pd.Series(stats.permute_human(da.to_numpy(), seed_p), index=da.index, name="da_z")
+    return Deen(segs, da, w.comet, tuple(references))
+
+
+# ------------------------------------------------------------------------------------------------ verdicts
+
+
+def verdict_contrast(table_a, table_b, metric: str | tuple, baseline: str | tuple, *, human_a: str | None = None,
+                     human_b: str | None = None, label_a: str = "Fluency", label_b: str = "Accuracy",
+                     alpha: float | None = None) -> dict:
+    """Verdict on "``metric`` beats ``baseline`` more on ``label_a`` than on ``label_b``": the difference of
+    differences [r(metric, a) - r(baseline, a)] - [r(metric, b) - r(baseline, b)] on paired resamples.
+
+    The two tables must come from the same rows, resampling units, ``seed`` and ``n_resamples``
+    (:func:`syneval_nb.stats.correlation_table` draws the same resamples then; checked by the number of units and
+    resamples). **holds** iff the interval (level 1 - alpha) is above 0 and the one-sided p (share of resamples
+    <= 0) < alpha; **does not hold** iff the interval is below 0; otherwise **cannot tell**. Returns the verdict
+    dict of :func:`syneval_nb.stats.verdict_beats` (without controls: a placebo or length row has no contrast
+    of its own to be beaten)."""
+    ba, bb = stats._boot_of(table_a, human_a), stats._boot_of(table_b, human_b)
+    if ba.samples.shape != bb.samples.shape or ba.n_clusters != bb.n_clusters or ba.unit != bb.unit:
+        raise ValueError("the two tables were not resampled alike (rows, units or resamples differ)")
+    a = alpha if alpha is not None else ba.alpha
+    m, base = stats.metric_name(metric), stats.metric_name(baseline)
+    da = ba.column(m) - ba.column(base)
+    db = bb.column(m) - bb.column(base)
+    d = da - db
+    ok = np.isfinite(d)
+    lo, hi = stats.percentile_ci(d[ok], a)
+    p = float((d[ok] <= 0).mean()) if ok.any() else float("nan")
+    stat = (ba.estimate(m) - ba.estimate(base)) - (bb.estimate(m) - bb.estimate(base))
+    if lo > 0 and p < a:
+        verdict = "holds"
+    elif hi < 0:
+        verdict = "does not hold"
+    else:
+        verdict = "cannot tell"
+    rule = (f"holds iff [r({m}) - r({base})] on {label_a} minus the same on {label_b} has a {1 - a:.0%} "
+            f"paired-bootstrap interval (resampling {stats._unit_text(ba)}, {int(ok.sum())} resamples, the same for "
+            f"both) above 0 and a one-sided p < {a:g}; does not hold iff the interval is below 0; otherwise cannot tell")
+    return {"verdict": verdict, "statistic": float(stat), "ci": [float(lo), float(hi)], "p": p, "rule": rule,
+            "controls": {}, "n_resamples": int(ok.sum())}
+
+
+def verdicts_json(verdicts: Mapping[str, Mapping]) -> dict:
+    """``{claim: {"verdict", "statistic", "ci", "p", "rule", ...}}`` as plain JSON values (floats, lists)."""
+    def plain(v):
+        if isinstance(v, Mapping):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, np.generic):
+            return v.item()
+        return v
+    return {c: plain(v) for c, v in verdicts.items()}
+
+
+def verdict_lines(verdicts: Mapping[str, Mapping]) -> str:
+    """Markdown: one bullet per claim, the sentence of :func:`syneval_nb.stats.verdict_sentence`."""
+    return "\n".join(f"* {stats.verdict_sentence(c, v)}" for c, v in verdicts.items())
+
+
+def verdict_table(verdicts: Mapping[str, Mapping]) -> pd.DataFrame:
+    """The verdicts as a table: claim, verdict, statistic, interval, p."""
+    return pd.DataFrame([{"claim": c, "verdict": v["verdict"], "statistic": v["statistic"], "low": v["ci"][0],
+                          "high": v["ci"][1], "p": v["p"]} for c, v in verdicts.items()]).set_index("claim")
+
+
+def no_holds(verdicts: Mapping[str, Mapping]) -> list[str]:
+    """The claims whose verdict is "holds" (for the permute_human sanity check: must be empty)."""
+    return [c for c, v in verdicts.items() if v["verdict"] == "holds"]
+
+
+# ------------------------------------------------------------------------------------------------ plots
+
+
+def plot_distributions(scores: Mapping[str, np.ndarray], title_what: str = "segment scores"):
+    """Score distribution of each metric (``{name or (name, depth): values}`` (one box+strip per metric, 0-1 scale where the metric has one), with
+    each metric's median in the title: a degenerate metric (most scores at the floor, e.g. TKM) shows."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    long = pd.concat([pd.DataFrame({"metric": stats.metric_name(k), "score": np.asarray(v, dtype=float)})
+                      for k, v in scores.items()],
+                     ignore_index=True)
+    med = long.groupby("metric", sort=False)["score"].median()
+    fig, ax = plt.subplots(figsize=(1.4 + 1.1 * len(scores), 4))
+    sns.violinplot(data=long, x="metric", y="score", cut=0, inner="quart", density_norm="width", ax=ax)
+    ax.set(xlabel="metric", ylabel=title_what)
+    low = med.idxmin()
+    ax.set_title("Medians: " + ", ".join(f"{k} {v:.3g}" for k, v in med.items())
+                 + f" (lowest: {low})", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_scatter(scores: Mapping[str, np.ndarray], human: np.ndarray, human_name: str = "MQM z"):
+    """One scatter per metric against the human score (pooled rows), with Pearson r in each panel's title."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    n = len(scores)
+    fig, axes = plt.subplots(1, n, figsize=(3.2 * n, 3.2), squeeze=False)
+    h = np.asarray(human, dtype=float)
+    for ax, (k, v) in zip(axes[0], scores.items()):
+        v, k = np.asarray(v, dtype=float), stats.metric_name(k)
+        sns.scatterplot(x=v, y=h, s=8, alpha=0.3, ax=ax, edgecolor=None)
+        ax.set(xlabel=k, ylabel=human_name, title=f"{k}: r = {stats.pearson(v, h):.3f}")
+    fig.tight_layout()
+    return fig

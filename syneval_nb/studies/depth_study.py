@@ -1,0 +1,410 @@
+"""The depth-vs-BLEU study of Liu & Gildea (2005) that notebooks 03, 04 and 08 repeat, once.
+
+Every TED zh-en segment is scored by BLEU-n (n = 1..D), the syntactic metrics by depth and the length-only control
+``-|len diff|`` (:func:`syneval_nb.combine.depth_scores`), twice: with the paper's literal mean over d = 1..D (the
+default, for BLEU and the syntactic metrics alike) and with effective order (the named variant, both sides alike).
+
+* **Headline** (fixed before looking at the data): each family at :data:`syneval_nb.syntactic.PRIMARY_DEPTH` (4)
+  against BLEU-4, the kernel metrics against BLEU-4, on rater-normalized MQM (``MQM z``), Pearson (and the
+  within-segment Pearson next to it), clustered bootstrap over source segments; Holm over the chapter's headline
+  comparisons. Talks (``doc``) as the resampling unit: a variant (5 talks only).
+* **Curves**: every depth 1..D against BLEU of the same order, Holm over all of them, both definitions.
+* **Fluency vs Accuracy**: the same headline comparison on ``mqm_fluency_z`` and ``mqm_accuracy_z`` and their
+  paired difference (:func:`syneval_nb.studies.common.verdict_contrast`).
+* **System level**: corpus scores of the WMT21 de-en MT systems against DA z (reference A, see
+  :mod:`syneval_nb.studies.common`), resampling systems.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..syntactic import PRIMARY_DEPTH
+from .common import ASPECTS, HUMANS, verdict_contrast
+
+__all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "DepthScores", "score", "score_both", "metric_rows",
+           "curve_tables", "headline_table", "headline_tables", "headline_display", "aspect_tables",
+           "system_table", "per_system_table", "verdicts", "verdict_stability", "plot_curves", "headline_numbers"]
+
+DEPTH_FAMILIES = ("STM", "HWCM", "DSTM")
+KERNELS = ("TKM", "DTKM")
+LENGTH_KEY = ("-|len diff|", None)
+"""The row of :func:`syneval_nb.combine.depth_scores` used as the length-only control (row ``"length"``)."""
+
+
+@dataclass
+class DepthScores:
+    """Scores of one definition: ``segment`` ``{(metric, depth): values}`` aligned with ``frame`` (rows with an
+    unparsed sentence dropped), ``corpus`` (one row per system), ``effective_order``, ``dropped`` rows."""
+
+    frame: pd.DataFrame
+    segment: dict
+    corpus: pd.DataFrame
+    effective_order: bool
+    families: tuple
+    max_depth: int
+    dropped: int = 0
+
+    @property
+    def label(self) -> str:
+        return "effective order" if self.effective_order else "literal mean"
+
+
+def score(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam: float = 1.0,
+          effective_order: bool = False, ref_cols: Sequence[str] = ("reference",), progress: bool = True) -> DepthScores:
+    """Score ``frame`` (columns ``target, ptb, system`` and, for each reference column ``c`` of ``ref_cols``,
+    ``c`` and ``ptb_c``) with :func:`syneval_nb.combine.depth_scores` for the metric ``families`` (e.g.
+    ``("STM", "TKM")``); rows where a metric is NaN (an unparsed sentence) are dropped and counted."""
+    from ..combine import depth_scores
+
+    fams = tuple(f.upper() for f in families)
+    seg, corpus = depth_scores(frame["target"], frame[list(ref_cols)].values.tolist(), frame["ptb"],
+                               frame[[f"ptb_{c}" for c in ref_cols]].values.tolist(), frame["system"], max_depth,
+                               syntactic_metrics=tuple(f.lower() for f in fams), progress=progress, lam=lam,
+                               effective_order=effective_order)
+    ok = np.isfinite(np.vstack(list(seg.values()))).all(axis=0)
+    kept = frame[ok].reset_index(drop=True)
+    return DepthScores(kept, {k: v[ok] for k, v in seg.items()}, corpus, effective_order, fams, max_depth,
+                       int((~ok).sum()))
+
+
+def score_both(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam: float = 1.0,
+               ref_cols: Sequence[str] = ("reference",), progress: bool = True) -> dict[str, DepthScores]:
+    """:func:`score` with the literal mean (``"literal"``, the default definition) and effective order
+    (``"effective"``, the variant), BLEU treated the same way as the syntactic metrics in each."""
+    return {"literal": score(frame, families, max_depth, lam, False, ref_cols, progress),
+            "effective": score(frame, families, max_depth, lam, True, ref_cols, progress)}
+
+
+def metric_rows(ds: DepthScores, depths: Sequence[int] | None = None) -> dict:
+    """``{(metric, depth): values}``: BLEU and the depth families at ``depths`` (default 1..max_depth), the
+    kernel metrics of ``ds.families`` (no depth)."""
+    depths = range(1, ds.max_depth + 1) if depths is None else depths
+    out = {("BLEU", d): ds.segment[("BLEU", d)] for d in depths}
+    for f in ds.families:
+        if f in KERNELS:
+            out[(f, None)] = ds.segment[(f, None)]
+        else:
+            out.update({(f, d): ds.segment[(f, d)] for d in depths})
+    return out
+
+
+def _humans(ds: DepthScores, humans: Mapping[str, str]) -> dict:
+    return {name: ds.frame[col].to_numpy(dtype=float) for name, col in humans.items()}
+
+
+def curve_tables(ds: DepthScores, humans: Mapping[str, str] = HUMANS, n_resamples: int = 1000, seed: int = 0,
+                 alpha: float = 0.05) -> pd.DataFrame:
+    """Every depth against BLEU of the same order (kernels against BLEU-4), Pearson, Holm over all comparisons
+    of each table; stacked per human score (:func:`syneval_nb.stats.correlation_tables`), length control and
+    placebo rows included; ``definition`` column says which definition."""
+    rows = metric_rows(ds)
+    t = stats.correlation_tables(rows, _humans(ds, humans), ds.frame["seg_id"].to_numpy(),
+                                 baseline=stats.depth_baselines(list(rows), "BLEU", PRIMARY_DEPTH),
+                                 controls={stats.LENGTH: ds.segment[LENGTH_KEY]}, n_resamples=n_resamples, seed=seed,
+                                 alpha=alpha)
+    t.insert(1, "definition", ds.label)
+    t.insert(3, "family", [m.split("-")[0] if m[-1].isdigit() else m for m in t["metric"]])
+    t.insert(4, "depth", [int(m.rsplit("-", 1)[1]) if m[-1].isdigit() and "-" in m else np.nan for m in t["metric"]])
+    return t
+
+
+def headline_table(ds: DepthScores, human: str = "mqm_z", method: str = "pearson", clusters: str | None = None,
+                   n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05):
+    """The pre-registered comparison: each family at PRIMARY_DEPTH and each kernel against BLEU-4, with the
+    length control and the placebo, on one human column; ``clusters="doc"`` resamples talks instead of source
+    segments (the variant). Holm over the chapter's headline comparisons only."""
+    rows = metric_rows(ds, [PRIMARY_DEPTH])
+    base = stats.metric_name("BLEU", PRIMARY_DEPTH)
+    return stats.correlation_table(rows, ds.frame[human].to_numpy(dtype=float), ds.frame["seg_id"].to_numpy(),
+                                   baseline=base, method=method,
+                                   clusters=None if clusters is None else ds.frame[clusters].to_numpy(),
+                                   controls={stats.LENGTH: ds.segment[LENGTH_KEY]}, n_resamples=n_resamples,
+                                   seed=seed, alpha=alpha)
+
+
+def headline_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
+                    talks: bool = True) -> dict:
+    """The headline tables the verdicts read: ``{(human name, method[, "talks"]): table}`` for raw MQM and MQM z
+    (Pearson and within-segment), the Fluency z / Accuracy z parts (Pearson), and MQM z with talks resampled."""
+    out = {}
+    for name, col in {**HUMANS, **ASPECTS}.items():
+        methods = ("pearson", "within") if name in HUMANS else ("pearson",)
+        for m in methods:
+            out[(name, m)] = headline_table(ds, col, m, None, n_resamples, seed, alpha)
+    if talks:
+        out[("MQM z", "pearson", "talks")] = headline_table(ds, "mqm_z", "pearson", "doc", n_resamples, seed, alpha)
+    return out
+
+
+def headline_display(tables: Mapping, humans: Sequence[str] = ("MQM", "MQM z", "Fluency z", "Accuracy z")
+                     ) -> pd.DataFrame:
+    """One display frame: per metric, Pearson r [interval], its difference from BLEU-4 [interval] and mark, and
+    the within-segment r and difference next to it (where computed), per human score."""
+    parts = []
+    for h in humans:
+        for method in ("pearson", "within"):
+            t = tables.get((h, method))
+            if t is None:
+                continue
+            p = t.set_index("metric")
+            parts.append(pd.DataFrame({
+                (h, method, "r"): p["r"], (h, method, "interval"): [f"[{a:.3f}, {b:.3f}]" for a, b in
+                                                                   zip(p["low"], p["high"])],
+                (h, method, "vs BLEU-4"): [("" if not np.isfinite(d) else f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]{mk}")
+                                            for d, lo, hi, mk in zip(p["delta"], p["delta_low"], p["delta_high"],
+                                                                     p["mark"])]}))
+    out = pd.concat(parts, axis=1)
+    out.columns = pd.MultiIndex.from_tuples(out.columns, names=["human", "method", ""])
+    return out
+
+
+def aspect_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
+    """Curves (all depths, Pearson) against Fluency z and Accuracy z, stacked."""
+    return curve_tables(ds, ASPECTS, n_resamples, seed, alpha)
+
+
+def system_table(ds: DepthScores, human: pd.Series, n_resamples: int = 1000, seed: int = 0,
+                 alpha: float = 0.05, depths: Sequence[int] | None = None):
+    """System level: each system's corpus score (``ds.corpus``) against ``human`` (indexed by system), rows =
+    systems resampled (they are independent), Williams' test added (valid here). Rows: BLEU and the depth
+    families at ``depths`` (default all), kernels, length control (mean per system), placebo."""
+    c = ds.corpus.loc[human.index]
+    depths = range(1, ds.max_depth + 1) if depths is None else depths
+    keys = [("BLEU", d) for d in depths] + [(f, d) for f in ds.families if f not in KERNELS for d in depths] + \
+           [(f, None) for f in ds.families if f in KERNELS]
+    rows = {k: c[k].to_numpy(dtype=float) for k in keys}
+    return stats.correlation_table(rows, human.to_numpy(dtype=float), None,
+                                   baseline=stats.depth_baselines(keys, "BLEU", PRIMARY_DEPTH),
+                                   controls={stats.LENGTH: c[LENGTH_KEY].to_numpy(dtype=float)},
+                                   n_resamples=n_resamples, seed=seed, alpha=alpha, williams=True)
+
+
+def per_system_table(ds: DepthScores, human: str = "mqm_z", n_resamples: int = 1000, seed: int = 0,
+                     alpha: float = 0.05) -> pd.DataFrame:
+    """Liu & Gildea correlate within each system: per MT system, Pearson r of each headline metric (PRIMARY_DEPTH,
+    kernels, length, placebo) with ``human`` over that system's segments, with the difference from BLEU-4 marked
+    (Holm over that system's comparisons; one row per segment, so segments are the resampled units).
+    Columns: ``system, metric, r, low, high, delta, mark``."""
+    out = []
+    for s, idx in ds.frame.groupby("system").indices.items():
+        sub = DepthScores(ds.frame.iloc[idx].reset_index(drop=True), {k: v[idx] for k, v in ds.segment.items()},
+                          ds.corpus, ds.effective_order, ds.families, ds.max_depth)
+        t = headline_table(sub, human, "pearson", None, n_resamples, seed, alpha)
+        out.append(t.assign(system=s)[["system", "metric", "r", "low", "high", "delta", "mark", "n"]])
+    return pd.concat(out, ignore_index=True)
+
+
+def _combo_verdict(terms, alpha: float, claim_rule: str, unit: str) -> dict:
+    """Verdict on sum(coef * r(row)) > 0 over paired resamples; ``terms``: (TableBootstrap, row, coef)."""
+    d = sum(c * b.column(n) for b, n, c in terms)
+    est = sum(c * b.estimate(n) for b, n, c in terms)
+    ok = np.isfinite(d)
+    lo, hi = stats.percentile_ci(d[ok], alpha)
+    p = float((d[ok] <= 0).mean())
+    verdict = "holds" if lo > 0 and p < alpha else ("does not hold" if hi < 0 else "cannot tell")
+    rule = (f"holds iff {claim_rule} has a {1 - alpha:.0%} paired-bootstrap interval (resampling {unit}, "
+            f"{int(ok.sum())} resamples) above 0 and a one-sided p < {alpha:g}; does not hold iff the interval is "
+            "below 0; otherwise cannot tell")
+    return {"verdict": verdict, "statistic": float(est), "ci": [float(lo), float(hi)], "p": p, "rule": rule,
+            "controls": {}, "n_resamples": int(ok.sum())}
+
+
+def verdict_stability(curves: pd.DataFrame, family: str, human: str = "MQM z", alpha: float = 0.05) -> dict:
+    """"``family`` loses less than BLEU from depth 1 to the maximum depth": [r(F-D) - r(F-1)] - [r(BLEU-D) -
+    r(BLEU-1)] > 0 on the curve table's paired resamples (Liu & Gildea's stability claim)."""
+    b = curves.attrs["bootstrap"][human]
+    D = int(np.nanmax(curves["depth"]))
+    terms = [(b, f"{family}-{D}", 1), (b, f"{family}-1", -1), (b, f"BLEU-{D}", -1), (b, "BLEU-1", 1)]
+    return _combo_verdict(terms, alpha, f"[r({family}-{D}) - r({family}-1)] - [r(BLEU-{D}) - r(BLEU-1)]",
+                          stats._unit_text(b))
+
+
+def verdicts(heads: Mapping, families: Sequence[str], system: object | None = None,
+             system_label: str = "WMT21 de-en DA z, ref A") -> tuple[dict, dict]:
+    """The chapter's verdicts from :func:`headline_tables` (and a :func:`system_table`): ``(verdicts,
+    variants)``. Verdicts (on MQM z): each family at PRIMARY_DEPTH (and each kernel) beats BLEU-4 (Pearson, and
+    within segments), correlates with MQM z, beats BLEU-4 more on Fluency than on Accuracy; at system level
+    beats BLEU-4. Variants: the same "beats" with talks resampled."""
+    D = PRIMARY_DEPTH
+    base = stats.metric_name("BLEU", D)
+    names = [stats.metric_name(f, None if f in KERNELS else D) for f in families]
+    v, var = {}, {}
+    for m in names:
+        v[f"{m} beats {base} (MQM z, Pearson)"] = stats.verdict_beats(heads[("MQM z", "pearson")], m, base)
+        v[f"{m} beats {base} within source segments (MQM z)"] = stats.verdict_beats(heads[("MQM z", "within")], m,
+                                                                                    base)
+        v[f"{m} correlates with MQM z"] = stats.verdict_correlates(heads[("MQM z", "pearson")], m)
+        v[f"{m} beats {base} more on Fluency than on Accuracy (z)"] = verdict_contrast(
+            heads[("Fluency z", "pearson")], heads[("Accuracy z", "pearson")], m, base)
+        if system is not None:
+            v[f"{m} beats {base} at system level ({system_label})"] = stats.verdict_beats(system, m, base)
+        if ("MQM z", "pearson", "talks") in heads:
+            var[f"{m} beats {base} (MQM z, Pearson, talks resampled)"] = stats.verdict_beats(
+                heads[("MQM z", "pearson", "talks")], m, base)
+    return v, var
+
+
+def headline_numbers(heads: Mapping, families: Sequence[str]) -> dict:
+    """``{human|method: {row: r}}`` for the results file (every row of the headline tables)."""
+    out = {}
+    for key, t in heads.items():
+        out["|".join(key)] = {m: float(r) for m, r in zip(t["metric"], t["r"])}
+    return out
+
+
+def plot_curves(curves: Mapping[str, pd.DataFrame], human: str = "MQM z", families: Sequence[str] = DEPTH_FAMILIES):
+    """Depth curves with their bootstrap bands (percentile intervals of the table's resamples) for each
+    definition (``{"literal mean": table, "effective order": table}``), BLEU and the families of the chapter; the
+    length control and the placebo as horizontal lines. The title states each family's r at depth 1 and at the
+    maximum depth under both definitions."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fams = ["BLEU"] + [f for f in families if f not in KERNELS]
+    fig, axes = plt.subplots(1, len(curves), figsize=(6.5 * len(curves), 4.2), sharey=True, squeeze=False)
+    colors = dict(zip(fams, sns.color_palette(n_colors=len(fams))))
+    summary = []
+    for ax, (label, t) in zip(axes[0], curves.items()):
+        t = t[t["human"] == human]
+        for f in fams:
+            g = t[t["family"] == f].sort_values("depth")
+            ax.plot(g["depth"], g["r"], marker="o", color=colors[f], label=f)
+            ax.fill_between(g["depth"].astype(float), g["low"], g["high"], color=colors[f], alpha=0.15)
+            if f != "BLEU":
+                summary.append(f"{f} {g['r'].iloc[0]:.3f}->{g['r'].iloc[-1]:.3f} ({label})")
+        for ctl, ls in ((stats.LENGTH, "--"), (stats.PLACEBO, ":")):
+            r = float(stats.table_row(t, ctl)["r"])
+            ax.axhline(r, color="grey", ls=ls, lw=1)
+            ax.annotate(f"{ctl} {r:.3f}", (1, r), fontsize=8, color="grey", va="bottom")
+        ax.set(title=f"{label}", xlabel="maximum depth D / n-gram order", ylabel=f"Pearson r with {human}")
+        ax.legend(fontsize=8)
+    fig.suptitle("r from depth 1 to max: " + "; ".join(summary), fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------------------------------------ one chapter
+
+
+@dataclass
+class DepthChapter:
+    """Everything a depth chapter (03, 04, 08) shows, computed once by :func:`run_chapter`."""
+
+    families: tuple
+    scores: dict                 # {"literal": DepthScores, "effective": DepthScores} (TED)
+    curves: dict                 # {definition label: curve table (MQM, MQM z)}
+    aspects: pd.DataFrame        # literal curves against Fluency z and Accuracy z
+    heads: dict                  # headline tables (see headline_tables)
+    deen: object                 # common.Deen
+    deen_scores: DepthScores     # literal, reference A
+    system_curves: object        # system table, all depths
+    system_head: object          # system table at PRIMARY_DEPTH (the verdicts read it)
+    verdicts: dict
+    variants: dict
+    params: dict = field(default_factory=dict)
+
+    @property
+    def ted(self) -> pd.DataFrame:
+        return self.scores["literal"].frame
+
+    @property
+    def literal(self) -> DepthScores:
+        return self.scores["literal"]
+
+
+def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = None, seed: int = 0,
+                max_depth: int = 9, lam: float = 1.0, permute_human: int | None = None, n_resamples: int = 1000,
+                alpha: float = 0.05, progress: bool = True) -> DepthChapter:
+    """Load TED zh-en (refB) and WMT21 de-en (ref A) (:mod:`syneval_nb.studies.common`, ``permute_human``
+    applied to every human score), score both definitions, build every table and the verdicts."""
+    from .common import load_deen, load_ted
+
+    if max_depth < PRIMARY_DEPTH:
+        raise ValueError(f"max_depth must be at least PRIMARY_DEPTH = {PRIMARY_DEPTH}, got {max_depth}")
+    fams = tuple(f.upper() for f in families)
+    ted = load_ted(data_dir, sample, seed, permute_human)
+    both = score_both(ted, fams, max_depth, lam, progress=progress)
+    kw = dict(n_resamples=n_resamples, seed=seed, alpha=alpha)
+    curves = {d.label: curve_tables(d, **kw) for d in both.values()}
+    aspects = aspect_tables(both["literal"], **kw)
+    heads = headline_tables(both["literal"], **kw)
+    deen = load_deen(data_dir, sample, seed, permute_human)
+    dd = score(deen.segments, fams, max_depth, lam, False, deen.references, progress)
+    sys_curves = system_table(dd, deen.da, **kw)
+    sys_head = system_table(dd, deen.da, depths=[PRIMARY_DEPTH], **kw)
+    v, var = verdicts(heads, fams, sys_head)
+    params = {"families": list(fams), "sample": sample, "seed": seed, "max_depth": max_depth, "lam": lam,
+              "permute_human": permute_human, "n_resamples": n_resamples, "alpha": alpha,
+              "ted_reference": ted.attrs.get("reference"), "deen_references": list(deen.references),
+              "primary_depth": PRIMARY_DEPTH}
+    return DepthChapter(fams, both, curves, aspects, heads, deen, dd, sys_curves, sys_head, v, var, params)
+
+
+def curve_display(ch: DepthChapter, human: str = "MQM z") -> pd.DataFrame:
+    """Pearson r by depth (columns) per family and definition (rows), ``+``/``-`` where the row beats / loses to
+    BLEU of the same order (Holm over the table)."""
+    parts = []
+    for label, t in ch.curves.items():
+        t = t[(t["human"] == human) & t["depth"].notna()]
+        cell = [f"{r:.3f}{m}" for r, m in zip(t["r"], t["mark"])]
+        parts.append(t.assign(cell=cell, definition=label).pivot(index=["definition", "family"], columns="depth",
+                                                                  values="cell"))
+    out = pd.concat(parts)
+    out.columns = [int(c) for c in out.columns]
+    return out
+
+
+def system_display(ch: DepthChapter) -> pd.DataFrame:
+    """System-level Pearson r [interval] with DA z by depth (rows: metric), kernels, length, placebo."""
+    t = ch.system_curves
+    return t.set_index("metric")[["r", "low", "high", "delta", "delta_low", "delta_high", "mark", "williams_p", "n"]]
+
+
+def score_samples(ch: DepthChapter) -> dict:
+    """The segment scores the distribution and scatter plots show: BLEU-4, each family at PRIMARY_DEPTH, kernels."""
+    lit = ch.literal
+    keys = [("BLEU", PRIMARY_DEPTH)] + [(f, None if f in KERNELS else PRIMARY_DEPTH) for f in ch.families]
+    return {stats.metric_name(k): lit.segment[k] for k in keys}
+
+
+def chapter_results(ch: DepthChapter) -> dict:
+    """The results-file part every depth chapter writes: parameters, sizes, headline r, curves, system level,
+    verdicts and variants (JSON-ready)."""
+    from .common import verdicts_json
+
+    lit = ch.literal
+    ted = lit.frame
+    length = lit.segment[LENGTH_KEY]
+    curves = {}
+    for label, t in ch.curves.items():
+        curves[label] = {f"{h}|{m}": float(r) for h, m, r in zip(t["human"], t["metric"], t["r"])}
+    return {
+        "study": ch.params,
+        "n_ted_segments": int(len(ted)), "n_ted_sources": int(ted["seg_id"].nunique()),
+        "n_ted_dropped": lit.dropped, "n_deen_systems": int(len(ch.deen.da)),
+        "headline": headline_numbers(ch.heads, ch.families),
+        "curves": curves,
+        "aspects": {f"{h}|{m}": float(r) for h, m, r in zip(ch.aspects["human"], ch.aspects["metric"],
+                                                            ch.aspects["r"])},
+        "length_r_mqm": stats.pearson(length, ted["mqm"]),
+        "length_r_fluency": stats.pearson(length, ted["mqm_fluency"]),
+        "length_r_mqm_z": stats.pearson(length, ted["mqm_z"]),
+        "bleu4_r_fluency": stats.pearson(lit.segment[("BLEU", 4)], ted["mqm_fluency"]),
+        "deen_system_r": {m: float(r) for m, r in zip(ch.system_curves["metric"], ch.system_curves["r"])},
+        "verdicts": verdicts_json(ch.verdicts),
+        "variant_verdicts": verdicts_json(ch.variants),
+    }
+
+
+def aspect_display(ch: DepthChapter) -> pd.DataFrame:
+    """Literal-mean Pearson r by depth against Fluency z and Accuracy z (rows: human part, family)."""
+    t = ch.aspects[ch.aspects["depth"].notna()]
+    cell = [f"{r:.3f}{m}" for r, m in zip(t["r"], t["mark"])]
+    out = t.assign(cell=cell).pivot(index=["human", "family"], columns="depth", values="cell")
+    out.columns = [int(c) for c in out.columns]
+    return out
