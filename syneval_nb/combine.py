@@ -18,19 +18,19 @@
   the length controls, segment and per-system corpus scores from one pass (Liu & Gildea 2005).
 
 Base metrics (:data:`BASE_METRICS`) are computed by their own modules (:mod:`~syneval_nb.lexical`,
-:mod:`~syneval_nb.syntactic`); a metric whose module is absent is skipped and reported by :func:`missing_metrics`.
+:mod:`~syneval_nb.syntactic`). Notebook 07's study code (the data sets scored, the combination tables with
+placebo and length columns, the verdicts) is in :mod:`syneval_nb.studies.discourse_kernels`.
 """
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from . import stats
-from .data import sample_segment_ids
 
 DEFAULT_THRESHOLD = 0.5
 """Minimum MQM difference for a human pair (``|mqm_a - mqm_b| > 0.5``): at least one minor error's worth
@@ -52,13 +52,6 @@ class MetricSpec:
     higher_is_better: bool = True
     kwargs: tuple = ()
 
-    def available(self) -> bool:
-        try:
-            mod = importlib.import_module(f"syneval_nb.{self.module}")
-        except ImportError:
-            return False
-        return hasattr(mod, self.cls)
-
     def make(self):
         mod = importlib.import_module(f"syneval_nb.{self.module}")
         return getattr(mod, self.cls)(**dict(self.kwargs))
@@ -79,11 +72,6 @@ BASE_METRICS: dict[str, MetricSpec] = {
 STM and HWCM with maximum depth / chain length 4 (Asiya's ``CP-STM-4`` and ``DP-HWCM-4`` in the paper's
 Asiya-syn), TKM with lambda = 1, all from :func:`syneval_nb.syntactic.score_corpus` on the shipped PTB parses."""
 SYNTACTIC_DEPTH = 4
-
-
-def missing_metrics(names: Sequence[str] | None = None) -> list[str]:
-    """Names of :data:`BASE_METRICS` whose module/class is not importable (skipped by :func:`base_scores`)."""
-    return [n for n in (names or BASE_METRICS) if not BASE_METRICS[n].available()]
 
 
 def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
@@ -127,10 +115,13 @@ def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Se
     references of the call, which equals scoring each system alone when every system covers the same segments).
 
     ``refs[i]`` / ``ptb_refs[i]`` are the references (strings / PTB strings) of segment ``i``; ``systems[i]`` names
-    the system of segment ``i`` (default: one system ``"all"``). Metrics whose module is absent, and syntactic
-    metrics when no parses are given, are left out (see :func:`missing_metrics`).
+    the system of segment ``i`` (default: one system ``"all"``). Syntactic metrics are left out when no parses are
+    given.
     """
-    names = [n for n in (metrics or BASE_METRICS) if BASE_METRICS[n].available()]
+    names = list(metrics or BASE_METRICS)
+    unknown = [n for n in names if n not in BASE_METRICS]
+    if unknown:
+        raise ValueError(f"unknown base metrics {unknown}; choose from {list(BASE_METRICS)}")
     text = [n for n in names if BASE_METRICS[n].kind == "text"]
     syn = [n for n in names if BASE_METRICS[n].kind == "ptb"] if ptb_hyps is not None and ptb_refs is not None else []
     sys_ = ["all"] * len(hyps) if systems is None else list(systems)
@@ -158,23 +149,6 @@ def system_base_scores(segment_scores: pd.DataFrame, systems: Sequence[str],
             if c in means.columns:
                 means[c] = corpus[c].reindex(means.index).to_numpy(dtype=float)
     return means.sort_index()
-
-
-def train_learned(folder=None, n_sources: int | None = None, seed: int = 0, C: float = 50.0, sigma: float = 10.0):
-    """The Kulesza & Shieber learned metric (:class:`syneval_nb.learned.LearnedMetric`) for the combinations:
-    trained on WMT21 de-en to tell reference B (human) from the 19 MT systems, all scored against reference A,
-    with balanced classes (:func:`syneval_nb.learned.balance`) over ``n_sources`` source lines (all by default),
-    at the paper's optimum ``C = 50, sigma = 10``. No human quality judgment is used, so scoring TED with it
-    leaks nothing; on de-en the same lines' MT outputs are later scored (their DA never enters training)."""
-    from .data import load_wmt21_deen
-    from .learned import LearnedMetric, balance, build_pool, deen_long, feature_frame
-
-    pool = build_pool(deen_long(load_wmt21_deen(folder).segments), human="ref_B", reference="ref_A")
-    bal = balance(pool, seed=seed)
-    ids = sample_segment_ids(bal["seg_id"], n_sources, seed)
-    bal = bal[bal["seg_id"].isin(ids)].reset_index(drop=True)
-    X = feature_frame(list(bal["hyp"]), [[r] for r in bal["ref"]], progress=False)
-    return LearnedMetric(C=C, sigma=sigma, seed=seed).fit(X, bal["label"].to_numpy())
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -315,7 +289,7 @@ def tuned_half(features: np.ndarray, human: Sequence[float], segments: Sequence,
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# evaluation tables (the paper's Tables 2-4)
+# evaluation: the WMT12 tau
 # ---------------------------------------------------------------------------------------------------------------
 
 def segment_tau(metric: Sequence[float], human: Sequence[float], segments: Sequence,
@@ -334,71 +308,6 @@ def segment_tau(metric: Sequence[float], human: Sequence[float], segments: Seque
     t = None if texts is None else np.asarray(texts, dtype=object)[keep]
     return stats.wmt12_tau(m[keep], np.asarray(human, dtype=float)[keep], np.asarray(segments)[keep], threshold,
                            distinct=t)
-
-
-def _finish(table: pd.DataFrame) -> pd.DataFrame:
-    """Append the paper's ``average`` row (base metrics only) and ``diff.`` row (+dr/+dr-lex minus Orig.)."""
-    base = table.drop(index=[i for i in ("DR", "DR-lex") if i in table.index])
-    avg = base.mean(axis=0, skipna=True)
-    diff = pd.Series({c: avg[c] - avg["Orig."] if c != "Orig." else np.nan for c in table.columns})
-    return pd.concat([table, avg.to_frame("average").T, diff.to_frame("diff.").T])
-
-
-def uniform_table(normalized: pd.DataFrame, evaluate: Callable[[np.ndarray], float],
-                  base: Sequence[str], extras: Sequence[str] = ("DR", "DR-lex")) -> pd.DataFrame:
-    """Rows DR, DR-lex and every base metric; columns ``Orig.``, ``+dr``, ``+dr-lex``: ``evaluate`` (a
-    correlation of a score vector with the humans) of the metric alone and of its uniform combination with DR /
-    DR-lex; then the ``average`` and ``diff.`` rows."""
-    cols = {"DR": "+dr", "DR-lex": "+dr-lex"}
-    rows = {}
-    for e in extras:
-        rows[e] = {"Orig.": evaluate(normalized[e].to_numpy()), **{cols[x]: np.nan for x in extras}}
-    for m in base:
-        row = {"Orig.": evaluate(normalized[m].to_numpy())}
-        for e in extras:
-            row[cols[e]] = evaluate(uniform(normalized, [m, e]))
-        rows[m] = row
-    return _finish(pd.DataFrame.from_dict(rows, orient="index"))
-
-
-def tuned_table(normalized: pd.DataFrame, human: Sequence[float], segments: Sequence, groups: Sequence,
-                base: Sequence[str], mode: str = "cv", n_folds: int = 10, seed: int = 0,
-                threshold: float = DEFAULT_THRESHOLD, C: float = 1.0,
-                texts: Sequence[str] | None = None) -> pd.DataFrame:
-    """The paper's Table 4 (``mode="cv"``) / Table 5 (``mode="half"``) analog: segment-level WMT12 tau of each
-    base metric alone (``Orig.``, on the evaluated rows) and of its tuned combination with DR / DR-lex (``+dr``,
-    ``+dr-lex``), plus ``Tuned all``: all base metrics tuned together, with and without DR and DR-lex.
-    ``texts``: see :func:`segment_tau` (drop identical-translation pairs from the evaluation)."""
-    h = np.asarray(human, dtype=float)
-    seg = np.asarray(segments)
-
-    def run(cols: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        f = normalized[list(cols)].to_numpy(dtype=float)
-        f = np.where(np.isnan(f), 0.0, f)
-        if mode == "cv":
-            s, _ = tuned_cv(f, h, seg, groups, n_folds, threshold, C)
-            return s, np.isfinite(s)
-        if mode == "half":
-            s, _, test = tuned_half(f, h, seg, groups, seed, threshold, C)
-            return s, test
-        raise ValueError(f"mode must be 'cv' or 'half', got {mode!r}")
-
-    _, mask = run([base[0]])
-    rows = {e: {"Orig.": segment_tau(normalized[e], h, seg, threshold, mask, texts), "+dr": np.nan, "+dr-lex": np.nan}
-            for e in ("DR", "DR-lex")}
-    for m in list(base) + ["all"]:
-        cols = list(base) if m == "all" else [m]
-        row = {}
-        if m == "all":
-            s, msk = run(cols)
-            row["Orig."] = segment_tau(s, h, seg, threshold, msk, texts)
-        else:
-            row["Orig."] = segment_tau(normalized[m], h, seg, threshold, mask, texts)
-        for e, c in (("DR", "+dr"), ("DR-lex", "+dr-lex")):
-            s, msk = run(cols + [e])
-            row[c] = segment_tau(s, h, seg, threshold, msk, texts)
-        rows["Tuned all" if m == "all" else m] = row
-    return _finish(pd.DataFrame.from_dict(rows, orient="index"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -514,146 +423,3 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
         for s in names:
             corpus[s][(name, None)] = float(lens[k][sys_arr == s].mean())
     return segment, pd.DataFrame.from_dict(corpus, orient="index")
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# the two data sets, scored (used by notebook 07)
-# ---------------------------------------------------------------------------------------------------------------
-
-def discourse_columns(hyp_rst: Sequence[Mapping | None], ref_rst: Sequence[Mapping | None],
-                      lam: float | None = None, progress: bool = True) -> pd.DataFrame:
-    """``DR``, ``DR-lex`` (NaN where a tree is missing; kernel decay ``lam``, default
-    :data:`syneval_nb.discourse.DEFAULT_LAM`) and the EDU counts ``edus_hyp``, ``edus_ref``."""
-    from .discourse import DEFAULT_LAM, DiscourseSimilarity, n_edus
-
-    out = {}
-    for lex, name in ((False, "DR"), (True, "DR-lex")):
-        sim = DiscourseSimilarity(lexicalized=lex, lam=DEFAULT_LAM if lam is None else lam)
-        out[name] = sim.score_many(hyp_rst, ref_rst, missing="nan", progress=progress)
-    out["edus_hyp"] = [np.nan if t is None else n_edus(t) for t in hyp_rst]
-    out["edus_ref"] = [np.nan if t is None else n_edus(t) for t in ref_rst]
-    return pd.DataFrame(out)
-
-
-def score_frame(hyps: Sequence[str], refs: Sequence[str], hyp_rst: Sequence, ref_rst: Sequence,
-                ptb_hyps: Sequence | None = None, ptb_refs: Sequence | None = None, systems: Sequence | None = None,
-                metrics: Sequence[str] | None = None, lam: float | None = None, learned=None,
-                progress: bool = True) -> pd.DataFrame:
-    """All segment scores against one reference: base metrics (and ``learned``, a fitted
-    :class:`~syneval_nb.learned.LearnedMetric`, when given), DR, DR-lex, EDU counts, ``length`` control.
-    ``attrs["corpus"]`` holds the base metrics' corpus scores per system."""
-    base, corpus = base_scores(hyps, [[r] for r in refs], ptb_hyps,
-                               None if ptb_refs is None else [[p] for p in ptb_refs], metrics, systems, progress)
-    if learned is not None:
-        base["learned"] = learned.sentence_scores(list(hyps), [[r] for r in refs])
-    disc = discourse_columns(hyp_rst, ref_rst, lam, progress)
-    out = pd.concat([base, disc], axis=1)
-    out["length"] = length_control(hyps, refs)
-    out.attrs["corpus"] = corpus
-    return out
-
-
-def ted_scores(folder=None, reference: str = "refB", sample: int | None = None, seed: int = 0,
-               include_human: bool = False, metrics: Sequence[str] | None = None, lam: float | None = None,
-               learned=None, progress: bool = True) -> pd.DataFrame:
-    """TED zh-en, scored: one row per (system, segment) of the MT systems (and the other human translation with
-    ``include_human``), against ``reference`` (``"refB"``, WMT21's choice, or ``"ref"``). ``sample`` = number of
-    segments drawn with ``seed`` (all systems of each drawn segment kept). Columns: ``system, doc, seg_id, mqm``,
-    the base metrics, ``DR, DR-lex, edus_hyp, edus_ref, length``."""
-    from .data import load_ted_zhen_mqm
-    from .discourse import ted_rst
-
-    if reference not in ("ref", "refB"):
-        raise ValueError(f"reference must be 'ref' or 'refB', got {reference!r}")
-    ted = load_ted_zhen_mqm(folder)
-    rst = ted_rst(ted, folder)
-    for k, v in rst.items():
-        ted[k] = pd.Series(v, index=ted.index, dtype=object)
-    keep = (ted["system"] != reference) & (include_human | ~ted["is_human"])
-    keep &= ted["seg_id"].isin(sample_segment_ids(ted["seg_id"], sample, seed)) & ted["mqm"].notna()
-    d = ted[keep].reset_index(drop=True)
-    scores = score_frame(list(d["target"]), list(d[reference]), list(d["rst"]), list(d[f"rst_{reference}"]),
-                         list(d["ptb"]), list(d[f"ptb_{reference}"]), list(d["system"]), metrics, lam, learned,
-                         progress)
-    meta = d[["system", "doc", "seg_id", "mqm", "target", reference, "rst", f"rst_{reference}"]].rename(
-        columns={reference: "reference", f"rst_{reference}": "rst_reference"})
-    out = pd.concat([meta, scores], axis=1)
-    out.attrs["corpus"] = scores.attrs["corpus"]
-    return out
-
-
-def wmt21_scores(folder=None, reference: str = "A", sample: int | None = None, seed: int = 0,
-                 metrics: Sequence[str] | None = None, lam: float | None = None, learned=None,
-                 progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """WMT21 de-en, scored against reference ``A`` (the primary one; ``HUMAN`` in the DA is ref-B): segment frame
-    (``system, seg_id, target, reference, rst, rst_reference``, metrics, ``DR, DR-lex``, EDU counts, ``length``) of
-    the 19 MT systems on ``sample`` lines,
-    and the system DA (``system, da_z, da_raw``) of those systems."""
-    from .data import load_wmt21_deen
-    from .discourse import wmt21_rst
-
-    if reference not in ("A", "B"):
-        raise ValueError(f"reference must be 'A' or 'B', got {reference!r}")
-    w = load_wmt21_deen(folder)
-    seg = w.segments
-    rst = wmt21_rst(seg, folder)
-    seg = seg.assign(**{k: pd.Series(v, index=seg.index, dtype=object) for k, v in rst.items()})
-    seg = seg[seg["seg_id"].isin(sample_segment_ids(seg["seg_id"], sample, seed))].reset_index(drop=True)
-    scores = score_frame(list(seg["target"]), list(seg[f"ref_{reference}"]), list(seg["rst"]),
-                         list(seg[f"rst_ref_{reference}"]), list(seg["ptb"]), list(seg[f"ptb_ref_{reference}"]),
-                         list(seg["system"]), metrics, lam, learned, progress)
-    da = w.system_da[~w.system_da["is_human"]][["system", "da_z", "da_raw"]].reset_index(drop=True)
-    meta = seg[["system", "seg_id", "target", f"ref_{reference}", "rst", f"rst_ref_{reference}"]].rename(
-        columns={f"ref_{reference}": "reference", f"rst_ref_{reference}": "rst_reference"})
-    out = pd.concat([meta, scores], axis=1)
-    out.attrs["corpus"] = scores.attrs["corpus"]
-    return out, da
-
-
-def system_table(frame: pd.DataFrame, human: pd.Series, base: Sequence[str]) -> pd.DataFrame:
-    """Table 2 analog: system scores (:func:`system_base_scores` of a :func:`ted_scores` / :func:`wmt21_scores`
-    frame: corpus scores of the base metrics, mean segment scores of DR / DR-lex / learned), normalized over the
-    systems, Spearman with ``human`` (indexed by system) for each metric alone and
-    uniformly combined with DR / DR-lex."""
-    cols = list(base) + ["DR", "DR-lex"]
-    sys_scores = system_base_scores(frame[cols], list(frame["system"]), frame.attrs.get("corpus"))
-    h = human.reindex(sys_scores.index).to_numpy(dtype=float)
-    return uniform_table(normalize(sys_scores), lambda s: stats.spearman(s, h), base)
-
-
-def figure4_example(frame: pd.DataFrame, min_edus: int = 3) -> tuple[int, str, str]:
-    """A segment for the paper's Figure 4 analog: the reference has at least ``min_edus`` EDUs, one system
-    reproduces its discourse tree shape (the highest DR, ties broken by DR-lex) and another does not (the lowest
-    DR). Returns ``(seg_id, best_system, worst_system)`` for the first such segment with the largest DR gap."""
-    f = frame[(frame["edus_ref"] >= min_edus) & frame["DR"].notna()]
-    if f.empty:
-        raise ValueError(f"no segment whose reference has {min_edus} or more EDUs")
-    g = f.groupby("seg_id")["DR"].agg(["max", "min"])
-    seg = int((g["max"] - g["min"]).sort_index().idxmax())
-    rows = f[f["seg_id"] == seg].sort_values(["DR", "DR-lex", "system"], ascending=[False, False, True])
-    return seg, str(rows.iloc[0]["system"]), str(rows.iloc[-1]["system"])
-
-
-def control_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = "mqm",
-                  threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
-    """Segment-level controls on a :func:`ted_scores` frame, one row per metric (plus the ``length`` baseline):
-    ``tau`` (WMT12, identical-translation pairs dropped), ``tie_rate`` (share of human pairs the metric ties, pairs of
-    identical translations included),
-    ``pearson`` with the human score (rows with a NaN score dropped, as for the tau), ``partial_length`` (Pearson with the length control ``-|len(h)-len(r)|``
-    partialled out) and ``partial_length_edus`` (also ``|edus_hyp - edus_ref|`` partialled out)."""
-    h = frame[human].to_numpy(dtype=float)
-    seg, texts = frame["seg_id"].to_numpy(), frame["target"].to_numpy(dtype=object)
-    z1 = frame["length"].to_numpy(dtype=float)
-    edu_diff = np.abs(frame["edus_hyp"].to_numpy(dtype=float) - frame["edus_ref"].to_numpy(dtype=float))
-    z2 = np.column_stack([z1, edu_diff])
-    rows = {}
-    for m in list(metrics) + ["length"]:
-        x = frame[m].to_numpy(dtype=float)
-        if not higher_is_better(m):
-            x = -x
-        ties = human_pair_ties(x, h, seg, threshold, texts)
-        rows[m] = {"tau": segment_tau(x, h, seg, threshold, texts=texts), "tie_rate": ties["tie_rate"],
-                   "pearson": stats.pearson(x[np.isfinite(x)], h[np.isfinite(x)]),
-                   "partial_length": np.nan if m == "length" else partial_correlation(x, h, z1),
-                   "partial_length_edus": np.nan if m == "length" else partial_correlation(x, h, z2)}
-    return pd.DataFrame.from_dict(rows, orient="index")

@@ -1,0 +1,483 @@
+"""Study code of notebook 07 (discourse structure in MT evaluation: DR and DR-lex, Guzman et al. 2014).
+
+The combination methods (min-max normalization, uniform interpolation, the PRO-like tuned combination and its
+cross-validation, the WMT12 tau, the controls) are concepts and live in :mod:`syneval_nb.combine`; this module
+holds what the chapter does with them: the two data sets scored (:func:`ted_scores`, :func:`wmt21_scores`), the
+combination tables with their placebo and length-only columns and their clustered intervals
+(:func:`uniform_scores`, :func:`tuned_scores`, :func:`combination_table`, :func:`system_table`), the controls
+(:func:`control_table`, :func:`correlation_table`), the Figure 4 example and the verdicts (:func:`verdicts`).
+
+Inference: every interval comes from one paired bootstrap that resamples source segments (all systems' rows of a
+drawn segment together; ``clusters=`` talks as the variant) and evaluates every column on the same resamples,
+so differences (a combination vs the metric alone, vs the same metric combined with a random column) have
+intervals. Tuned combinations are fitted once per cross-validation fold; the bootstrap resamples the evaluated
+rows' source segments of the out-of-fold predictions (the fit is not repeated per resample).
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..combine import (DEFAULT_THRESHOLD, base_scores, higher_is_better, length_control, normalize,
+                       partial_correlation, human_pair_ties, segment_tau, system_base_scores, tuned_cv,
+                       tuned_half, uniform)
+from ..data import sample_segment_ids
+
+EXTRAS = ("DR", "DR-lex", stats.PLACEBO, stats.LENGTH)
+"""The columns combined with each base metric: the two discourse measures and the two controls (a random column,
+:func:`syneval_nb.stats.placebo`, and the length-only control ``-|len(h) - len(r)|``)."""
+COMBOS = {"DR": "+dr", "DR-lex": "+dr-lex", stats.PLACEBO: "+placebo", stats.LENGTH: "+length"}
+"""Table column of the combination with each extra (``Orig.`` is the metric alone)."""
+THRESHOLD_Z = 0.2
+"""Pair threshold on rater-normalized MQM (``mqm_z``): 0.5 MQM points (:data:`combine.DEFAULT_THRESHOLD`) over
+the median rater's standard deviation (about 2.4 points on TED zh-en) is 0.2."""
+
+# ---------------------------------------------------------------------------------------------------------------
+# the two data sets, scored
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def train_learned(folder=None, n_sources: int | None = None, seed: int = 0, C: float = 50.0, sigma: float = 10.0):
+    """The Kulesza & Shieber learned metric (:class:`syneval_nb.learned.LearnedMetric`) for the combinations:
+    trained on WMT21 de-en to tell reference B (human) from the 19 MT systems, all scored against reference A,
+    with balanced classes (:func:`syneval_nb.learned.balance`) over ``n_sources`` source lines (all by default),
+    at the paper's optimum ``C = 50, sigma = 10``. No human quality judgment is used, so scoring TED with it
+    leaks nothing; on de-en the same lines' MT outputs are later scored (their DA never enters training)."""
+    from ..data import load_wmt21_deen
+    from ..learned import LearnedMetric, balance, build_pool, deen_long, feature_frame
+
+    pool = build_pool(deen_long(load_wmt21_deen(folder).segments), human="ref_B", reference="ref_A")
+    bal = balance(pool, seed=seed)
+    ids = sample_segment_ids(bal["seg_id"], n_sources, seed)
+    bal = bal[bal["seg_id"].isin(ids)].reset_index(drop=True)
+    X = feature_frame(list(bal["hyp"]), [[r] for r in bal["ref"]], progress=False)
+    return LearnedMetric(C=C, sigma=sigma, seed=seed).fit(X, bal["label"].to_numpy())
+
+
+def discourse_columns(hyp_rst: Sequence[Mapping | None], ref_rst: Sequence[Mapping | None],
+                      lam: float | None = None, progress: bool = True) -> pd.DataFrame:
+    """``DR``, ``DR-lex`` (NaN where a tree is missing; kernel decay ``lam``, default
+    :data:`syneval_nb.discourse.DEFAULT_LAM`) and the EDU counts ``edus_hyp``, ``edus_ref``."""
+    from ..discourse import DEFAULT_LAM, DiscourseSimilarity, n_edus
+
+    out = {}
+    for lex, name in ((False, "DR"), (True, "DR-lex")):
+        sim = DiscourseSimilarity(lexicalized=lex, lam=DEFAULT_LAM if lam is None else lam)
+        out[name] = sim.score_many(hyp_rst, ref_rst, missing="nan", progress=progress)
+    out["edus_hyp"] = [np.nan if t is None else n_edus(t) for t in hyp_rst]
+    out["edus_ref"] = [np.nan if t is None else n_edus(t) for t in ref_rst]
+    return pd.DataFrame(out)
+
+
+def score_frame(hyps: Sequence[str], refs: Sequence[str], hyp_rst: Sequence, ref_rst: Sequence,
+                ptb_hyps: Sequence | None = None, ptb_refs: Sequence | None = None, systems: Sequence | None = None,
+                metrics: Sequence[str] | None = None, lam: float | None = None, learned=None,
+                progress: bool = True, seed: int = 0) -> pd.DataFrame:
+    """All segment scores against one reference: base metrics (and ``learned``, a fitted
+    :class:`~syneval_nb.learned.LearnedMetric`, when given), DR, DR-lex, EDU counts, the ``length`` control and
+    the ``placebo`` column (:func:`syneval_nb.stats.placebo` with ``seed``). ``attrs["corpus"]`` holds the base
+    metrics' corpus scores per system."""
+    base, corpus = base_scores(hyps, [[r] for r in refs], ptb_hyps,
+                               None if ptb_refs is None else [[p] for p in ptb_refs], metrics, systems, progress)
+    if learned is not None:
+        base["learned"] = learned.sentence_scores(list(hyps), [[r] for r in refs])
+    disc = discourse_columns(hyp_rst, ref_rst, lam, progress)
+    out = pd.concat([base, disc], axis=1)
+    out[stats.LENGTH] = length_control(hyps, refs)
+    out[stats.PLACEBO] = stats.placebo(len(out), seed)
+    out.attrs["corpus"] = corpus
+    return out
+
+
+def ted_scores(folder=None, reference: str = "refB", sample: int | None = None, seed: int = 0,
+               include_human: bool = False, metrics: Sequence[str] | None = None, lam: float | None = None,
+               learned=None, progress: bool = True, permute_human: int | None = None) -> pd.DataFrame:
+    """TED zh-en, scored: one row per (system, segment) of the MT systems (and the other human translation with
+    ``include_human``), against ``reference`` (``"refB"``, WMT21's choice, or ``"ref"``). ``sample`` = number of
+    segments drawn with ``seed`` (all systems of each drawn segment kept). Columns: ``system, doc, seg_id, mqm,
+    mqm_z``, the base metrics, ``DR, DR-lex, edus_hyp, edus_ref, length, placebo``. ``permute_human``: an integer
+    shuffles ``mqm`` and ``mqm_z`` across all rows with :func:`syneval_nb.stats.permute_human` (the placebo
+    switch; None: unchanged)."""
+    from ..data import load_ted_zhen_mqm
+    from ..discourse import ted_rst
+
+    if reference not in ("ref", "refB"):
+        raise ValueError(f"reference must be 'ref' or 'refB', got {reference!r}")
+    ted = load_ted_zhen_mqm(folder)
+    rst = ted_rst(ted, folder)
+    for k, v in rst.items():
+        ted[k] = pd.Series(v, index=ted.index, dtype=object)
+    keep = (ted["system"] != reference) & (include_human | ~ted["is_human"])
+    keep &= ted["seg_id"].isin(sample_segment_ids(ted["seg_id"], sample, seed)) & ted["mqm"].notna()
+    d = ted[keep].reset_index(drop=True)
+    scores = score_frame(list(d["target"]), list(d[reference]), list(d["rst"]), list(d[f"rst_{reference}"]),
+                         list(d["ptb"]), list(d[f"ptb_{reference}"]), list(d["system"]), metrics, lam, learned,
+                         progress, seed)
+    meta = d[["system", "doc", "seg_id", "mqm", "mqm_z", "target", reference, "rst", f"rst_{reference}"]].rename(
+        columns={reference: "reference", f"rst_{reference}": "rst_reference"})
+    for col in ("mqm", "mqm_z"):
+        meta[col] = stats.permute_human(meta[col].to_numpy(dtype=float), permute_human)
+    out = pd.concat([meta, scores], axis=1)
+    out.attrs["corpus"] = scores.attrs["corpus"]
+    return out
+
+
+def wmt21_scores(folder=None, reference: str = "A", sample: int | None = None, seed: int = 0,
+                 metrics: Sequence[str] | None = None, lam: float | None = None, learned=None,
+                 progress: bool = True, permute_human: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """WMT21 de-en, scored against reference ``A`` (the primary one; ``HUMAN`` in the DA is ref-B): segment frame
+    (``system, seg_id, target, reference, rst, rst_reference``, metrics, ``DR, DR-lex``, EDU counts, ``length``,
+    ``placebo``) of the 19 MT systems on ``sample`` lines, and the system DA (``system, da_z, da_raw``) of those
+    systems (``permute_human``: an integer shuffles both across the systems)."""
+    from ..data import load_wmt21_deen
+    from ..discourse import wmt21_rst
+
+    if reference not in ("A", "B"):
+        raise ValueError(f"reference must be 'A' or 'B', got {reference!r}")
+    w = load_wmt21_deen(folder)
+    seg = w.segments
+    rst = wmt21_rst(seg, folder)
+    seg = seg.assign(**{k: pd.Series(v, index=seg.index, dtype=object) for k, v in rst.items()})
+    seg = seg[seg["seg_id"].isin(sample_segment_ids(seg["seg_id"], sample, seed))].reset_index(drop=True)
+    scores = score_frame(list(seg["target"]), list(seg[f"ref_{reference}"]), list(seg["rst"]),
+                         list(seg[f"rst_ref_{reference}"]), list(seg["ptb"]), list(seg[f"ptb_ref_{reference}"]),
+                         list(seg["system"]), metrics, lam, learned, progress, seed)
+    da = w.system_da[~w.system_da["is_human"]][["system", "da_z", "da_raw"]].reset_index(drop=True)
+    for col in ("da_z", "da_raw"):
+        da[col] = stats.permute_human(da[col].to_numpy(dtype=float), permute_human)
+    meta = seg[["system", "seg_id", "target", f"ref_{reference}", "rst", f"rst_ref_{reference}"]].rename(
+        columns={f"ref_{reference}": "reference", f"rst_ref_{reference}": "rst_reference"})
+    out = pd.concat([meta, scores], axis=1)
+    out.attrs["corpus"] = scores.attrs["corpus"]
+    return out, da
+
+
+def figure4_example(frame: pd.DataFrame, min_edus: int = 3) -> tuple[int, str, str]:
+    """A segment for the paper's Figure 4 analog: the reference has at least ``min_edus`` EDUs, one system
+    reproduces its discourse tree shape (the highest DR, ties broken by DR-lex) and another does not (the lowest
+    DR). Returns ``(seg_id, best_system, worst_system)`` for the first such segment with the largest DR gap."""
+    f = frame[(frame["edus_ref"] >= min_edus) & frame["DR"].notna()]
+    if f.empty:
+        raise ValueError(f"no segment whose reference has {min_edus} or more EDUs")
+    g = f.groupby("seg_id")["DR"].agg(["max", "min"])
+    seg = int((g["max"] - g["min"]).sort_index().idxmax())
+    rows = f[f["seg_id"] == seg].sort_values(["DR", "DR-lex", "system"], ascending=[False, False, True])
+    return seg, str(rows.iloc[0]["system"]), str(rows.iloc[-1]["system"])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# combinations: the score vectors
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def uniform_scores(normalized: pd.DataFrame, base: Sequence[str],
+                   extras: Sequence[str] = EXTRAS) -> dict[tuple[str, str], np.ndarray]:
+    """Uniform combinations (Guzman et al. section 4.2): ``{(row, column): scores}`` with ``(m, "Orig.")`` the
+    normalized metric ``m`` alone and ``(m, COMBOS[e])`` the mean of ``m`` and the extra ``e`` (DR, DR-lex, the
+    placebo, the length control) for every base metric ``m``; rows ``DR`` and ``DR-lex`` alone (``Orig.``)."""
+    out = {(e, "Orig."): normalized[e].to_numpy(dtype=float) for e in ("DR", "DR-lex")}
+    for m in base:
+        out[(m, "Orig.")] = normalized[m].to_numpy(dtype=float)
+        for e in extras:
+            out[(m, COMBOS[e])] = uniform(normalized, [m, e])
+    return out
+
+
+def tuned_scores(normalized: pd.DataFrame, human: Sequence[float], segments: Sequence, groups: Sequence,
+                 base: Sequence[str], mode: str = "cv", n_folds: int = 10, seed: int = 0,
+                 threshold: float = DEFAULT_THRESHOLD, C: float = 1.0,
+                 extras: Sequence[str] = EXTRAS) -> dict[tuple[str, str], np.ndarray]:
+    """Tuned combinations (the paper's Table 4 with ``mode="cv"``, Table 5 with ``mode="half"``): the
+    out-of-fold scores of :func:`syneval_nb.combine.tuned_cv` (fitted once per fold over whole documents
+    ``groups``) or the test-half scores of :func:`syneval_nb.combine.tuned_half`, NaN on rows not evaluated.
+    Keys as :func:`uniform_scores`: ``(m, "Orig.")`` the metric alone on the evaluated rows, ``(m, "+dr")`` ...
+    ``(m, "+placebo")`` the metric tuned with a random column (the placebo is tuned exactly like DR), and the row
+    ``"Tuned all"`` (every base metric tuned together, ``Orig.``, and with each extra). NaN features are 0."""
+    h = np.asarray(human, dtype=float)
+    seg = np.asarray(segments)
+
+    def run(cols: Sequence[str]) -> np.ndarray:
+        f = normalized[list(cols)].to_numpy(dtype=float)
+        f = np.where(np.isnan(f), 0.0, f)
+        if mode == "cv":
+            return tuned_cv(f, h, seg, groups, n_folds, threshold, C)[0]
+        if mode == "half":
+            return tuned_half(f, h, seg, groups, seed, threshold, C)[0]
+        raise ValueError(f"mode must be 'cv' or 'half', got {mode!r}")
+
+    evaluated = np.isfinite(run([base[0]]))
+
+    def alone(col: str) -> np.ndarray:
+        return np.where(evaluated, normalized[col].to_numpy(dtype=float), np.nan)
+
+    out = {(e, "Orig."): alone(e) for e in ("DR", "DR-lex")}
+    for m in list(base) + ["Tuned all"]:
+        cols = list(base) if m == "Tuned all" else [m]
+        out[(m, "Orig.")] = run(cols) if m == "Tuned all" else alone(m)
+        for e in extras:
+            out[(m, COMBOS[e])] = run(cols + [e])
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# evaluation with clustered intervals
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _units(segments: Sequence, clusters: Sequence | None) -> tuple[np.ndarray, int]:
+    lab = np.asarray(segments if clusters is None else clusters)
+    _, inv = np.unique(lab, return_inverse=True)
+    return inv, int(inv.max()) + 1
+
+
+def pair_tau_samples(mat: np.ndarray, human: Sequence[float], segments: Sequence, *,
+                     threshold: float = DEFAULT_THRESHOLD, distinct: Sequence | None = None,
+                     metric_ties: str = "discordant", clusters: Sequence | None = None, n_resamples: int = 1000,
+                     seed: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
+    """The WMT12 tau (:func:`syneval_nb.combine.segment_tau`: pairs of the same segment whose human scores differ
+    by more than ``threshold``, pairs of identical translations ``distinct`` left out, rows with a NaN score
+    left out) of every row of ``mat`` (k x n), on all rows and on ``n_resamples`` bootstrap resamples of source
+    segments (``clusters``: of those instead, e.g. talks; each must hold whole segments). ``metric_ties``:
+    ``"discordant"`` (WMT12) or ``"exclude"`` (the tau without the tie penalty). The resamples are those of
+    :func:`syneval_nb.stats.bootstrap_weights` with ``seed`` over the units (the same as the stats tables').
+    Returns ``(estimates (k,), samples (B, k), number of units)``."""
+    if metric_ties not in ("discordant", "exclude"):
+        raise ValueError(f"metric_ties must be 'discordant' or 'exclude', got {metric_ties!r}")
+    m = np.atleast_2d(np.asarray(mat, dtype=float))
+    b, w = stats.better_worse_pairs(np.asarray(human, dtype=float), np.asarray(segments), threshold, distinct)
+    units, n_units = _units(segments, clusters)
+    if clusters is not None and len(b) and (units[b] != units[w]).any():
+        raise ValueError("clusters must hold whole segments")
+    diff = m[:, b] - m[:, w]
+    ok = np.isfinite(diff)
+    conc_w = (diff > 0) & ok
+    disc_w = ((diff < 0) | ((diff == 0) & (metric_ties == "discordant"))) & ok
+    pu = units[b]
+    conc = np.stack([np.bincount(pu, weights=c.astype(float), minlength=n_units) for c in conc_w])
+    disc = np.stack([np.bincount(pu, weights=d.astype(float), minlength=n_units) for d in disc_w])
+
+    def tau(c, d):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(c + d > 0, (c - d) / (c + d), np.nan)
+
+    est = tau(conc.sum(axis=1), disc.sum(axis=1))
+    out = [tau(wu @ conc.T, wu @ disc.T) for wu in stats.bootstrap_weights(n_units, n_resamples, seed)]
+    return est, (np.concatenate(out) if out else np.empty((0, len(m)))), n_units
+
+
+def _is_base(row: str) -> bool:
+    return row not in ("DR", "DR-lex")
+
+
+def _summarize(keys: Sequence[tuple[str, str]], est: np.ndarray, samples: np.ndarray, *, method: str, unit: str,
+               n_units: int, alpha: float) -> pd.DataFrame:
+    """Wide table (rows, combination columns) of the estimates, its interval columns, the ``average`` row over
+    the base metrics (DR / DR-lex alone left out, as the paper's Tables 2-4) and the ``diff.`` row (average of a
+    combination minus average of ``Orig.``); ``attrs["bootstrap"]``: a :class:`syneval_nb.stats.TableBootstrap`
+    whose rows are the averages per column (``Orig.``, ``+dr``, ..., ``+placebo``, ``+length``), for
+    :func:`syneval_nb.stats.verdict_beats`; ``attrs["effects"]``: each combination's average change against
+    ``Orig.`` and against ``+placebo`` with intervals."""
+    rows = list(dict.fromkeys(r for r, _ in keys))
+    cols = list(dict.fromkeys(c for _, c in keys))
+    idx = {k: i for i, k in enumerate(keys)}
+    lo, hi = stats.percentile_ci(samples, alpha)
+    wide = pd.DataFrame(np.nan, index=rows, columns=cols)
+    low, high = wide.copy(), wide.copy()
+    for k, i in idx.items():
+        wide.loc[k[0], k[1]], low.loc[k[0], k[1]], high.loc[k[0], k[1]] = est[i], lo[i], hi[i]
+    avg_est, avg_samples = {}, {}
+    for c in cols:
+        members = [idx[(r, c)] for r in rows if _is_base(r) and (r, c) in idx]
+        with np.errstate(invalid="ignore"):
+            avg_est[c] = float(np.mean(est[members]))
+            avg_samples[c] = np.nanmean(samples[:, members], axis=1) if len(samples) else np.empty(0)
+    table = pd.concat([wide, pd.Series(avg_est).to_frame("average").T,
+                       pd.Series({c: avg_est[c] - avg_est["Orig."] if c != "Orig." else np.nan for c in cols})
+                       .to_frame("diff.").T])
+    names = tuple(cols)
+    boot = stats.TableBootstrap(names, np.array([avg_est[c] for c in cols]),
+                                np.column_stack([avg_samples[c] for c in cols]), {}, {}, alpha, method, unit,
+                                n_units, False)
+    eff = []
+    for c in cols:
+        if c == "Orig.":
+            continue
+        row = {"combination": c, "average": avg_est[c]}
+        for ref in ("Orig.", "+placebo"):
+            if ref == c or ref not in avg_samples:
+                continue
+            d = avg_samples[c] - avg_samples[ref]
+            row[f"vs {ref}"] = avg_est[c] - avg_est[ref]
+            row[f"vs {ref} low"], row[f"vs {ref} high"] = (float(v) for v in stats.percentile_ci(d, alpha))
+        eff.append(row)
+    table.attrs["bootstrap"] = boot
+    table.attrs["low"], table.attrs["high"] = low, high
+    table.attrs["effects"] = pd.DataFrame(eff).set_index("combination")
+    return table
+
+
+def combination_table(scores: Mapping[tuple[str, str], Sequence[float]], human: Sequence[float],
+                      segments: Sequence, *, threshold: float = DEFAULT_THRESHOLD, texts: Sequence[str] | None = None,
+                      metric_ties: str = "discordant", clusters: Sequence | None = None, n_resamples: int = 1000,
+                      seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
+    """Segment-level table of combinations (:func:`uniform_scores` / :func:`tuned_scores`): the WMT12 tau of
+    each ``(row, column)`` (``metric_ties="exclude"``: without the tie penalty), with the ``average`` and
+    ``diff.`` rows and the clustered bootstrap of :func:`pair_tau_samples` in ``attrs`` (see
+    :func:`_summarize`)."""
+    keys = list(scores)
+    mat = np.vstack([np.asarray(scores[k], dtype=float) for k in keys])
+    est, samples, n_units = pair_tau_samples(mat, human, segments, threshold=threshold, distinct=texts,
+                                             metric_ties=metric_ties, clusters=clusters, n_resamples=n_resamples,
+                                             seed=seed)
+    method = "wmt12 tau" if metric_ties == "discordant" else "tau, metric ties excluded"
+    return _summarize(keys, est, samples, method=method, unit="cluster" if clusters is not None else "segment",
+                      n_units=n_units, alpha=alpha)
+
+
+def system_table(frame: pd.DataFrame, human: pd.Series, base: Sequence[str], *, n_resamples: int = 1000,
+                 seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
+    """Table 2 analog: system scores (:func:`syneval_nb.combine.system_base_scores` of a :func:`ted_scores` /
+    :func:`wmt21_scores` frame: corpus scores of the base metrics, mean segment scores of DR / DR-lex / learned /
+    length / placebo), normalized over the systems, Spearman with ``human`` (indexed by system) for each metric
+    alone and uniformly combined with each extra; intervals from resampling systems (the rows are the
+    systems: few, so the intervals are wide). Same layout and attrs as :func:`combination_table`."""
+    cols = list(base) + list(EXTRAS)
+    sys_scores = system_base_scores(frame[cols], list(frame["system"]), frame.attrs.get("corpus"))
+    h = human.reindex(sys_scores.index).to_numpy(dtype=float)
+    scores = uniform_scores(normalize(sys_scores), base)
+    names = {f"{r} {c}": (r, c) for r, c in scores}
+    t = stats.correlation_table({n: scores[k] for n, k in names.items()}, h, None, method="spearman",
+                                placebo_column=False, holm=False, n_resamples=n_resamples, seed=seed, alpha=alpha)
+    boot = t.attrs["bootstrap"]
+    return _summarize(list(names.values()), np.asarray(boot.estimates), boot.samples, method="spearman",
+                      unit="item", n_units=len(h), alpha=alpha)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# controls
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def control_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = "mqm",
+                  threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+    """Segment-level controls on a :func:`ted_scores` frame, one row per metric (plus the ``length`` and
+    ``placebo`` rows): ``tau`` (WMT12, identical-translation pairs dropped), ``tau_no_tie_penalty`` (the same
+    with metric ties left out), ``tie_rate`` (share of human pairs the metric ties, pairs of identical
+    translations included), ``pearson`` with the human score (rows with a NaN score dropped, as for the tau),
+    ``partial_length`` (Pearson with the length control ``-|len(h)-len(r)|`` partialled out) and
+    ``partial_length_edus`` (also ``|edus_hyp - edus_ref|`` partialled out)."""
+    h = frame[human].to_numpy(dtype=float)
+    seg, texts = frame["seg_id"].to_numpy(), frame["target"].to_numpy(dtype=object)
+    z1 = frame[stats.LENGTH].to_numpy(dtype=float)
+    edu_diff = np.abs(frame["edus_hyp"].to_numpy(dtype=float) - frame["edus_ref"].to_numpy(dtype=float))
+    z2 = np.column_stack([z1, edu_diff])
+    rows = {}
+    for m in list(metrics) + [stats.LENGTH, stats.PLACEBO]:
+        x = frame[m].to_numpy(dtype=float)
+        if not higher_is_better(m):
+            x = -x
+        ties = human_pair_ties(x, h, seg, threshold, texts)
+        ok = np.isfinite(x)
+        b, w = stats.better_worse_pairs(h[ok], seg[ok], threshold, texts[ok])
+        c, d, _ = stats.concordance_counts(x[ok], b, w)
+        rows[m] = {"tau": segment_tau(x, h, seg, threshold, texts=texts),
+                   "tau_no_tie_penalty": (c - d) / (c + d) if c + d else np.nan, "tie_rate": ties["tie_rate"],
+                   "pearson": stats.pearson(x[ok], h[ok]),
+                   "partial_length": np.nan if m == stats.LENGTH else partial_correlation(x, h, z1),
+                   "partial_length_edus": np.nan if m == stats.LENGTH else partial_correlation(x, h, z2)}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = "mqm_z", *,
+                      clusters: str | None = None, n_resamples: int = 1000, seed: int = 0,
+                      method: str = "pearson") -> pd.DataFrame:
+    """:func:`syneval_nb.stats.correlation_table` of ``metrics`` (oriented higher-is-better) with the human score
+    column ``human`` on the rows where every metric has a score, resampling source segments (``clusters``: a
+    column such as ``"doc"``, the talks), with the placebo row and the ``length`` control; no baseline."""
+    x = {m: frame[m].to_numpy(dtype=float) * (1 if higher_is_better(m) else -1) for m in metrics}
+    ok = np.logical_and.reduce([np.isfinite(v) for v in x.values()])
+    f = frame[ok]
+    return stats.correlation_table({m: v[ok] for m, v in x.items()}, f[human].to_numpy(dtype=float),
+                                   f["seg_id"].to_numpy(), method=method,
+                                   clusters=None if clusters is None else f[clusters].to_numpy(),
+                                   controls={stats.LENGTH: f[stats.LENGTH].to_numpy(dtype=float)},
+                                   n_resamples=n_resamples, seed=seed)
+
+
+def lambda_table(frame: pd.DataFrame, lams: Sequence[float], human: str = "mqm_z",
+                 threshold: float = THRESHOLD_Z) -> pd.DataFrame:
+    """DR and DR-lex alone for several kernel decays: mean score, segment-level WMT12 tau (TED) and
+    system-level Spearman with the mean human score."""
+    h, segs = frame[human].to_numpy(dtype=float), frame["seg_id"].to_numpy()
+    texts = frame["target"].to_numpy(dtype=object)
+    human_sys = frame.groupby("system")[human].mean()
+    rows = []
+    for lam in lams:
+        cols = discourse_columns(frame["rst"], frame["rst_reference"], lam=lam, progress=False)
+        for m in ("DR", "DR-lex"):
+            rows.append({"lam": lam, "metric": m, "mean score": cols[m].mean(),
+                         "segment tau": segment_tau(cols[m], h, segs, threshold, texts=texts),
+                         "system spearman": stats.spearman(cols[m].groupby(frame["system"]).mean(), human_sys)})
+    return pd.DataFrame(rows)
+
+
+def void_table(ted: pd.DataFrame, deen: pd.DataFrame) -> pd.DataFrame:
+    """:func:`syneval_nb.combine.single_edu_ties` of both data sets, with the share of pairs void on both sides."""
+    from ..combine import single_edu_ties
+
+    voids = pd.DataFrame({"TED zh-en": single_edu_ties(ted["rst"], ted["rst_reference"]),
+                          "WMT21 de-en": single_edu_ties(deen["rst"], deen["rst_reference"])}).T
+    voids["share_both_void"] = voids["both_void"] / voids.sum(axis=1)
+    return voids
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# verdicts
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def helps_verdict(table: pd.DataFrame, extra: str, what: str) -> tuple[str, dict]:
+    """The claim "``extra`` helps ``what``" on a combination table: :func:`syneval_nb.stats.verdict_beats` of
+    the average over base metrics of the combination with ``extra`` against the metrics alone, with the same
+    combination with a random column (``+placebo``) as the control: it helps only if it beats the placebo with
+    an interval above 0 (no fixed threshold)."""
+    col = COMBOS[extra]
+    v = stats.verdict_beats(table, col, "Orig.", controls=("+placebo",),
+                            rule_text=f"average over the base metrics of {table.attrs['bootstrap'].method} with "
+                                      f"{extra} ({col}) against the metrics alone (Orig.) and against the same "
+                                      "combination with a random column (+placebo)")
+    return f"{extra} helps ({what})", v
+
+
+def verdicts(tables: Mapping[str, pd.DataFrame], correlations: pd.DataFrame | None = None,
+             extras: Sequence[str] = ("DR", "DR-lex")) -> dict[str, dict]:
+    """Every claim of the chapter with its verdict: for each combination table (``{what: table}``) and each
+    discourse measure, "X helps (what)" (:func:`helps_verdict`); with ``correlations`` (a
+    :func:`correlation_table`), "X correlates with the human score" (:func:`syneval_nb.stats.verdict_correlates`
+    against the placebo)."""
+    out = {}
+    for what, t in tables.items():
+        for e in extras:
+            claim, v = helps_verdict(t, e, what)
+            out[claim] = v
+    if correlations is not None:
+        for e in extras:
+            out[f"{e} correlates with MQM z (segment level, Pearson)"] = stats.verdict_correlates(correlations, e)
+    return out
+
+
+def verdict_text(verdicts_: Mapping[str, dict]) -> str:
+    """The verdict sentences (:func:`syneval_nb.stats.verdict_sentence`), one per line."""
+    return "\n".join(stats.verdict_sentence(c, v) for c, v in verdicts_.items())
+
+
+def table_dict(table: pd.DataFrame) -> dict:
+    """A combination table for the results JSON: the estimates (6 decimals), their intervals and the average
+    effects."""
+    return {"tau": table.round(6).to_dict(orient="index"),
+            "low": table.attrs["low"].round(6).to_dict(orient="index"),
+            "high": table.attrs["high"].round(6).to_dict(orient="index"),
+            "effects": table.attrs["effects"].round(6).to_dict(orient="index")}
