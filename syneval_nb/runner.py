@@ -8,8 +8,6 @@ numbers; :func:`run_notebook` adds the parameters the notebook ran with under ``
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import html
 import json
 import math
 import sys
@@ -169,28 +167,6 @@ def _error_line(exc: BaseException) -> str:
     if hasattr(exc, "ename") and hasattr(exc, "evalue"):  # papermill.PapermillExecutionError
         return f"{exc.ename}: {exc.evalue}"
     return f"{type(exc).__name__}: {exc}"
-
-
-def _index_page(rows: list[dict], title: str) -> str:
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:sans-serif;margin:2em}td,th{border:1px solid #ccc;padding:4px 8px;"
-        "vertical-align:top}table{border-collapse:collapse}pre{margin:0;font-size:85%}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>Generated {html.escape(_dt.datetime.now().isoformat(timespec='seconds'))}.</p>",
-        "<table><tr><th>notebook</th><th>status</th><th>seconds</th><th>headline numbers</th></tr>",
-    ]
-    for r in rows:
-        link = f"<a href='{html.escape(r['stem'])}/{html.escape(r['stem'])}.html'>{html.escape(r['stem'])}</a>"
-        res = html.escape(json.dumps(r.get("results"), indent=1)[:4000]) if r.get("results") else ""
-        err = html.escape(r.get("error", ""))
-        parts.append(
-            f"<tr><td>{link}</td><td>{html.escape(r['status'])}<br><small>{err}</small></td>"
-            f"<td>{r['seconds']:.1f}</td><td><pre>{res}</pre></td></tr>"
-        )
-    parts.append("</table></body></html>")
-    return "\n".join(parts)
 
 
 def run_all(
