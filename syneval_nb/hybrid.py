@@ -47,12 +47,10 @@ not align: 2 of the 3,058 WMT21/TED references, at "3½" and "’”") :func:`de
 escapes are unescaped (``-LRB-`` -> ``(``) and nltk's Treebank detokenizer rejoins clitics (``do n't`` ->
 ``don't``) and punctuation, quotes becoming ``"``.
 
-**Evaluation helpers** (notebook 06): :func:`hybridize_frame` (extended sets of a (system, segment) table),
-:func:`lexical_scores` / :func:`syntactic_scores` (segment scores per reference set), :func:`reference_gain_table`
-(:func:`syneval_nb.stats.correlation_table` per metric: each reference set against a baseline set, paired bootstrap
-over source segments; ``correlation_table`` is its deprecated former name), :func:`system_table`
-(system-level r and Williams test), and Table 5 / Figures 2-5: :func:`reference_statistics`,
-:func:`node_lengths`, :func:`length_distribution`, :func:`table5`.
+**Tables of the trees** (notebook 06): :func:`hybridize_frame` (extended sets of a (system, segment) table),
+:func:`reference_trees`, and Table 5 / Figures 2-5: :func:`reference_statistics`, :func:`node_lengths`,
+:func:`length_distribution`, :func:`table5`. The evaluation with extended references (scores per reference set,
+gain tables, verdicts) is study code: :mod:`syneval_nb.studies.hybridization`.
 
 **Trees.** Every :class:`Hybrid` carries its tree: the tree of the root it was derived from with the substituted
 subtrees of the other references. Unchanged subtrees are shared with the input trees (no copies); treat the
@@ -94,12 +92,6 @@ __all__ = [
     "table5",
     "hybridize_frame",
     "reference_trees",
-    "lexical_scores",
-    "syntactic_scores",
-    "reference_gain_table",
-    "correlation_table",
-    "system_table",
-    "system_correlations",
 ]
 
 DEFAULT_MAX_REFS = 64
@@ -762,151 +754,5 @@ def hybridize_frame(df: pd.DataFrame, text_cols: Sequence[str], ptb_cols: Sequen
     return dict(zip(seg[seg_col], sets))
 
 
-def lexical_scores(metrics: Mapping[str, Any], hyps: Sequence[str], ref_sets: Mapping[str, Sequence[Sequence[str]]],
-                   progress: bool = True) -> pd.DataFrame:
-    """Segment scores of every metric with every reference set: columns ``(metric, reference set)``.
-
-    ``metrics``: name -> a :mod:`syneval_nb.lexical` metric object; ``ref_sets``: name -> ``refs[i]``, the
-    references of row ``i`` (as in ``Metric.sentence_scores``)."""
-    cols = {}
-    todo = [(m, r) for m in metrics for r in ref_sets]
-    for m, r in tqdm(todo, desc="lexical scores", disable=not progress):
-        cols[(m, r)] = metrics[m].sentence_scores(list(hyps), ref_sets[r])
-    out = pd.DataFrame(cols)
-    out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
-    return out
-
-
-def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any, Sequence[str | None]]],
-                     metrics: Sequence[str] = ("stm", "hwcm"), depth: int = 4, hyp_col: str = "ptb",
-                     seg_col: str = "seg_id", system_col: str = "system", progress: bool = True) -> pd.DataFrame:
-    """Segment scores of syntactic metrics (:mod:`syneval_nb.syntactic`, ``<metric>_<depth>``) of every row of
-    ``df`` with every reference set: columns ``(metric, reference set)``, rows aligned with ``df``.
-
-    ``ref_parse_sets``: name -> ``{seg_id: [bracketed parse or tree of each reference]}`` (the trees of
-    :attr:`HybridSet.trees` go in as they are; :attr:`HybridSet.ptbs` gives the same as strings).
-    ``attrs["corpus"]``: the corpus-level scores (summed statistics), one row per system, same columns."""
-    import warnings
-
-    from .syntactic import References
-
-    segs = list(dict.fromkeys(df[seg_col]))
-    pos = {s: k for k, s in enumerate(segs)}
-    cols = {(m, r): np.full(len(df), np.nan) for m in metrics for r in ref_parse_sets}
-    corpus: dict[tuple[str, str], dict[Any, float]] = {(m, r): {} for m in metrics for r in ref_parse_sets}
-    groups = list(df.reset_index(drop=True).groupby(system_col, sort=True))
-    for r, sets in tqdm(list(ref_parse_sets.items()), desc="syntactic scores", disable=not progress):
-        refs = References([list(sets[s]) for s in segs], max_depth=depth)
-        for system, g in groups:
-            hyps: list[str | None] = [None] * len(segs)
-            for s, h in zip(g[seg_col], g[hyp_col]):
-                hyps[pos[s]] = h if isinstance(h, str) else None  # pandas writes a missing parse as NaN
-            with warnings.catch_warnings():  # the per-system "unparsed hypotheses" count: NaN rows show it
-                warnings.filterwarnings("ignore", message=r".*unparsed hypotheses")
-                sc = refs.score(hyps, metrics)
-            rows = np.array([pos[s] for s in g[seg_col]])
-            for m in metrics:
-                cols[(m, r)][g.index.to_numpy()] = sc[f"{m}_{depth}"].to_numpy()[rows]
-                corpus[(m, r)][system] = sc.attrs["corpus"][f"{m}_{depth}"]
-    out = pd.DataFrame(cols, index=df.index)
-    out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
-    out.attrs["corpus"] = _by_system(corpus)
-    return out
-
-
-def _by_system(scores: Mapping[tuple[str, str], Mapping[Any, float]]) -> pd.DataFrame:
-    out = pd.DataFrame({k: pd.Series(v) for k, v in scores.items()})
-    out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
-    return out
-
-
-def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline: str,
-                         segments: Sequence | None = None, *, method: str = "pearson",
-                         clusters: Sequence | None = None, n_resamples: int = 1000, alpha: float = 0.05,
-                         seed: int = 0, holm: bool = True) -> pd.DataFrame:
-    """What a reference set gains over ``baseline``: for each metric of ``scores`` (columns ``(metric, reference
-    set)``), :func:`syneval_nb.stats.correlation_table` of its reference sets against the human scores, every set
-    compared with the ``baseline`` set on the same resamples of source segments (``segments``; ``clusters`` for
-    talks; neither: rows).
-
-    Columns: ``metric`` (the metric), ``references`` (the reference set), then the columns of
-    :data:`syneval_nb.stats.TABLE_COLUMNS` after ``metric`` (``baseline`` is the baseline set; ``delta`` the gain;
-    ``p_better`` the one-sided bootstrap p that the set beats the baseline set; Holm over one metric's sets).
-    Rows where any of a metric's sets is NaN are left out of that metric's table (``n`` says how many are used).
-    No placebo row: a random "reference set" is not a meaningful control here."""
-    from . import stats
-
-    h = np.asarray(human, dtype=float)
-    seg = None if segments is None else np.asarray(segments)
-    cl = None if clusters is None else np.asarray(clusters)
-    tables = []
-    for metric in dict.fromkeys(scores.columns.get_level_values(0)):
-        block = scores[metric]
-        if baseline not in block.columns:
-            raise ValueError(f"baseline reference set {baseline!r} not among {list(block.columns)}")
-        ok = np.isfinite(block.to_numpy(dtype=float)).all(axis=1) & np.isfinite(h)
-        t = stats.correlation_table({str(r): block[r].to_numpy(dtype=float)[ok] for r in block.columns}, h[ok],
-                                    None if seg is None else seg[ok], baseline=str(baseline), method=method,
-                                    clusters=None if cl is None else cl[ok], placebo_column=False,
-                                    n_resamples=n_resamples, seed=seed, alpha=alpha, holm=holm)
-        t = t.rename(columns={"metric": "references"})
-        t.insert(0, "metric", metric)
-        tables.append(t)
-    return pd.concat(tables, ignore_index=True)
-
-
-def correlation_table(scores: pd.DataFrame, human: Sequence[float], baseline: str, groups: Sequence | None = None,
-                      n_resamples: int = 1000, alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
-    """Deprecated: use :func:`reference_gain_table` (kept while notebook 06 calls it). Its table, plus the former
-    column names ``r_low``, ``r_high`` and ``p_value`` (= ``p_better``, NaN for the baseline set), with ``groups``
-    as the segments."""
-    import warnings
-
-    warnings.warn("hybrid.correlation_table is deprecated; use hybrid.reference_gain_table", DeprecationWarning,
-                  stacklevel=2)
-    t = reference_gain_table(scores, human, baseline, groups, n_resamples=n_resamples, alpha=alpha, seed=seed)
-    t["r_low"], t["r_high"], t["p_value"] = t["low"], t["high"], t["p_better"]
-    t.loc[t["references"] == str(baseline), "delta"] = 0.0  # the former table listed the baseline's own delta as 0
-    return t
-
-
-def system_correlations(scores: pd.DataFrame, human: Mapping[Any, float], baseline: str) -> pd.DataFrame:
-    """System level: Pearson r with ``human`` of every ``(metric, reference set)`` column of ``scores`` (one row
-    per system; systems without a human score are left out) and, against ``baseline``, the Williams (1959) test
-    of r(set) > r(baseline) (:func:`stats.williams_from_scores`, n = number of systems)."""
-    from .stats import pearson, williams_from_scores
-
-    systems = [s for s in scores.index if s in human]
-    if len(systems) < 4:
-        raise ValueError(f"only {len(systems)} systems have a human score; need at least 4")
-    hv = np.array([human[s] for s in systems], dtype=float)
-    sc = scores.loc[systems]
-    rows = []
-    for m in dict.fromkeys(sc.columns.get_level_values(0)):
-        if (m, baseline) not in sc.columns:
-            raise ValueError(f"baseline reference set {baseline!r} not among {list(sc[m].columns)}")
-        base = sc[(m, baseline)].to_numpy(dtype=float)
-        r_base = pearson(base, hv)
-        for r in sc[m].columns:
-            x = sc[(m, r)].to_numpy(dtype=float)
-            rx = pearson(x, hv)
-            t, p = (np.nan, np.nan) if r == baseline else williams_from_scores(hv, x, base)
-            rows.append({"metric": m, "references": r, "r": rx, "delta": rx - r_base, "williams_t": t,
-                         "p_value": p, "n_systems": len(systems)})
-    return pd.DataFrame(rows)
-
-
-def system_table(metrics: Mapping[str, Any], hyps: Mapping[str, Sequence[str]],
-                 ref_sets: Mapping[str, Sequence[Sequence[str]]], human: Mapping[str, float], baseline: str,
-                 progress: bool = True) -> pd.DataFrame:
-    """:func:`system_correlations` of the lexical metrics' corpus scores (summed statistics,
-    ``Metric.corpus_score``) of every system (``hyps[system]`` aligned with ``ref_sets[name]``).
-    ``attrs["scores"]`` holds the corpus scores, one row per system, columns ``(metric, reference set)``."""
-    systems = [s for s in hyps if s in human]
-    sc: dict[tuple[str, str], dict[str, float]] = {}
-    for m, r in tqdm([(m, r) for m in metrics for r in ref_sets], desc="corpus scores", disable=not progress):
-        sc[(m, r)] = {s: metrics[m].corpus_score(list(hyps[s]), ref_sets[r]).score for s in systems}
-    scores = _by_system(sc)
-    out = system_correlations(scores, human, baseline)
-    out.attrs["scores"] = scores
-    return out
+# The chapter's evaluation with extended references (scores per reference set, gain tables, system level,
+# verdicts) is in syneval_nb.studies.hybridization.

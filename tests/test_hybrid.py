@@ -28,6 +28,7 @@ from syneval_nb.hybrid import (
     table5,
 )
 from syneval_nb import hybrid as hybrid_mod
+from syneval_nb.studies import hybridization as H6
 from syneval_nb.lexical import BLEU
 from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.trees import TreeFormatError, read_ptb, read_ptb_file
@@ -352,7 +353,7 @@ def test_hybridize_frame_and_syntactic_scores(figure1):
     assert list(sets) == [0, 1] and [len(s) for s in sets.values()] == [8, 8]
     assert [read_ptb(p) for p in sets[0].ptbs] == [h.tree for h in sets[0].hybrids]
     parse_sets = {"orig": {0: [df.ptb_ref[0]], 1: [df.ptb_ref[0]]}, "ext": {s: v.ptbs for s, v in sets.items()}}
-    sc = hybrid_mod.syntactic_scores(df, parse_sets, metrics=("stm",), depth=2, progress=False)
+    sc = H6.syntactic_scores(df, parse_sets, metrics=("stm",), depth=2, progress=False)
     # row 0: hyp "MT develops constantly" = the hybrid NP-swap of ref 0: STM 1 with the extended set; against ref 0
     # alone depth 1 matches S NP NN VP VV ADV (6/6), depth 2 (S NP VP) and (VP VV ADV) match but (NP NN) does
     # not, ref 0 has (NP NN NN): 2/3 -> (1 + 2/3) / 2
@@ -362,7 +363,7 @@ def test_hybridize_frame_and_syntactic_scores(figure1):
     # corpus level of system s1 (rows 0 and 2, both hybrids of the extended set): STM 1
     assert sc.attrs["corpus"].at["s1", ("stm", "ext")] == pytest.approx(1.0)
     # the hybrid trees themselves give the same scores as their printed parses
-    by_tree = hybrid_mod.syntactic_scores(df, {"ext": {s: v.trees for s, v in sets.items()}}, metrics=("stm",),
+    by_tree = H6.syntactic_scores(df, {"ext": {s: v.trees for s, v in sets.items()}}, metrics=("stm",),
                                           depth=2, progress=False)
     pd.testing.assert_series_equal(by_tree[("stm", "ext")], sc[("stm", "ext")])
 
@@ -375,7 +376,7 @@ def test_reference_gain_table_matches_scipy_and_stats():
     ext = human + 0.5 * rng.normal(size=60)
     scores = pd.DataFrame({("m", "orig"): base, ("m", "ext"): ext})
     scores.columns = pd.MultiIndex.from_tuples(scores.columns)
-    t = hybrid_mod.reference_gain_table(scores, human, baseline="orig", segments=seg, n_resamples=200)
+    t = H6.reference_gain_table(scores, human, baseline="orig", segments=seg, n_resamples=200)
     assert t.columns.tolist() == ["metric", "references", *S.TABLE_COLUMNS[1:]]
     t = t.set_index("references")
     assert t.at["ext", "r"] == pytest.approx(scipy.stats.pearsonr(ext, human)[0])
@@ -387,13 +388,7 @@ def test_reference_gain_table_matches_scipy_and_stats():
     assert t.at["ext", "baseline"] == "orig" and t.at["orig", "baseline"] == "" and np.isnan(t.at["orig", "p_better"])
     assert (t["n_clusters"] == 20).all()
     with pytest.raises(ValueError, match="baseline"):
-        hybrid_mod.reference_gain_table(scores, human, baseline="nope")
-    # the deprecated former name still answers with its former columns
-    with pytest.deprecated_call():
-        old = hybrid_mod.correlation_table(scores, human, baseline="orig", groups=seg, n_resamples=200)
-    old = old.set_index("references")
-    assert old.at["ext", "p_value"] == t.at["ext", "p_better"] and old.at["orig", "delta"] == 0
-    assert np.isnan(old.at["orig", "p_value"]) and old.at["ext", "r_low"] == t.at["ext", "low"]
+        H6.reference_gain_table(scores, human, baseline="nope")
 
 
 def test_system_table_matches_sacrebleu():
@@ -403,7 +398,7 @@ def test_system_table_matches_sacrebleu():
     hyps = {"a": ["the cat sat on a mat", "he reads the book"], "b": ["cat mat", "book"],
             "c": ["a cat was on the mat", "he is reading a book"], "d": ["the cat sat", "he reads"]}
     human = {"a": 0.5, "b": -1.0, "c": 0.8, "d": 0.0}
-    t = hybrid_mod.system_table({"BLEU": BLEU()}, hyps, {"two": refs, "one": [[r[0]] for r in refs]}, human,
+    t = H6.system_table({"BLEU": BLEU()}, hyps, {"two": refs, "one": [[r[0]] for r in refs]}, human,
                                 baseline="two", progress=False).set_index("references")
     streams = [list(x) for x in zip(*refs)]
     bleu = [sacrebleu.corpus_bleu(hyps[s], streams).score / 100 for s in "abcd"]

@@ -1,0 +1,46 @@
+"""Tests of syneval_nb.studies.hybridization (notebook 06's study code): the Table 6 comparison in both framings
+on the same resamples (against scipy and stats.paired_bootstrap) and the verdicts computed from it. The scoring
+helpers moved here (syntactic_scores, reference_gain_table, system_table) keep their tests in tests/test_hybrid.py."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+from syneval_nb import stats
+from syneval_nb.studies import hybridization as H
+
+
+def _scores(seed=0):
+    rng = np.random.default_rng(seed)
+    seg = np.repeat(np.arange(40), 3)
+    human = rng.normal(size=120)
+    cols = {"1 manual (ref)": human + 2.0 * rng.normal(size=120), "1 manual (refB)": human + 0.8 * rng.normal(size=120)}
+    cols["2 manual"] = cols["1 manual (refB)"] + 0.1 * rng.normal(size=120)
+    cols["2 manual + hybrid"] = cols["2 manual"] + 0.01 * rng.normal(size=120)
+    scores = pd.DataFrame({("BLEU", k): v for k, v in cols.items()})
+    scores.columns = pd.MultiIndex.from_tuples(scores.columns)
+    return scores, human, seg, cols
+
+
+def test_reference_value_both_framings():
+    scores, human, seg, cols = _scores()
+    t = H.reference_value(scores, "BLEU", human, seg, n_resamples=300, seed=1)
+    r = {k: scipy.stats.pearsonr(v, human)[0] for k, v in cols.items()}
+    assert t.at["1 manual (refB)", "r"] == pytest.approx(r["1 manual (refB)"])
+    assert t.at["1 manual (average)", "r"] == pytest.approx((r["1 manual (ref)"] + r["1 manual (refB)"]) / 2)
+    assert t.at["second reference (vs best)", "r"] == pytest.approx(r["2 manual"] - r["1 manual (refB)"])
+    assert t.at["hybrids", "r"] == pytest.approx(r["2 manual + hybrid"] - r["2 manual"])
+    # the same resamples as a paired bootstrap of the two sets
+    pb = stats.paired_bootstrap(cols["2 manual"], cols["1 manual (refB)"], human, segments=seg, n_resamples=300,
+                                seed=1)
+    assert (t.at["second reference (vs best)", "low"], t.at["second reference (vs best)", "high"]) == pytest.approx(
+        (pb.delta.low, pb.delta.high))
+    # the second reference (a near copy of refB) adds a lot over the average, nothing over the best one
+    v = H.verdicts(H.reference_gain_table(scores, human, "2 manual", seg, n_resamples=300, seed=1), t)
+    assert v["two human references beat one, average of single references (BLEU, TED MQM z)"]["verdict"] == "holds"
+    assert v["two human references beat one, best single reference refB (BLEU, TED MQM z)"]["verdict"] != "holds"
+    assert v["hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)"]["statistic"] == pytest.approx(
+        r["2 manual + hybrid"] - r["2 manual"])
+    assert len(v) == 5 and "refB" in H.verdict_text(v)
