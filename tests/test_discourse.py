@@ -31,17 +31,6 @@ VOID_A = {"label": "EDU", "children": ["the cat"]}
 VOID_B = {"label": "EDU", "children": ["the dog"]}
 
 
-def have_kernels() -> bool:
-    try:
-        import syneval_nb.kernels  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_kernels = pytest.mark.skipif(not have_kernels(), reason="syneval_nb.kernels (issue 5) not there yet")
-
-
 # ---------------------------------------------------------------------------------------------------- reading
 def test_parse_label():
     assert D.parse_label("Elaboration[N][S]") == ("Elaboration", ["N", "S"])
@@ -125,7 +114,6 @@ def test_none_is_an_error():
 
 
 # ---------------------------------------------------------------------------------------------- similarity
-@needs_kernels
 def test_dr_identity_and_void():
     assert D.dr(T, T, lam=1.0) == pytest.approx(1.0)
     assert D.dr_lex(T, T, lam=1.0) == pytest.approx(1.0)
@@ -133,7 +121,6 @@ def test_dr_identity_and_void():
     assert D.dr(VOID_A, T, lam=1.0) == 0.0
 
 
-@needs_kernels
 def test_dr_hand_values():
     # dr_tree(T): Nucleus-leaf x2, Satellite-leaf, Attribution, Satellite->Attribution, Elaboration.
     # K(T,T): Nucleus leaves 2x2=4, Satellite leaf 1, Attribution (1+1)(1+1)=4, Sat->Attr 1+4=5,
@@ -145,7 +132,6 @@ def test_dr_hand_values():
     assert D.dr(X, Y, lam=1.0) == pytest.approx(2 / math.sqrt(48))
 
 
-@needs_kernels
 def test_dr_lex_hand_values():
     # (EDU (NUC Root) (NGRAM (the *) (cat *))): K(a,a) = NUC 1 + the 1 + cat 1 + NGRAM (2)(2)=4 + EDU (2)(5)=10 = 17
     # K(a,b) = NUC 1 + the 1 + NGRAM 0 (different productions) + EDU (2)(1)=2 = 4
@@ -162,7 +148,6 @@ def test_dr_lex_hand_values():
     assert D.dr_lex(X, Y, lam=1.0) > D.dr(X, Y, lam=1.0)
 
 
-@needs_kernels
 def test_metric_object_max_over_refs_and_missing():
     m = D.DiscourseSimilarity(lexicalized=False, lam=1.0)
     assert m.sentence_score(T, [U, T]) == pytest.approx(1.0)
