@@ -13,7 +13,7 @@ VERDICTS = {"holds", "does not hold", "cannot tell"}
 
 def _shape(result):
     assert result["verdicts"], "no verdicts"
-    for claim, v in {**result["verdicts"], **result["variant_verdicts"]}.items():
+    for claim, v in {**result["verdicts"], **result.get("variant_verdicts", {})}.items():
         assert v["verdict"] in VERDICTS, claim
         assert set(v) >= {"verdict", "statistic", "ci", "p", "rule"}, claim
         assert v["ci"][0] <= v["ci"][1], claim

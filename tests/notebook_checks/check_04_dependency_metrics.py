@@ -1,9 +1,11 @@
-"""Checks for notebooks/04_dependency_metrics.ipynb on 50 TED segments (x 13 systems) and 50 WMT21 lines."""
+"""Checks for notebooks/04_dependency_metrics.ipynb on 50 TED source segments (x 13 systems) and 50 WMT21 lines,
+200 resamples."""
 import pytest
 
 from notebook_checks import _length_control as length_control
+from notebook_checks.check_03_constituent_metrics import _sacrebleu_system_r, _shape
 
-PARAMS = {"sample": 50, "seed": 0, "max_depth": 9}
+PARAMS = {"sample": 50, "seed": 0, "max_depth": 9, "n_resamples": 200}
 
 
 def check(result: dict) -> None:
@@ -12,17 +14,25 @@ def check(result: dict) -> None:
     assert result["worked_example_hwcm"] == pytest.approx((0.8 + 0.75 + 0.5) / 3)
     assert result["worked_example_dstm"] == pytest.approx((0.8 + 0.5 + 0.0) / 3)
     assert result["worked_example_dtkm"] == pytest.approx(4 / 17)
-    assert result["n_ted_segments"] == 50 * 13
-    assert result["n_deen_systems"] == 19
-    # measured on this sample (seed 0): HWCM D=9 r = 0.122 with MQM Fluency, DTKM 0.118, BLEU-4 0.050
-    assert result["hwcm_best_r_fluency"] == pytest.approx(0.122, abs=0.01)
-    assert result["dtkm_r_fluency"] == pytest.approx(0.118, abs=0.01)
-    assert result["ted_r"]["MQM total|HWCM|4"] == pytest.approx(0.289, abs=0.01)
-    assert result["ted_r"]["MQM Fluency|BLEU|4"] == pytest.approx(0.050, abs=0.01)
-    # the length-only control -|len diff|, recomputed with sacrebleu's tokenizer and scipy
-    length_control.check(result, PARAMS["sample"], PARAMS["seed"])
-    assert result["deen_dtkm_system_r"] == pytest.approx(0.259, abs=0.02)
+    assert result["n_ted_segments"] == 50 * 13 and result["n_deen_systems"] == 19
+    assert result["study"]["ted_reference"] == "refB" and result["study"]["deen_references"] == ["ref_A"]
+    assert result["signatures"]["hwcm"].startswith("HWCM|depth:9|eff:no|eps:0.001")
+    lit, eff = result["curves"]["literal mean"], result["curves"]["effective order"]
+    # measured on this sample (seed 0)
+    assert lit["MQM z|HWCM-9"] == pytest.approx(0.252, abs=0.002)
+    assert eff["MQM z|HWCM-9"] == pytest.approx(0.313, abs=0.002)
+    h = result["headline"]["MQM z|pearson"]
+    assert h["HWCM-4"] == pytest.approx(0.279, abs=0.002) and h["DTKM"] == pytest.approx(0.210, abs=0.002)
+    # the same BLEU-4 as notebook 03 (one reference choice, one scoring path)
+    assert h["BLEU-4"] == pytest.approx(0.2465, abs=5e-4)
+    length_control.check({**result, "ted_r": {"MQM Fluency|BLEU|4": result["bleu4_r_fluency"]}},
+                         PARAMS["sample"], PARAMS["seed"])
+    assert result["deen_system_r"]["BLEU-4"] == pytest.approx(_sacrebleu_system_r(), abs=2e-3)
     ex = result["table7_example"]
     assert ex["hwcm_pct"] > ex["bleu_pct"] + 0.3  # the rule found a high-HWCM, low-BLEU segment
     assert (ex["system"], ex["seg_id"]) == ("Borderline", 462)
-    assert result["signatures"]["hwcm"].startswith("HWCM|depth:9|eff:yes|eps:0.001")
+    _shape(result)
+    v = result["verdicts"]
+    assert v["HWCM-4 correlates with MQM z"]["verdict"] == "holds"
+    assert v["HWCM-4 beats BLEU-4 (MQM z, Pearson)"]["verdict"] == "cannot tell"
+    assert v["DTKM beats BLEU-4 within source segments (MQM z)"]["verdict"] == "does not hold"

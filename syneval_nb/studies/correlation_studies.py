@@ -1,0 +1,121 @@
+"""Study code of ``notebooks/08_correlation_studies.ipynb``: Liu & Gildea (2005) redone on expert MQM and WMT21 DA.
+
+All five syntactic families through the shared depth study (:mod:`syneval_nb.studies.depth_study`), plus what
+only this chapter shows: the per-system tables (the paper correlates within each system), the stability claim
+(syntactic metrics lose less than BLEU from depth 1 to the maximum), TED system level, the WMT21 de-en reference
+variants (B, A+B next to the chapters' ref A) and the COMET anchor."""
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import data, stats, syntactic
+from ..syntactic import PRIMARY_DEPTH
+from ..trees import read_ptb
+from . import common, depth_study
+
+__all__ = ["FAMILIES", "worked_examples", "run", "Chapter08", "per_system_display", "ted_system_table",
+           "deen_reference_variants", "comet_anchor", "verdicts", "results"]
+
+FAMILIES = ("STM", "HWCM", "DSTM", "TKM", "DTKM")
+
+
+def worked_examples(data_dir=None) -> dict:
+    """Liu & Gildea's STM example (0.702), Howell's Williams-test example (t = 1.361, two-sided p = .187) and the
+    MQM of Borderline, segment 84, recomputed from the error rows (-20, the published average)."""
+    hyp = read_ptb("(S (NP (PRON I)) (VP (V have) (NP (PRON it))))")
+    ref = read_ptb("(S (NP (PRON I)) (VP (V have) (NP (ART a) (N pen))))")
+    w_t, w_p = stats.williams_test(0.80, 0.72, 0.89, 26)
+    ted = data.load_ted_zhen_mqm(data_dir)
+    row = ted[(ted.system == "Borderline") & (ted.seg_id == 84)].iloc[0]
+    return {"stm_example": syntactic.stm(hyp, [ref], depth=3).score, "williams_t": w_t,
+            "williams_p_two_sided": 2 * w_p, "mqm_borderline_84": float(row.mqm),
+            "mqm_published_84": float(row.mqm_published)}
+
+
+class Chapter08:
+    """The depth chapter (``ch``) plus this chapter's own tables."""
+
+    def __init__(self, ch, per_system, ted_system, deen_variants, comet, stability, ted_sys_verdicts):
+        self.ch, self.per_system, self.ted_system = ch, per_system, ted_system
+        self.deen_variants, self.comet, self.stability = deen_variants, comet, stability
+        self.ted_sys_verdicts = ted_sys_verdicts
+
+    @property
+    def verdicts(self) -> dict:
+        return {**self.ch.verdicts, **self.stability, **self.ted_sys_verdicts}
+
+
+def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, families=FAMILIES, lam: float = 1.0,
+        permute_human=None, n_resamples: int = 1000, alpha: float = 0.05, progress: bool = True) -> Chapter08:
+    """Everything the chapter shows (see the module docstring)."""
+    ch = depth_study.run_chapter(families, data_dir, sample, seed, max_depth, lam, permute_human, n_resamples,
+                                 alpha, progress)
+    kw = dict(n_resamples=n_resamples, seed=seed, alpha=alpha)
+    per_system = {h: depth_study.per_system_table(ch.literal, col, **kw)
+                  for h, col in {"MQM z": "mqm_z", "Fluency z": "mqm_fluency_z"}.items()}
+    ted_sys = ted_system_table(ch, depths=None, **kw)
+    ted_head = ted_system_table(ch, depths=[PRIMARY_DEPTH], **kw)
+    variants = deen_reference_variants(ch, max_depth, lam, progress, **kw)
+    comet = comet_anchor(ch)
+    fams = [f for f in ch.families if f not in depth_study.KERNELS]
+    stability = {f"{f} loses less than BLEU from depth 1 to {max_depth} (MQM z, literal mean)":
+                 depth_study.verdict_stability(ch.curves["literal mean"], f, "MQM z", alpha) for f in fams}
+    base = stats.metric_name("BLEU", PRIMARY_DEPTH)
+    ted_v = {f"{m} beats {base} at system level (TED zh-en, mean MQM z, 13 systems)": stats.verdict_beats(
+        ted_head, m, base) for m in [stats.metric_name(f, None if f in depth_study.KERNELS else PRIMARY_DEPTH)
+                                     for f in ch.families]}
+    return Chapter08(ch, per_system, ted_sys, variants, comet, stability, ted_v)
+
+
+def ted_system_table(ch, depths=None, **kw):
+    """TED zh-en system level: each MT system's corpus scores (refB) against its mean MQM z (13 systems)."""
+    lit = ch.literal
+    human = lit.frame.groupby("system")["mqm_z"].mean()
+    return depth_study.system_table(lit, human, depths=depths, **kw)
+
+
+def deen_reference_variants(ch, max_depth: int, lam: float, progress: bool = True, **kw) -> pd.DataFrame:
+    """System-level r with DA z for references A (the chapters' choice), B and A+B, per metric (columns).
+    B is the DA system ``HUMAN``: scoring against it measures closeness to one of the rated translations."""
+    out = {"A": ch.system_curves.set_index("metric")["r"]}
+    segs = ch.deen.segments
+    for name, refs in {"B": ("ref_B",), "A+B": ("ref_A", "ref_B")}.items():
+        dd = depth_study.score(segs, ch.families, max_depth, lam, False, refs, progress)
+        out[name] = depth_study.system_table(dd, ch.deen.da, **kw).set_index("metric")["r"]
+    return pd.DataFrame(out)
+
+
+def comet_anchor(ch) -> dict:
+    """Pearson r of the published COMET system scores (refs A and B) with DA z over the 19 MT systems (DA as
+    the chapter uses it, so shuffled with ``permute_human``)."""
+    c = ch.deen.comet.set_index("system").loc[ch.deen.da.index]
+    return {r: stats.pearson(c[f"comet_ref_{r}"], ch.deen.da) for r in "AB"}
+
+
+def per_system_display(c8: Chapter08, human: str = "MQM z") -> pd.DataFrame:
+    """Per MT system (rows) the Pearson r of each headline metric with ``human`` over that system's segments,
+    ``+``/``-`` where it beats / loses to BLEU-4 (Holm within the system)."""
+    t = c8.per_system[human]
+    cell = [f"{r:.3f}{m}" for r, m in zip(t["r"], t["mark"])]
+    out = t.assign(cell=cell).pivot(index="system", columns="metric", values="cell")
+    order = [m for m in t["metric"].drop_duplicates()]
+    return out[order]
+
+
+def results(c8: Chapter08, worked: dict) -> dict:
+    """The results file: worked examples, the depth study, per-system r, system level, anchor and verdicts."""
+    ch = c8.ch
+    out = {"worked": worked}
+    out.update(depth_study.chapter_results(ch))
+    out["verdicts"] = common.verdicts_json(c8.verdicts)
+    ted = ch.ted
+    pairs = {th: len(stats.better_worse_pairs(ted["mqm"].to_numpy(), ted["seg_id"].to_numpy(), th)[0])
+             for th in (0, 1, 5)}
+    out["ted"] = {"n_segments": int(ted["seg_id"].nunique()), "n_rows": int(len(ted)),
+                  "n_systems": int(ted["system"].nunique()), "mqm_pairs": pairs}
+    out["per_system"] = {h: {f"{s}|{m}": float(r) for s, m, r in zip(t["system"], t["metric"], t["r"])}
+                         for h, t in c8.per_system.items()}
+    out["ted_system_r"] = {m: float(r) for m, r in zip(c8.ted_system["metric"], c8.ted_system["r"])}
+    out["deen_system_r_by_reference"] = {k: {m: float(x) for m, x in v.items()} for k, v in c8.deen_variants.items()}
+    out["comet_anchor"] = c8.comet
+    return out
