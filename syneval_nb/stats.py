@@ -1093,56 +1093,6 @@ def rank_gap(a: ArrayLike, b: ArrayLike, eligible: ArrayLike | None = None,
     return i, float(pa[i]), float(pb[i])
 
 
-
-def claim_verdict(p_better: ArrayLike, p_worse: ArrayLike, alpha: float = 0.05) -> str:
-    """Deprecated: use :func:`verdict_beats` (clustered intervals, Holm, controls). Kept until the notebooks and
-    studies that call it are reworked.
-
-    A claim "metric beats the baseline", judged over k comparisons (e.g. depths x systems) with one-sided
-    p-values each way (NaN = not tested). With b / w the numbers of comparisons where the metric is significantly
-    better / worse at level ``alpha``:
-
-    ``"holds"`` if b >= k/2 and w = 0; ``"does not hold"`` if w >= k/2 and b = 0; ``"mixed"`` if b > 0 and w > 0;
-    ``"cannot tell"`` otherwise (too few significant differences either way).
-    """
-    warnings.warn("stats.claim_verdict is deprecated; use stats.verdict_beats", DeprecationWarning, stacklevel=2)
-    return _claim_verdict(p_better, p_worse, alpha)
-
-
-def _claim_verdict(p_better: ArrayLike, p_worse: ArrayLike, alpha: float = 0.05) -> str:
-    pb, pw = np.asarray(p_better, dtype=float), np.asarray(p_worse, dtype=float)
-    if pb.shape != pw.shape:
-        raise ValueError(f"p_better has shape {pb.shape} but p_worse has {pw.shape}")
-    ok = np.isfinite(pb) & np.isfinite(pw)
-    k = int(ok.sum())
-    if k == 0:
-        return "cannot tell"
-    b, w = int((pb[ok] < alpha).sum()), int((pw[ok] < alpha).sum())
-    if b and w:
-        return "mixed"
-    if b >= k / 2:
-        return "holds"
-    if w >= k / 2:
-        return "does not hold"
-    return "cannot tell"
-
-
-
-def table_verdict(table, metrics: Sequence[str], alpha: float = 0.05,
-                  worse: bool = False) -> tuple[str, int, int, int]:
-    """Deprecated: use :func:`verdict_beats`. Kept for notebook 08 until it is reworked.
-
-    :func:`claim_verdict` over the rows of a correlation table (:func:`correlation_table`) whose metric is in
-    ``metrics``: the claim "these metrics beat the baseline" (``worse=True``: "they do worse than it"), judged
-    over every (metric, depth, ...) cell. Returns ``(verdict, cells significantly for, cells significantly
-    against, cells)``; cells without a test (NaN p) count in the last number only."""
-    warnings.warn("stats.table_verdict is deprecated; use stats.verdict_beats", DeprecationWarning, stacklevel=2)
-    t = table[table["metric"].isin(list(metrics))]
-    pb, pw = (t["p_worse"], t["p_better"]) if worse else (t["p_better"], t["p_worse"])
-    pb, pw = pb.to_numpy(dtype=float), pw.to_numpy(dtype=float)
-    return _claim_verdict(pb, pw, alpha), int((pb < alpha).sum()), int((pw < alpha).sum()), len(t)
-
-
 def partial_correlation(x: ArrayLike, y: ArrayLike, z: ArrayLike, nan_policy: str = "raise") -> float:
     r"""Pearson partial correlation of x and y controlling for z (one column or several, shape (n,) or (n, k)):
     the Pearson r of the least-squares residuals of x and of y on [1, z]. For one control variable this equals

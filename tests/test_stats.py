@@ -547,18 +547,6 @@ def test_permuted_human_scores_never_give_holds():
     assert "holds" not in verdicts
 
 
-def test_deprecated_verdict_wrappers_still_answer():
-    nan = float("nan")
-    t = pd.DataFrame({"metric": ["BLEU", "STM", "STM", "HWCM", "HWCM"],
-                      "p_better": [nan, 0.01, 0.2, 0.9, 0.99], "p_worse": [nan, 0.99, 0.8, 0.1, 0.01]})
-    with pytest.deprecated_call():
-        assert S.table_verdict(t, ["STM"]) == ("holds", 1, 0, 2)
-    with pytest.deprecated_call():
-        assert S.table_verdict(t, ["STM", "HWCM"]) == ("mixed", 1, 1, 4)
-    with pytest.deprecated_call():
-        assert S.claim_verdict([0.9, 0.99], [0.1, 0.01]) == "does not hold"
-
-
 def test_rank_gap_by_hand():
     # percentile ranks over 5 items: a -> .2 .4 .6 .8 1.0; b -> 1.0 .8 .6 .4 .2; gaps -.8 -.4 0 .4 .8
     a, b = [1, 2, 3, 4, 5], [50, 40, 30, 20, 10]

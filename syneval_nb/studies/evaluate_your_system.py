@@ -5,7 +5,9 @@ registry's metrics (:mod:`syneval_nb.metrics`) through :func:`syneval_nb.score.e
 ``syneval-nb score``: 95% intervals and paired tests from resampling segments), and builds one table or figure per
 function: the system table, per-depth curves, the agreement between metrics, the segments where syntactic and
 lexical metrics disagree most (with the syntactic metric's explanation and the matched subtrees drawn), the length
-distributions and, with human scores, the metrics' correlations with them (intervals from resampling segments).
+distributions and, with human scores, the metrics' correlations with them (:func:`syneval_nb.stats.correlation_table`:
+intervals from resampling source segments, the length-only control and the placebo as rows, every metric against
+the lexical one with Holm) and the verdicts (:func:`syneval_nb.stats.verdict_beats` / ``verdict_correlates``).
 With no files it runs on the hand-made example in ``data/examples/your_system`` (its README says what it is).
 """
 from __future__ import annotations
@@ -23,7 +25,8 @@ from ..paths import KIT_DATA_DIR
 __all__ = [
     "EXAMPLE_DIR", "DEFAULT_METRICS", "example_files", "example_reference", "Study", "load_study", "system_table", "depth_curves",
     "plot_depth_curves", "metric_agreement", "plot_agreement", "disagreements", "explain_segment",
-    "length_table", "plot_lengths", "human_correlations", "verdicts", "verdict_sentences", "headline",
+    "length_table", "plot_lengths", "human_rows", "human_tables", "human_correlations", "system_verdicts",
+    "verdicts", "verdict_sentences", "headline",
 ]
 
 EXAMPLE_DIR = KIT_DATA_DIR / "examples" / "your_system"
@@ -94,9 +97,12 @@ def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] 
                names: Sequence[str] | None = None, human_scores: str | None = None,
                metrics: Sequence[str] = DEFAULT_METRICS, *, parses_dir: str | None = None, sample: int | None = None,
                seed: int = 0, baseline: str | None = None, n_resamples: int = 1000, workers: int = 1,
-               cache: Any = True, progress: bool = True) -> Study:
+               cache: Any = True, progress: bool = True, permute_human: int | None = None) -> Study:
     """Read the files (the embedded example when ``hyp_files`` is ``None``), keep ``sample`` segments
-    (:func:`syneval_nb.data.sample_segment_ids`, the same for every system) and score every system."""
+    (:func:`syneval_nb.data.sample_segment_ids`, the same for every system) and score every system.
+    ``permute_human``: ``None`` leaves the human scores alone; an integer shuffles them across all rated rows with
+    that seed (:func:`syneval_nb.stats.permute_human`), the chapters' sanity check: then no "beats" or
+    "correlates" verdict may hold."""
     from ..data import sample_segment_ids
     from ..score import evaluate, load_files
 
@@ -121,6 +127,11 @@ def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] 
     if human_scores:
         human = _read_human(human_scores, systems)
         human = human[human["seg_id"].isin(keep)].reset_index(drop=True)
+        if permute_human is not None:
+            from .. import stats
+            from .common import _check_permute
+
+            human["score"] = stats.permute_human(human["score"].to_numpy(float), _check_permute(permute_human))
     files = {"hyp_files": list(hyp_files), "ref_files": list(ref_files), "human_scores": human_scores}
     return Study(corpora, ev, np.asarray(keep), human, baseline, files)
 
@@ -262,37 +273,78 @@ def plot_lengths(lengths: pd.DataFrame):
     return fig
 
 
-def human_correlations(study: Study, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
-    """Segment-level Pearson r of every metric with the human scores (all rated segments of all systems pooled;
-    error rates negated), with the percentile interval from resampling source segments (all systems'
-    translations of a drawn segment together: :func:`syneval_nb.stats.bootstrap_ci` with ``groups`` = segment id).
-    Empty when no human scores were given."""
+def _oriented(study: Study) -> tuple[dict, dict]:
+    """``{metric name: display name}`` (error rates negated: ``-TER``) and ``{metric name: sign}``."""
+    sign = {m.name: 1.0 if m.higher_is_better else -1.0 for m in study.evaluation.metrics}
+    return {n: (n if sign[n] > 0 else f"-{n}") for n in study.metric_names}, sign
+
+
+def human_rows(study: Study) -> pd.DataFrame:
+    """The rated (system, segment) rows on which every metric has a score (an unparsed sentence drops its row),
+    with the oriented metric columns (``-TER``), ``human``, ``seg_id`` and the length-only control
+    ``length`` = -|c - r| (:func:`syneval_nb.stats.length_controls` on 13a token counts, r the reference length
+    closest to the hypothesis length c). Empty without human scores."""
     from .. import stats
+    from ..lexical import tokenize
 
     if study.human is None:
-        return pd.DataFrame(columns=["metric", "r", "ci_low", "ci_high", "n"])
+        return pd.DataFrame()
     seg = study.segments()
-    rows = []
-    for m in study.evaluation.metrics:
-        ok = seg[[m.name, "human"]].notna().all(axis=1)
-        x = seg.loc[ok, m.name].to_numpy(float) * (1 if m.higher_is_better else -1)
-        h = seg.loc[ok, "human"].to_numpy(float)
-        b = stats.bootstrap_ci(x, h, "pearson", n_resamples=n_resamples, alpha=alpha, seed=seed,
-                               groups=seg.loc[ok, "seg_id"].to_numpy())
-        rows.append({"metric": m.name if m.higher_is_better else f"-{m.name}", "r": b.estimate, "ci_low": b.low,
-                     "ci_high": b.high, "n": int(ok.sum())})
-    return pd.DataFrame(rows)
+    names, sign = _oriented(study)
+    ok = seg[study.metric_names + ["human"]].notna().all(axis=1)
+    seg = seg[ok].reset_index(drop=True)
+    out = pd.DataFrame({"system": seg["system"], "seg_id": seg["seg_id"], "seg": seg["seg"],
+                        "human": seg["human"].astype(float)})
+    for n in study.metric_names:
+        out[names[n]] = sign[n] * seg[n].to_numpy(float)
+    hyp_len = [len(tokenize(study.corpora[a].hyps[b])) for a, b in zip(seg["system"], seg["seg"])]
+    ref_lens = [[len(tokenize(r)) for r in study.corpora[a].refs[b]] for a, b in zip(seg["system"], seg["seg"])]
+    out[stats.LENGTH] = stats.length_controls(hyp_len, ref_lens)["neg_abs_len_diff"] if len(out) else []
+    return out
 
 
-def verdicts(study: Study, alpha: float = 0.05, syntactic: str = "STM-4", lexical: str = "BLEU",
-             n_resamples: int = 1000, seed: int = 0) -> dict:
-    """The chapter's claims, ``{claim: {"verdict", "statistic", "ci", "p", "rule"}}``:
+def human_tables(study: Study, lexical: str = "BLEU", methods: Sequence[str] = ("pearson", "within"),
+                 n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> dict:
+    """``{method: table}``: :func:`syneval_nb.stats.correlation_table` of every metric (error rates negated)
+    with the human scores on :func:`human_rows`, every metric compared with ``lexical`` (Holm over the table's
+    comparisons), the length-only control (row ``length``) and the placebo; resampling source segments
+    (``seg_id``: every system's translation of a drawn segment together). ``"within"``: Pearson after centring
+    each source segment. Empty dict without human scores."""
+    from .. import stats
 
-    * for each system other than the baseline, "<system> is better than <baseline>": judged over all metrics with
-      :func:`syneval_nb.stats.claim_verdict` (one-sided paired bootstrap p-values each way, one per metric);
-      statistic = the number of metrics significantly better, ``p`` = the smallest one-sided p;
-    * with human scores, "<syntactic> tracks the human scores better than <lexical>": the paired bootstrap of the
-      two Pearson correlations over source segments (:func:`syneval_nb.stats.paired_bootstrap`)."""
+    rows = human_rows(study)
+    if rows.empty:
+        return {}
+    names, _ = _oriented(study)
+    lex = names[M.canonical_name(lexical)] if M.canonical_name(lexical) in names else None
+    scores = {names[n]: rows[names[n]].to_numpy(float) for n in study.metric_names}
+    return {m: stats.correlation_table(scores, rows["human"].to_numpy(float), rows["seg_id"].to_numpy(),
+                                       baseline=lex, method=m, controls={stats.LENGTH: rows[stats.LENGTH].to_numpy()},
+                                       n_resamples=n_resamples, seed=seed, alpha=alpha)
+            for m in methods}
+
+
+def human_correlations(study: Study, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
+                       lexical: str = "BLEU") -> pd.DataFrame:
+    """Segment-level Pearson r of every metric with the human scores, all rated segments of all systems pooled:
+    the ``"pearson"`` table of :func:`human_tables` (columns of :data:`syneval_nb.stats.TABLE_COLUMNS`;
+    empty without human scores)."""
+    from .. import stats
+
+    t = human_tables(study, lexical, ("pearson",), n_resamples, seed, alpha)
+    return t["pearson"] if t else pd.DataFrame(columns=list(stats.TABLE_COLUMNS))
+
+
+def system_verdicts(study: Study, alpha: float = 0.05) -> dict:
+    """"<system> is better than <baseline>", one claim per system, judged over all scored metrics from the
+    paired bootstrap of segments of :func:`syneval_nb.score.evaluate` (``p``: share of resamples where the system
+    is not better, ``p_worse``: not worse), Holm-adjusted over the metrics of the claim, each way.
+
+    Rule: with b / w the numbers of metrics on which the system is significantly better / worse (Holm-adjusted
+    one-sided p < alpha): **holds** iff w = 0 and b >= half the metrics; **does not hold** iff b = 0 and w >= half
+    the metrics; otherwise **cannot tell** (too few significant differences, or metrics that disagree).
+    ``statistic`` = b, ``ci`` = ``None`` (several metrics: no one interval; the system table gives each metric's
+    difference and interval), ``p`` = the smallest Holm-adjusted p of "better"."""
     from .. import stats
 
     t = study.evaluation.table
@@ -301,38 +353,64 @@ def verdicts(study: Study, alpha: float = 0.05, syntactic: str = "STM-4", lexica
         if s == study.baseline:
             continue
         r = t[t["system"] == s]
-        v = stats.claim_verdict(r["p"].to_numpy(float), r["p_worse"].to_numpy(float), alpha)
-        b = int((r["p"] < alpha).sum())
-        w = int((r["p_worse"] < alpha).sum())
+        pb, pw = r["p"].to_numpy(float), r["p_worse"].to_numpy(float)
+        ok = np.isfinite(pb) & np.isfinite(pw)
+        hb, hw = stats.holm(pb[ok]), stats.holm(pw[ok])
+        k, b, w = int(ok.sum()), int((hb < alpha).sum()), int((hw < alpha).sum())
+        if k and w == 0 and b >= k / 2:
+            verdict = "holds"
+        elif k and b == 0 and w >= k / 2:
+            verdict = "does not hold"
+        else:
+            verdict = "cannot tell"
         out[f"{s} is better than {study.baseline}"] = {
-            "verdict": v, "statistic": b, "ci": None, "p": float(r["p"].min()),
-            "rule": f"claim_verdict over {len(r)} metrics (paired bootstrap of segments, one-sided, alpha {alpha}): "
-                    f"{b} significantly better, {w} significantly worse"}
-    syntactic, lexical = M.canonical_name(syntactic), M.canonical_name(lexical)
-    if study.human is not None and {syntactic, lexical} <= set(study.metric_names):
-        seg = study.segments()
-        sign = {m.name: 1.0 if m.higher_is_better else -1.0 for m in study.evaluation.metrics}
-        ok = seg[[syntactic, lexical, "human"]].notna().all(axis=1)
-        pb = stats.paired_bootstrap(sign[syntactic] * seg.loc[ok, syntactic].to_numpy(float),
-                                    sign[lexical] * seg.loc[ok, lexical].to_numpy(float),
-                                    seg.loc[ok, "human"].to_numpy(float), "pearson", n_resamples=n_resamples,
-                                    alpha=alpha, seed=seed, groups=seg.loc[ok, "seg_id"].to_numpy())
-        d = pb.delta
-        verdict = "holds" if pb.p_value < alpha else ("does not hold" if 1 - pb.p_value < alpha else "cannot tell")
-        out[f"{syntactic} tracks the human scores better than {lexical}"] = {
-            "verdict": verdict, "statistic": d.estimate, "ci": [d.low, d.high], "p": pb.p_value,
-            "rule": f"paired bootstrap of Pearson r over source segments ({n_resamples} resamples), one-sided "
-                    f"p < {alpha} holds, 1 - p < {alpha} does not hold"}
+            "verdict": verdict, "statistic": b, "ci": None, "p": float(hb.min()) if k else float("nan"),
+            "rule": f"over {k} metrics, paired bootstrap of segments ({study.evaluation.n_resamples} resamples), "
+                    f"one-sided p Holm-adjusted over the metrics each way, alpha {alpha:g}: {b} significantly "
+                    f"better, {w} significantly worse; holds iff none worse and at least half better, does not "
+                    f"hold iff none better and at least half worse, otherwise cannot tell"}
     return out
 
 
+def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, syntactic: str = "STM-4",
+             lexical: str = "BLEU", n_resamples: int = 1000, seed: int = 0) -> dict:
+    """The chapter's claims, ``{claim: {"verdict", "statistic", "ci", "p", "rule", ...}}`` (JSON-ready):
+
+    * :func:`system_verdicts`;
+    * with human scores (``tables`` from :func:`human_tables`, computed when ``None``): "<syntactic> beats
+      <lexical>" (Pearson, and within source segments) by :func:`syneval_nb.stats.verdict_beats`, which also
+      requires the syntactic metric to beat the placebo and the length-only control; "<syntactic> correlates with
+      the human scores" by :func:`syneval_nb.stats.verdict_correlates` (against the placebo)."""
+    from .. import stats
+    from .common import verdicts_json
+
+    out = system_verdicts(study, alpha)
+    names, _ = _oriented(study)
+    syn, lex = M.canonical_name(syntactic), M.canonical_name(lexical)
+    if study.human is not None and {syn, lex} <= set(names):
+        if tables is None:
+            tables = human_tables(study, lexical, n_resamples=n_resamples, seed=seed, alpha=alpha)
+        a, b = names[syn], names[lex]
+        out[f"{a} beats {b} (human scores, Pearson)"] = stats.verdict_beats(tables["pearson"], a, b, alpha=alpha)
+        if "within" in tables:
+            out[f"{a} beats {b} within source segments (human scores)"] = stats.verdict_beats(
+                tables["within"], a, b, alpha=alpha)
+        out[f"{a} correlates with the human scores"] = stats.verdict_correlates(tables["pearson"], a, alpha=alpha)
+    return verdicts_json(out)
+
+
 def verdict_sentences(v: dict) -> list[str]:
-    """One sentence per claim, written from the numbers."""
+    """One sentence per claim, written from the numbers (:func:`syneval_nb.stats.verdict_sentence`; the system
+    claims, which have no single interval, say their counts)."""
+    from .. import stats
+
     out = []
     for claim, x in v.items():
-        ci = f", 95% CI [{x['ci'][0]:+.3f}, {x['ci'][1]:+.3f}]" if x.get("ci") else ""
-        stat = f"{x['statistic']:+.3f}" if isinstance(x["statistic"], float) else str(x["statistic"])
-        out.append(f"“{claim}”: {x['verdict']} (statistic {stat}{ci}, p = {x['p']:.3f}; {x['rule']}).")
+        if x.get("ci") is None:
+            out.append(f"\"{claim}\": {x['verdict']} ({x['statistic']} metrics significantly better, smallest "
+                       f"p = {x['p']:.3g}). Rule: {x['rule']}.")
+        else:
+            out.append(stats.verdict_sentence(claim, x))
     return out
 
 
