@@ -494,6 +494,15 @@ def _worker_init(global_features: bool, classifier: str = "inprocess") -> None:
     _WORKER = FengHirstParser(global_features, classifier)
 
 
+def _pool_worker_init(global_features: bool, classifier: str = "inprocess") -> None:
+    """A pool worker ignores SIGINT: a terminal's Ctrl-C reaches the whole process group, and the parent alone
+    reports the interruption (one line, results cached so far kept) and stops the pool."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_init(global_features, classifier)
+
+
 def _worker_parse(text: str) -> tuple[str, str | None]:
     """Parse in a worker; a failure is returned as ``None`` and the worker's parser is rebuilt (its pipes may be
     in a broken state after an exception)."""
@@ -583,7 +592,7 @@ def _parse_stream(todo: list[str], workers: int, global_features: bool,
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")  # a fresh interpreter per worker: no inherited JVM pipes
-    with ctx.Pool(workers, initializer=_worker_init, initargs=(global_features, classifier)) as pool:
+    with ctx.Pool(workers, initializer=_pool_worker_init, initargs=(global_features, classifier)) as pool:
         yield from pool.imap_unordered(_worker_parse, todo, chunksize=4)
 
 

@@ -428,3 +428,38 @@ def test_rst_cli_parses_a_damaged_cache_entry_again(tmp_path):
             "'Explanation[N][S]' gives 2 nuclearities for 1 children") in done.stderr
     with ParseCache(db) as c:
         assert json.loads(c.get(D.backend_key(), text)) == tree
+
+
+@pytest.mark.slow
+def test_rst_cli_ctrl_c_with_two_workers_to_the_process_group(ted_dir, tmp_path):
+    """A terminal's Ctrl-C reaches every process of the group: with ``-w 2`` the pool workers ignore it and the
+    parent alone prints its one line (no worker tracebacks), exit 130, the trees cached so far kept."""
+    import os
+    import signal
+    import sys
+    import time
+
+    from syneval_nb.cache import ParseCache
+    from syneval_nb.data import load_ted_zhen_mqm
+
+    ted = load_ted_zhen_mqm(ted_dir)
+    rows = ted.drop_duplicates("target").head(40)
+    src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", tmp_path / "c.sqlite"
+    src.write_text("".join(t + "\n" for t in rows["target"]), encoding="utf-8")
+    ParseCache(db).close()
+    proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.cli", "rst", str(src), "-o", str(out), "--cache",
+                             str(db), "-w", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 300
+    with ParseCache(db) as c:
+        while c.count() < 1 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        n = c.count()
+    assert proc.returncode == 130, err
+    assert 1 <= n < len(rows)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    said = [ln for ln in err.splitlines() if "interrupted" in ln]
+    assert said == [f"syneval-nb rst: interrupted: {n} results cached; run the same command again to resume"]
+    assert not out.exists()
