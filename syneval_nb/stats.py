@@ -1000,7 +1000,31 @@ def verdict_beats(table_or_results, metric: str | tuple, baseline: str | tuple, 
     if rule_text:
         rule = f"{rule_text} ({rule})"
     return {"verdict": verdict, "statistic": float(b.estimates[i] - b.estimates[j]), "ci": ci, "p": float(p),
-            "rule": rule, "controls": ctl, "n_resamples": len(d)}
+            "rule": rule, "controls": ctl, "n_resamples": len(d),
+            "reason": _beats_reason(m, base, ci, float(p), a, ctl)}
+
+
+def _beats_reason(m: str, base: str, ci: Sequence[float], p: float, alpha: float, ctl: Mapping) -> str:
+    """Which condition of :func:`verdict_beats`' rule decided, in words (so a reader sees, e.g., that a metric
+    beats the baseline but not the length-only control)."""
+    better = [c for c, v in ctl.items() if v["ci"][1] < 0]
+    not_beaten = [c for c, v in ctl.items() if v["ci"][0] <= 0 and c not in better]
+    if ci[1] < 0:
+        vs = f"{base} is better than {m}"
+    elif ci[0] > 0 and p < alpha:
+        vs = f"{m} beats {base}"
+    elif ci[0] > 0:
+        vs = f"{m} is ahead of {base} but p = {p:.2g} is not below {alpha:g} after adjustment"
+    else:
+        vs = f"the interval of {m} - {base} includes 0"
+    parts = [vs]
+    if better:
+        parts.append(f"{' and '.join(better)} {'is' if len(better) == 1 else 'are'} better than {m}")
+    if not_beaten:
+        parts.append(f"{m} does not beat {' or '.join(not_beaten)} with an interval above 0")
+    if not better and not not_beaten and ctl:
+        parts.append(f"{m} beats every control ({', '.join(ctl)})")
+    return "; ".join(parts)
 
 
 def verdict_correlates(table_or_results, metric: str | tuple, *, controls: Sequence[str] = (PLACEBO,),
@@ -1059,6 +1083,8 @@ def verdict_sentence(claim: str, verdict: Mapping, digits: int = 3) -> str:
     if ctl:
         text += " Against the controls: " + "; ".join(
             f"{c} {f.format(v['delta'])} [{f.format(v['ci'][0])}, {f.format(v['ci'][1])}]" for c, v in ctl.items()) + "."
+    if verdict.get("reason"):
+        text += f" Why: {verdict['reason']}."
     return text + f" Rule: {verdict['rule']}."
 
 

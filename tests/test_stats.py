@@ -528,6 +528,13 @@ def test_verdicts_follow_the_rule():
         S.verdict_beats(S.correlation_table({"a": good, "b": weak}, h, seg, n_resamples=20), "a", "b")
     s = S.verdict_sentence("good beats weak", v)
     assert s.startswith('"good beats weak": holds (statistic +') and "p < 0.0033" in s and "Rule: holds iff" in s
+    # the reason names the condition that decided
+    assert v["reason"] == "good beats weak; good beats every control (placebo, length)"
+    assert back["reason"] == "good is better than weak; length is better than weak"
+    assert wl["reason"] == "weak beats placebo; length is better than weak"
+    assert "Why: good beats weak; good beats every control" in s
+    tw = S.verdict_beats(tt, "good", "twin")
+    assert tw["reason"].startswith("the interval of good - twin includes 0")
     import json
     json.dumps(v)  # JSON-ready
 
