@@ -1014,7 +1014,7 @@ def _beats_reason(m: str, base: str, ci: Sequence[float], p: float, alpha: float
     elif ci[0] > 0 and p < alpha:
         vs = f"{m} beats {base}"
     elif ci[0] > 0:
-        vs = f"{m} is ahead of {base} but p = {p:.2g} is not below {alpha:g} after adjustment"
+        vs = f"{m} is ahead of {base} but p = {p:.2g} is not below {alpha:g}"
     else:
         vs = f"the interval of {m} - {base} includes 0"
     parts = [vs]
