@@ -17,13 +17,13 @@
 * **Scores by depth** (:func:`depth_scores`, notebooks 03, 04 and 08): BLEU_n, the syntactic metrics by depth and
   the length controls, segment and per-system corpus scores from one pass (Liu & Gildea 2005).
 
-Base metrics (:data:`BASE_METRICS`) are computed by their own modules (:mod:`~syneval_nb.lexical`,
-:mod:`~syneval_nb.syntactic`). Notebook 07's study code (the data sets scored, the combination tables with
+Base metrics (:data:`BASE_METRICS`) are the registry's (:func:`syneval_nb.metrics.get`): lexical ones scored
+together by :func:`syneval_nb.lexical.evaluate` on the registry objects' families, syntactic ones by the registry
+objects per system. Notebook 07's study code (the data sets scored, the combination tables with
 placebo and length columns, the verdicts) is in :mod:`syneval_nb.studies.discourse_kernels`.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -43,34 +43,41 @@ DEFAULT_THRESHOLD = 0.5
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """How to compute one base metric: ``module``/``cls`` name, input ``kind`` (``"text"`` or ``"ptb"``),
-    ``higher_is_better``, constructor ``kwargs``."""
+    """One base metric: its registry ``name`` (:func:`syneval_nb.metrics.get`: the one place a metric is defined,
+    default options). Its input kind (``"text"`` or ``"ptb"``) and orientation come from the registry's object."""
 
-    module: str
-    cls: str
-    kind: str = "text"
-    higher_is_better: bool = True
-    kwargs: tuple = ()
+    name: str
 
     def make(self):
-        mod = importlib.import_module(f"syneval_nb.{self.module}")
-        return getattr(mod, self.cls)(**dict(self.kwargs))
+        """The registry's metric object (:class:`syneval_nb.metrics.Metric`; ``.family`` is the family object)."""
+        from . import metrics
+
+        return metrics.get(self.name)
+
+    @property
+    def kind(self) -> str:
+        return "ptb" if "ptb" in self.make().inputs else "text"
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.make().higher_is_better
 
 
 BASE_METRICS: dict[str, MetricSpec] = {
-    "BLEU": MetricSpec("lexical", "BLEU"),
-    "NIST": MetricSpec("lexical", "NIST"),
-    "TER": MetricSpec("lexical", "TER", higher_is_better=False),
-    "ROUGE-S": MetricSpec("lexical", "RougeS"),
-    "METEOR-ex": MetricSpec("lexical", "MeteorExact"),
-    "GTM": MetricSpec("lexical", "GTM"),
-    "STM": MetricSpec("syntactic", "score_corpus", kind="ptb", kwargs=(("column", "stm_4"),)),
-    "HWCM": MetricSpec("syntactic", "score_corpus", kind="ptb", kwargs=(("column", "hwcm_4"),)),
-    "TKM": MetricSpec("syntactic", "score_corpus", kind="ptb", kwargs=(("column", "tkm"),)),
+    "BLEU": MetricSpec("BLEU"),
+    "NIST": MetricSpec("NIST"),
+    "TER": MetricSpec("TER"),
+    "ROUGE-S": MetricSpec("ROUGE-S"),
+    "METEOR-ex": MetricSpec("METEOR"),
+    "GTM": MetricSpec("GTM"),
+    "STM": MetricSpec("STM-4"),
+    "HWCM": MetricSpec("HWCM-4"),
+    "TKM": MetricSpec("TKM"),
 }
-"""The kit's base metrics combined with DR / DR-lex (the paper's groups II/III analogs), default options.
-STM and HWCM with maximum depth / chain length 4 (Asiya's ``CP-STM-4`` and ``DP-HWCM-4`` in the paper's
-Asiya-syn), TKM with lambda = 1, all from :func:`syneval_nb.syntactic.score_corpus` on the shipped PTB parses."""
+"""The kit's base metrics combined with DR / DR-lex (the paper's groups II/III analogs): column name -> registry
+name, default options. STM and HWCM with maximum depth / chain length 4 (Asiya's ``CP-STM-4`` and ``DP-HWCM-4``
+in the paper's Asiya-syn), TKM with lambda = 1, on the shipped PTB parses; METEOR-ex is the registry's METEOR
+(exact module)."""
 SYNTACTIC_DEPTH = 4
 
 
@@ -96,14 +103,32 @@ def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequ
     return seg, corpus
 
 
-def _syntactic_scores(names: Sequence[str], ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
+def _syntactic_scores(names: Sequence[str], hyps: Sequence[str], refs: Sequence[Sequence[str]],
+                      ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
                       systems: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """STM/HWCM/TKM segment scores and corpus scores per system (:func:`_syntactic_by_system`)."""
-    cols = {n: dict(BASE_METRICS[n].kwargs)["column"] for n in names}
-    wanted = tuple(sorted({c.split("_")[0] for c in cols.values()}))
-    seg, corpus = _syntactic_by_system(ptb_hyps, ptb_refs, systems, wanted, SYNTACTIC_DEPTH)
-    return (pd.DataFrame({n: seg[c] for n, c in cols.items()}, index=range(len(ptb_hyps))),
-            pd.DataFrame.from_dict({s: {n: v[c] for n, c in cols.items()} for s, v in corpus.items()}, orient="index"))
+    """Segment scores of the syntactic base metrics ``names`` and their corpus scores per system (summed
+    statistics of that system's segments; kernels: the mean), through the registry's objects
+    (:meth:`syneval_nb.metrics.Metric.segment_stats` on one :class:`syneval_nb.metrics.Corpus` per system). An
+    unparsed hypothesis or reference gives NaN and is left out of its system's corpus score."""
+    from .metrics import Corpus
+
+    objs = {n: BASE_METRICS[n].make() for n in names}
+    sys_arr = np.asarray(list(systems), dtype=object)
+    seg = {n: np.full(len(sys_arr), np.nan) for n in names}
+    corpus: dict[str, dict[str, float]] = {}
+    for s in sorted(set(sys_arr)):
+        idx = np.flatnonzero(sys_arr == s)
+        c = Corpus([hyps[i] for i in idx], [list(refs[i]) for i in idx], hyp_ptb=[ptb_hyps[i] for i in idx],
+                   ref_ptb=[list(ptb_refs[i]) for i in idx])
+        corpus[s] = {}
+        for n, m in objs.items():
+            S = m.segment_stats(c)
+            ok = ~np.isnan(S).any(axis=1)
+            if ok.any():
+                seg[n][idx[ok]] = m.score_from_stats(S[ok])
+            corpus[s][n] = m.corpus_from_stats(S).score
+    return (pd.DataFrame(seg, index=range(len(ptb_hyps))),
+            pd.DataFrame.from_dict(corpus, orient="index"))
 
 
 def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None] | None = None,
@@ -129,10 +154,11 @@ def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Se
     if text:
         from .lexical import evaluate
 
-        ev = evaluate({n: BASE_METRICS[n].make() for n in text}, list(hyps), [list(r) for r in refs], sys_, progress)
+        ev = evaluate({n: BASE_METRICS[n].make().family for n in text}, list(hyps), [list(r) for r in refs], sys_,
+                      progress)
         seg, corpus_df = ev.segment.set_axis(range(len(hyps))), ev.system
     if syn:
-        sseg, scorp = _syntactic_scores(syn, ptb_hyps, ptb_refs, sys_)
+        sseg, scorp = _syntactic_scores(syn, list(hyps), [list(r) for r in refs], ptb_hyps, ptb_refs, sys_)
         seg = pd.concat([seg, sseg], axis=1)
         corpus_df = pd.concat([corpus_df, scorp], axis=1)
     keep = [n for n in names if n in seg.columns]

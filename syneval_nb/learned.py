@@ -192,18 +192,34 @@ def syntactic_frame(hyp_parses: Sequence[str | None], ref_parses: Sequence[Seque
                     *, progress: bool = False) -> pd.DataFrame:
     """The syntactic extension's columns (:func:`syntactic_feature_names`) for aligned PTB parse strings.
 
-    Computed by :func:`syneval_nb.syntactic.score_corpus` (Liu & Gildea 2005, its defaults: effective order,
-    HWCM epsilon 1e-3, TKM lambda 1): ``stm_d`` / ``hwcm_d`` are STM / HWCM with maximum depth (chain length)
-    ``d``, ``tkm`` the best kernel cosine. An unparsed hypothesis or reference raises ``ValueError``.
+    Computed by the registry's metrics (:func:`syneval_nb.metrics.get`, default options: Liu & Gildea 2005's
+    literal mean over d = 1..D, HWCM epsilon 1e-3, TKM lambda 1): ``stm_d`` / ``hwcm_d`` are STM / HWCM with
+    maximum depth (chain length) ``d``, from one pass of ``STM-D`` / ``HWCM-D`` (the matches and totals of
+    depths 1..d are those of depth d's metric); ``tkm`` the best kernel cosine. An unparsed hypothesis or
+    reference raises ``ValueError``.
     """
-    from . import syntactic
+    from tqdm.auto import tqdm
+
+    from . import metrics as M
 
     names = syntactic_feature_names(depth)
     if len(hyp_parses) == 0:
         return pd.DataFrame(columns=names, dtype=float)
-    df = syntactic.score_corpus(list(hyp_parses), [list(r) for r in ref_parses], metrics=("stm", "hwcm", "tkm"),
-                                max_depth=depth, progress=progress)
-    df = df[names].astype(float).reset_index(drop=True)
+    refs = [list(r) for r in ref_parses]
+    # the syntactic metrics read only the parses: the texts are placeholders of the right shape
+    corpus = M.Corpus([""] * len(refs), [[""] * len(r) for r in refs], hyp_ptb=list(hyp_parses), ref_ptb=refs)
+    cols: dict[str, np.ndarray] = {}
+    for fam in tqdm(("STM", "HWCM", "TKM"), desc="syntactic features", disable=not progress, leave=False):
+        if fam == "TKM":
+            cols["tkm"] = M.get(fam).sentence_scores(corpus)
+            continue
+        m = M.get(fam, depth=depth)
+        S = m.segment_stats(corpus)
+        bad_rows = np.isnan(S).any(axis=1)
+        for d in range(1, depth + 1):
+            v = M.depth_scores(S[:, :d], S[:, depth:depth + d], m.family.effective_order, m.family.epsilon)
+            cols[f"{fam.lower()}_{d}"] = np.where(bad_rows, np.nan, v)
+    df = pd.DataFrame(cols)[names].astype(float)
     bad = np.flatnonzero(df.isna().any(axis=1).to_numpy())
     if len(bad):
         raise ValueError(f"{len(bad)} hypotheses have no syntactic features (unparsed hypothesis or reference), "

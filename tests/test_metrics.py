@@ -205,3 +205,75 @@ def test_unparsed_hypothesis_is_missing(real):
 def test_learned_needs_a_model():
     with pytest.raises(ValueError, match="needs a trained model"):
         metrics.get("learned")
+
+
+# -- the registry behind combine's base metrics and the learned metric's syntactic features ---------------------
+
+
+@pytest.fixture(scope="module")
+def ted_small(shared_data):
+    """TED zh-en, the first 6 source segments of the first 2 MT systems (12 rows), refB and its parse; row 1's
+    hypothesis parse removed (an unparsed sentence)."""
+    from syneval_nb.data import load_ted_zhen_mqm
+
+    ted = load_ted_zhen_mqm()
+    mt = ted[~ted["is_human"]]
+    f = mt[mt["seg_id"].isin(sorted(mt["seg_id"].unique())[:6])]
+    f = f[f["system"].isin(sorted(f["system"].unique())[:2])].reset_index(drop=True)
+    ptb = f["ptb"].tolist()
+    ptb[1] = None
+    return dict(frame=f, ptb=ptb, refs=[[r] for r in f["refB"]], ptb_refs=[[p] for p in f["ptb_refB"]])
+
+
+def test_combine_base_scores_through_the_registry_equal_the_former_path(ted_small):
+    """combine.base_scores builds every base metric with metrics.get: segment and per-system corpus scores equal
+    the former path (syntactic.score_corpus once per system; lexical.evaluate on the lexical classes with default
+    options) to 1e-12, with the same NaN for the unparsed row; values measured before the change pinned."""
+    import warnings
+
+    from syneval_nb import combine
+
+    f, ptb, refs, prefs = ted_small["frame"], ted_small["ptb"], ted_small["refs"], ted_small["ptb_refs"]
+    systems = f["system"].tolist()
+    seg, corpus = combine.base_scores(f["target"].tolist(), refs, ptb, prefs, systems=systems, progress=False)
+    assert list(seg.columns) == list(combine.BASE_METRICS)
+    assert seg[["STM", "HWCM", "TKM"]].isna().sum().tolist() == [1, 1, 1] and np.isnan(seg.loc[1, "STM"])
+    for s, idx in f.groupby("system").indices.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # score_corpus warns about the unparsed row
+            old = syntactic.score_corpus([ptb[i] for i in idx], [prefs[i] for i in idx], ("stm", "hwcm", "tkm"), 4,
+                                         progress=False)
+        for col, name in (("stm_4", "STM"), ("hwcm_4", "HWCM"), ("tkm", "TKM")):
+            np.testing.assert_allclose(seg[name].to_numpy()[idx], old[col].to_numpy(float), rtol=0, atol=1e-12)
+            assert corpus.loc[s, name] == pytest.approx(old.attrs["corpus"][col], abs=1e-12)
+    old_lex = lexical.evaluate({"BLEU": lexical.BLEU(), "NIST": lexical.NIST(), "TER": lexical.TER(),
+                                "ROUGE-S": lexical.RougeS(), "METEOR-ex": lexical.MeteorExact(),
+                                "GTM": lexical.GTM()}, f["target"].tolist(), refs, systems, False)
+    for name in old_lex.segment.columns:
+        np.testing.assert_allclose(seg[name].to_numpy(), old_lex.segment[name].to_numpy(float), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(corpus[name].to_numpy(), old_lex.system[name].reindex(corpus.index).to_numpy(float),
+                                   rtol=0, atol=1e-12)
+    # measured with the former path before the change
+    assert corpus.loc["Borderline", "STM"] == pytest.approx(0.5329352608839792, abs=1e-12)
+    assert corpus.loc["DIDI-NLP", "HWCM"] == pytest.approx(0.5300051983746784, abs=1e-12)
+    assert corpus.loc["DIDI-NLP", "TKM"] == pytest.approx(0.033231103701347214, abs=1e-12)
+    assert seg.loc[0, "HWCM"] == pytest.approx(0.3301171529619805, abs=1e-12)
+    assert not combine.higher_is_better("TER") and combine.higher_is_better("STM")
+    assert combine.BASE_METRICS["STM"].kind == "ptb" and combine.BASE_METRICS["GTM"].kind == "text"
+
+
+def test_learned_syntactic_features_through_the_registry_equal_the_former_path(ted_small):
+    """learned.syntactic_frame takes STM/HWCM/TKM from the registry (one STM-D / HWCM-D pass, depths 1..D from its
+    statistics): equal to syntactic.score_corpus's columns to 1e-12; values measured before the change pinned."""
+    from syneval_nb import learned
+
+    f, prefs = ted_small["frame"], ted_small["ptb_refs"]
+    got = learned.syntactic_frame(f["ptb"].tolist(), prefs, depth=3)
+    assert list(got.columns) == learned.syntactic_feature_names(3)
+    old = syntactic.score_corpus(f["ptb"].tolist(), prefs, ("stm", "hwcm", "tkm"), 3, progress=False)
+    np.testing.assert_allclose(got.to_numpy(), old[list(got.columns)].to_numpy(float), rtol=0, atol=1e-12)
+    assert got.iloc[0].to_dict() == pytest.approx(
+        {"stm_1": 0.8166666666666667, "stm_2": 0.6916666666666667, "stm_3": 0.5563492063492063, "hwcm_1": 0.7,
+         "hwcm_2": 0.5224137931034483, "hwcm_3": 0.4123784261715296, "tkm": 2.262108070847038e-09}, abs=1e-12)
+    with pytest.raises(ValueError, match="1 hypotheses have no syntactic features.*first at row 1"):
+        learned.syntactic_frame(ted_small["ptb"], prefs, depth=3)
