@@ -54,10 +54,10 @@ Public API: :func:`features`, :data:`FEATURE_NAMES`, :class:`FeatureConfig`, :fu
 :func:`make_pipeline`, :class:`LearnedMetric` (``fit``, ``score_features``, ``decision_function``, ``predict``,
 ``sentence_scores``, ``sentence_score``, ``corpus_score``, ``save``, ``load``, ``signature``),
 :func:`grid_search` / :class:`GridResult`, :func:`class_accuracy`; data: :func:`deen_long`, :func:`build_pool`,
-:func:`split_sources`, :func:`balance`, :func:`training_sets`, :func:`pool_features`, :func:`sample_sources`;
-experiments: :func:`run_experiment` / :class:`Experiment`, :func:`grid_correlations`, :func:`grid_meta_correlation`,
-:func:`baseline_scores`, :func:`system_means` (correlation tables: :func:`syneval_nb.stats.correlation_table`;
-``correlation_table`` here is a deprecated wrapper of it).
+:func:`split_sources`, :func:`balance`, :func:`training_sets`, :func:`pool_features`;
+experiments: :func:`run_experiment` / :class:`Experiment`. Notebook 05's study (baselines, correlation tables on
+:func:`syneval_nb.stats.correlation_table`, Figure 2's meta-correlation, verdicts) is in
+:mod:`syneval_nb.studies.learned_metric`.
 """
 from __future__ import annotations
 
@@ -626,42 +626,8 @@ def pool_features(pool: pd.DataFrame, config: FeatureConfig = FeatureConfig(), *
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# comparing correlations (Table 1 analog)
+# experiments (one training run)
 # ---------------------------------------------------------------------------------------------------------------
-
-
-def correlation_table(
-    metrics: Mapping[str, Sequence[float]], human: Sequence[float], *, against: str, alpha: float = 0.05,
-    segments: Sequence | None = None, n_resamples: int = 1000, seed: int = 0
-) -> pd.DataFrame:
-    """Deprecated: call :func:`syneval_nb.stats.correlation_table` (``baseline=against``) directly; kept while
-    notebook 05 calls this. Returns that table (paired bootstrap over ``segments``, rows when ``None``; a placebo
-    row; ``p_better`` = the row's metric beats ``against``) plus the former column names ``ci_low``, ``ci_high``
-    (= ``low``, ``high``) and ``p_two_sided`` = min(1, 2 min(p_better, p_worse)) (NaN for ``against`` itself)."""
-    from . import stats
-
-    warnings.warn("learned.correlation_table is deprecated; use stats.correlation_table(baseline=...)",
-                  DeprecationWarning, stacklevel=2)
-    if against not in metrics:
-        raise ValueError(f"{against!r} not among the metrics {list(metrics)}")
-    t = stats.correlation_table(metrics, human, segments, baseline=against, alpha=alpha, n_resamples=n_resamples,
-                                seed=seed)
-    t["ci_low"], t["ci_high"] = t["low"], t["high"]
-    t["p_two_sided"] = np.minimum(1.0, 2 * np.minimum(t["p_better"], t["p_worse"]))
-    return t
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# experiments (what notebook 05 runs)
-# ---------------------------------------------------------------------------------------------------------------
-
-
-def sample_sources(pool: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.DataFrame:
-    """Restrict a pool to ``n`` source segments (``None`` = all): the notebooks' ``sample``, drawn by
-    :func:`syneval_nb.data.sample_segment_ids` like every other notebook's."""
-    from .data import sample_segments
-
-    return pool if n is None else sample_segments(pool, n, seed)
 
 
 @dataclass
@@ -724,58 +690,3 @@ def run_experiment(
     t2 = time.perf_counter()
     return Experiment(name, config, splits, sets, X, grid,
                       {"features_seconds": t1 - t0, "grid_seconds": t2 - t1, "n_grid": len(grid.table)})
-
-
-def grid_correlations(grid: GridResult, X: pd.DataFrame, human: Sequence[float]) -> pd.DataFrame:
-    """Figure 2 data: the grid table plus each model's Pearson r with ``human`` on ``X`` (column ``r``)."""
-    from . import stats
-
-    table = grid.table.copy()
-    table["r"] = [stats.pearson(grid.models[(c, s)].score_features(X), np.asarray(human, float))
-                  for c, s in zip(table["C"], table["sigma"])]
-    return table
-
-
-def grid_meta_correlation(table: pd.DataFrame, best: LearnedMetric, alpha: float = 0.05) -> dict[str, float]:
-    """Figure 2 summary of one grid (a :func:`grid_correlations` table, one row per (C, sigma)).
-
-    ``meta_r``: Pearson r between validation accuracy and the correlation ``r`` over the grid points (the
-    paper's meta-correlation, 0.855; NaN when either column is constant); ``ci_low``/``ci_high``: its Fisher-z
-    interval (NaN with fewer than 4 points); ``n_grid``; ``r_selected``: ``r`` of the model chosen by accuracy
-    (``best``); ``r_best_in_grid``: the highest ``r`` in the grid.
-    """
-    from . import stats
-
-    ok = table["acc"].nunique() > 1 and table["r"].nunique() > 1
-    r_meta = stats.pearson(table["acc"], table["r"]) if ok else float("nan")
-    lo, hi = stats.fisher_ci(r_meta, len(table), alpha) if ok and len(table) > 3 else (float("nan"), float("nan"))
-    sel = table[(table["C"] == best.C) & (table["sigma"] == best.sigma)]
-    if len(sel) != 1:
-        raise ValueError(f"the selected model (C={best.C:g}, sigma={best.sigma:g}) is not a row of the grid table")
-    return {"meta_r": r_meta, "ci_low": lo, "ci_high": hi, "n_grid": len(table),
-            "r_selected": float(sel["r"].iloc[0]), "r_best_in_grid": float(table["r"].max())}
-
-
-def baseline_scores(rows: pd.DataFrame, *, progress: bool = True) -> pd.DataFrame:
-    """The paper's comparison metrics on a pool's rows under the same single reference, oriented so that
-    higher = better: ``-WER``, ``-PER`` (error rates of :mod:`syneval_nb.lexical`), ``F-measure``, ``BLEU``
-    (sentence-level, lexical's defaults)."""
-    metrics = {"WER": (lexical.WER(), -1.0), "PER": (lexical.PER(), -1.0),
-               "F-measure": (lexical.FMeasure(), 1.0), "BLEU": (lexical.BLEU(), 1.0)}
-    hyps, refs = list(rows["hyp"]), [[r] for r in rows["ref"]]
-    out = {k: sign * m.sentence_scores(hyps, refs)
-           for k, (m, sign) in tqdm(metrics.items(), desc="baselines", disable=not progress, leave=False)}
-    return pd.DataFrame(out, index=rows.index)
-
-
-def system_means(rows: pd.DataFrame, scores: Mapping[str, Sequence[float]]) -> pd.DataFrame:
-    """System-level scores: the mean sentence score of each system over ``rows`` (one column per metric,
-    index = system, via :func:`syneval_nb.stats.system_means`)."""
-    from . import stats
-
-    cols = {}
-    names = None
-    for k, v in scores.items():
-        names, means = stats.system_means(np.asarray(v, float), rows["system"].to_numpy())
-        cols[k] = means
-    return pd.DataFrame(cols, index=pd.Index(names, name="system"))

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 from syneval_nb import learned
-from syneval_nb import stats as S
 from syneval_nb.learned import (
     FEATURE_NAMES,
     FULL_GRID,
@@ -342,62 +341,12 @@ def test_wer_per_features_are_lexical_rates_times_reference_length():
     assert f["per"] == 3.0
 
 
-def test_deprecated_correlation_table_is_the_stats_table():
-    rng = np.random.default_rng(0)
-    human = rng.normal(size=200)
-    good = human + rng.normal(scale=0.5, size=200)
-    bad = human + rng.normal(scale=3.0, size=200)
-    seg = np.repeat(np.arange(50), 4)
-    with pytest.deprecated_call():
-        t = learned.correlation_table({"good": good, "bad": bad}, human, against="good", segments=seg,
-                                      n_resamples=200)
-    want = S.correlation_table({"good": good, "bad": bad}, human, seg, baseline="good", n_resamples=200)
-    pd.testing.assert_frame_equal(t[list(want.columns)], want)
-    t = t.set_index("metric")
-    assert t.loc["good", "r"] == pytest.approx(np.corrcoef(good, human)[0, 1])
-    # one meaning of p_better everywhere: "bad beats good" is far from significant, "good beats bad" is
-    assert t.loc["bad", "p_better"] == 1.0 and t.loc["bad", "p_worse"] == 0.0 and t.loc["bad", "mark"] == "-"
-    assert t.loc["bad", "p_two_sided"] == 0.0 and np.isnan(t.loc["good", "p_two_sided"])
-    assert (t.loc["good", "ci_low"], t.loc["good", "ci_high"]) == (t.loc["good", "low"], t.loc["good", "high"])
-    with pytest.raises(ValueError, match="not among"), pytest.deprecated_call():
-        learned.correlation_table({"a": good}, human, against="b")
-
-
-def test_grid_meta_correlation_hand_example():
-    # acc 0.5, 0.6, 0.7, 0.8 and r 0.1, 0.2, 0.2, 0.5: deviations from the means (0.65, 0.25) are
-    # acc -0.15, -0.05, 0.05, 0.15 and r -0.15, -0.05, -0.05, 0.25;
-    # sum of products 0.0225 + 0.0025 - 0.0025 + 0.0375 = 0.06; sums of squares 0.05 and 0.09;
-    # meta r = 0.06 / sqrt(0.05 * 0.09) = 0.06 / 0.067082 = 0.894427 (= 2/sqrt(5))
-    table = pd.DataFrame({"C": [1.0, 1.0, 50.0, 50.0], "sigma": [1.0, 10.0, 1.0, 10.0],
-                          "acc": [0.5, 0.6, 0.7, 0.8], "r": [0.1, 0.2, 0.2, 0.5]})
-    best = LearnedMetric(C=50.0, sigma=1.0)
-    m = learned.grid_meta_correlation(table, best)
-    assert m["meta_r"] == pytest.approx(2 / math.sqrt(5))
-    # Fisher z interval, n = 4: tanh(atanh(r) -+ 1.959964 / sqrt(1))
-    z = math.atanh(2 / math.sqrt(5))
-    assert (m["ci_low"], m["ci_high"]) == (pytest.approx(math.tanh(z - 1.959964)), pytest.approx(math.tanh(z + 1.959964)))
-    assert (m["n_grid"], m["r_selected"], m["r_best_in_grid"]) == (4, 0.2, 0.5)
-    # constant accuracy: no meta-correlation
-    assert math.isnan(learned.grid_meta_correlation(table.assign(acc=0.6), best)["meta_r"])
-    with pytest.raises(ValueError, match="not a row"):
-        learned.grid_meta_correlation(table, LearnedMetric(C=5.0, sigma=1.0))
-
-
-def test_system_means_and_sampling():
-    rows = pd.DataFrame({"system": ["b", "a", "b", "a"], "seg_id": [1, 1, 2, 2]})
-    sm = learned.system_means(rows, {"m": [1.0, 2.0, 3.0, 6.0]})
-    assert sm.loc["a", "m"] == 4.0 and sm.loc["b", "m"] == 2.0  # (2+6)/2, (1+3)/2
-    pool = build_pool(_toy_long(), human="H2", reference="H1")
-    s = learned.sample_sources(pool, 4, seed=1)
-    assert s["seg_id"].nunique() == 4 and s.equals(learned.sample_sources(pool, 4, seed=1))
-    assert learned.sample_sources(pool, None) is pool
-
-
 def test_run_experiment_on_ted_sample(ted_dir):
     from syneval_nb.data import load_ted_zhen_mqm
 
-    pool = learned.sample_sources(build_pool(load_ted_zhen_mqm(ted_dir.parent), human="refB", reference="ref"),
-                                  80, seed=0)
+    from syneval_nb.data import sample_segments
+
+    pool = sample_segments(build_pool(load_ted_zhen_mqm(ted_dir.parent), human="refB", reference="ref"), 80, 0)
     exp = learned.run_experiment("ted", pool, Cs=(1.0,), sigmas=(10.0,), val_frac=0.25, test_frac=0.25,
                                  progress=False)
     sizes = exp.sizes().set_index("part")
@@ -406,8 +355,6 @@ def test_run_experiment_on_ted_sample(ted_dir):
     again = learned.run_experiment("ted", pool, Cs=(1.0,), sigmas=(10.0,), val_frac=0.25, test_frac=0.25,
                                    progress=False)
     assert np.array_equal(exp.best.score_features(exp.X["test"]), again.best.score_features(again.X["test"]))
-    base = learned.baseline_scores(exp.sets["test"], progress=False)
-    assert list(base.columns) == ["WER", "PER", "F-measure", "BLEU"] and (base["WER"] <= 0).all()
 
 
 # --------------------------------------------------------------------------------------------- syntactic extension

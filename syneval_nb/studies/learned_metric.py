@@ -1,0 +1,627 @@
+"""Study code of notebook 05 (Kulesza & Shieber's human-vs-machine SVM as a metric): the data with the
+``permute_human`` switch (:func:`load`), the training pools and experiments (:func:`run_chapter` ->
+:class:`LearnedChapter`), the chapter's tables and figures (:func:`sizes_table`, :func:`accuracy_table`,
+:func:`plot_accuracy`, :func:`segment_table`, :func:`plot_segment_table`, :func:`system_table`,
+:func:`plot_system`, :func:`figure2`, :func:`plot_figure2`, :func:`swapped_table`, :func:`syntax_table`),
+the premise (:func:`premise`: are human translations rated better than MT?), the human ceiling
+(:func:`human_ceiling`), the verdicts (:func:`verdicts`) and the results JSON (:func:`results`).
+
+The metric itself (features, :class:`~syneval_nb.learned.LearnedMetric`, the grid search, the pools and
+source splits, :func:`~syneval_nb.learned.run_experiment`) is in :mod:`syneval_nb.learned`.
+
+**Human scores.** Verdicts use rater-normalized MQM (``mqm_z``, :func:`syneval_nb.data.load_ted_zhen_mqm`):
+every TED row is scored by one rater and the raters' means differ by several MQM points. Segment tables are shown
+for raw MQM too. Intervals and paired differences come from :func:`syneval_nb.stats.correlation_table`: a paired
+bootstrap resampling the held-out TED *source segments* (all systems' rows of a drawn segment together); system
+level (WMT21 de-en, DA z) resamples systems.
+
+**permute_human.** ``None``: unchanged. An integer shuffles, with that seed, every human score of the chapter
+(:func:`syneval_nb.stats.permute_human`): the TED MQM columns across all rated rows (human translations included,
+one permutation for all columns) and the WMT21 DA z across all systems. No "beats"/"correlates"/"helps"/"rated
+better" claim may then hold.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from .. import learned, lexical, stats
+from ..learned import Experiment, FeatureConfig, GridResult, LearnedMetric
+from .common import MQM_COLUMNS, _check_permute, verdict_lines, verdicts_json
+
+SVM_TED = "SVM (TED-trained)"
+SVM_DEEN = "SVM (de-en-trained)"
+SYN_TED = "SVM + syntax (TED-trained)"
+SYN_DEEN = "SVM + syntax (de-en-trained)"
+BASELINES = ("WER", "PER", "F-measure", "BLEU")
+"""The paper's comparison metrics (Table 1)."""
+COUNTS = ("WER count (K&S feature)", "PER count (K&S feature)")
+HUMANS = {"MQM z": "mqm_z", "MQM": "mqm"}
+"""Segment-level human scores of the tables; verdicts use ``"MQM z"``."""
+VERDICT_HUMAN = "MQM z"
+PAPER_ACCURACY = {"acc_human": 0.587, "acc_machine": 0.700, "acc": 0.644, "C": 50.0, "sigma": 10.0, "n_val": 7024}
+"""Kulesza & Shieber section 4.2: validation accuracy at C = 50, sigma = 10."""
+PAPER_META_R = 0.855
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# helpers moved from learned (chapter level)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def sample_sources(pool: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.DataFrame:
+    """Restrict a pool to ``n`` source segments (``None`` = all): the notebooks' ``sample``, drawn by
+    :func:`syneval_nb.data.sample_segments` like every other notebook's."""
+    from ..data import sample_segments
+
+    return pool if n is None else sample_segments(pool, n, seed)
+
+
+def baseline_scores(rows: pd.DataFrame, *, progress: bool = True) -> pd.DataFrame:
+    """The paper's comparison metrics on a pool's rows under the same single reference, oriented so that
+    higher = better: ``-WER``, ``-PER`` (error rates of :mod:`syneval_nb.lexical`), ``F-measure``, ``BLEU``
+    (sentence-level, lexical's defaults)."""
+    metrics = {"WER": (lexical.WER(), -1.0), "PER": (lexical.PER(), -1.0),
+               "F-measure": (lexical.FMeasure(), 1.0), "BLEU": (lexical.BLEU(), 1.0)}
+    hyps, refs = list(rows["hyp"]), [[r] for r in rows["ref"]]
+    out = {k: sign * m.sentence_scores(hyps, refs)
+           for k, (m, sign) in tqdm(metrics.items(), desc="baselines", disable=not progress, leave=False)}
+    return pd.DataFrame(out, index=rows.index)
+
+
+def length_control(rows: pd.DataFrame) -> np.ndarray:
+    """The length-only control ``-|len(hyp) - len(ref)|`` (13a tokens, :func:`syneval_nb.stats.length_controls`)."""
+    hl = [len(lexical.tokenize(h)) for h in rows["hyp"]]
+    rl = [len(lexical.tokenize(r)) for r in rows["ref"]]
+    return stats.length_controls(hl, rl)["neg_abs_len_diff"]
+
+
+def system_means(rows: pd.DataFrame, scores: Mapping[str, Sequence[float]]) -> pd.DataFrame:
+    """System-level scores: the mean sentence score of each system over ``rows`` (one column per metric,
+    index = system, via :func:`syneval_nb.stats.system_means`)."""
+    cols = {}
+    names = None
+    for k, v in scores.items():
+        names, means = stats.system_means(np.asarray(v, float), rows["system"].to_numpy())
+        cols[k] = means
+    return pd.DataFrame(cols, index=pd.Index(names, name="system"))
+
+
+def grid_correlations(grid: GridResult, X: pd.DataFrame, human: Sequence[float]) -> pd.DataFrame:
+    """Figure 2 data: the grid table plus each model's Pearson r with ``human`` on ``X`` (column ``r``)."""
+    table = grid.table.copy()
+    table["r"] = [stats.pearson(grid.models[(c, s)].score_features(X), np.asarray(human, float))
+                  for c, s in zip(table["C"], table["sigma"])]
+    return table
+
+
+def grid_meta_correlation(table: pd.DataFrame, best: LearnedMetric, alpha: float = 0.05) -> dict[str, float]:
+    """Figure 2 summary of one grid (a :func:`grid_correlations` table, one row per (C, sigma)).
+
+    ``meta_r``: Pearson r between validation accuracy and the correlation ``r`` over the grid points (the
+    paper's meta-correlation, 0.855; NaN when either column is constant); ``ci_low``/``ci_high``: its Fisher-z
+    interval (NaN with fewer than 4 points); ``n_grid``; ``r_selected``: ``r`` of the model chosen by accuracy
+    (``best``); ``r_best_in_grid``: the highest ``r`` in the grid.
+    """
+    ok = table["acc"].nunique() > 1 and table["r"].nunique() > 1
+    r_meta = stats.pearson(table["acc"], table["r"]) if ok else float("nan")
+    lo, hi = stats.fisher_ci(r_meta, len(table), alpha) if ok and len(table) > 3 else (float("nan"), float("nan"))
+    sel = table[(table["C"] == best.C) & (table["sigma"] == best.sigma)]
+    if len(sel) != 1:
+        raise ValueError(f"the selected model (C={best.C:g}, sigma={best.sigma:g}) is not a row of the grid table")
+    return {"meta_r": r_meta, "ci_low": lo, "ci_high": hi, "n_grid": len(table),
+            "r_selected": float(sel["r"].iloc[0]), "r_best_in_grid": float(table["r"].max())}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Data:
+    """``ted``: every row of TED zh-en MQM (MT systems and the human translations ``ref``/``refB``);
+    ``wmt``: :func:`syneval_nb.data.load_wmt21_deen`; ``da``: system DA z of every WMT21 de-en system (human
+    references included), indexed by system; both shuffled with ``permute_human``."""
+
+    ted: pd.DataFrame
+    wmt: Any
+    da: pd.Series
+    permute_human: int | None = None
+
+
+def load(data_dir=None, permute_human: int | None = None) -> Data:
+    """Load both data sets; ``permute_human`` (an int seed) shuffles every MQM column of the rated TED rows by one
+    permutation and the DA z across all WMT21 de-en systems (:func:`syneval_nb.stats.permute_human`)."""
+    from ..data import load_ted_zhen_mqm, load_wmt21_deen
+
+    seed_p = _check_permute(permute_human)
+    ted = load_ted_zhen_mqm(data_dir).copy()
+    rated = ted["mqm"].notna().to_numpy()
+    for c in MQM_COLUMNS:
+        col = ted[c].to_numpy(dtype=float).copy()
+        col[rated] = stats.permute_human(col[rated], seed_p)
+        ted[c] = col
+    wmt = load_wmt21_deen(data_dir)
+    da = wmt.system_da.set_index("system")["da_z"].astype(float)
+    da = pd.Series(stats.permute_human(da.to_numpy(), seed_p), index=da.index, name="da_z")
+    return Data(ted, wmt, da, seed_p)
+
+
+def build_pools(d: Data, sample: int | None = None, seed: int = 0, ted_human: str = "refB",
+                ted_reference: str = "ref") -> dict[str, pd.DataFrame]:
+    """The two training pools (:func:`syneval_nb.learned.build_pool`, ``sample`` source segments each):
+    ``"de-en"`` (ref B as the human hypothesis against ref A) and ``"TED"`` (``ted_human`` against
+    ``ted_reference``), carrying ``mqm``, ``mqm_z`` and ``rater``."""
+    keep = ("mqm", "mqm_z", "rater")
+    return {
+        "de-en": sample_sources(learned.build_pool(learned.deen_long(d.wmt.segments), human="ref_B",
+                                                   reference="ref_A"), sample, seed=seed),
+        "TED": sample_sources(learned.build_pool(d.ted, human=ted_human, reference=ted_reference, keep=keep),
+                              sample, seed=seed),
+    }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the chapter run
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class LearnedChapter:
+    """Everything notebook 05 shows: the data, pools, experiments (plain features, ``syn`` with the syntactic
+    extension, ``swap`` the swapped TED roles), the TED test scores and the correlation tables."""
+
+    data: Data
+    params: dict
+    pools: dict[str, pd.DataFrame]
+    exps: dict[str, Experiment]
+    syn: dict[str, Experiment] = field(default_factory=dict)
+    swap: Experiment | None = None
+    seg_scores: dict[str, np.ndarray] = field(default_factory=dict)
+    seg_table: pd.DataFrame | None = None
+    sys_scores: pd.DataFrame | None = None
+    sys_table: pd.DataFrame | None = None
+    swap_table: pd.DataFrame | None = None
+    fig2: pd.DataFrame | None = None
+    meta: pd.DataFrame | None = None
+    seconds: float = 0.0
+
+    @property
+    def ted_test(self) -> pd.DataFrame:
+        return self.exps["TED"].sets["test"]
+
+    @property
+    def deen_test(self) -> pd.DataFrame:
+        return self.exps["de-en"].sets["test"]
+
+
+def run_chapter(data_dir=None, *, sample: int | None = None, seed: int = 0, grid: str = "full",
+                val_frac: float = 0.25, test_frac: float = 0.3, ted_human: str = "refB", ted_reference: str = "ref",
+                run_swapped: bool = True, syntax: bool = True, syntax_depth: int = 3, standardize: bool = True,
+                n_resamples: int = 1000, permute_human: int | None = None, progress: bool = True) -> LearnedChapter:
+    """Load, build the pools, train (grid search on validation accuracy only), score the held-out segments and
+    compute every table of the chapter (see :class:`LearnedChapter`). ``grid``: ``"full"`` (8 C x 7 sigma) or
+    ``"small"`` (2 x 2)."""
+    if grid not in ("full", "small"):
+        raise ValueError(f"grid must be 'full' or 'small', got {grid!r}")
+    t0 = time.perf_counter()
+    g = learned.FULL_GRID if grid == "full" else learned.SMALL_GRID
+    params = dict(sample=sample, seed=seed, grid=grid, val_frac=val_frac, test_frac=test_frac, ted_human=ted_human,
+                  ted_reference=ted_reference, run_swapped=run_swapped, syntax=syntax, syntax_depth=syntax_depth,
+                  standardize=standardize, n_resamples=n_resamples, permute_human=permute_human)
+    d = load(data_dir, permute_human)
+    pools = build_pools(d, sample, seed, ted_human, ted_reference)
+    kw = dict(Cs=g["C"], sigmas=g["sigma"], seed=seed, standardize=standardize, progress=progress)
+    exps = {name: learned.run_experiment(name, pool, val_frac=val_frac, test_frac=test_frac, **kw)
+            for name, pool in pools.items()}
+    ch = LearnedChapter(d, params, pools, exps)
+    if syntax:
+        cfg = FeatureConfig(syntax=True, syntax_depth=syntax_depth)
+        ch.syn = {name: learned.run_experiment(f"{name} + syntax", pools[name], config=cfg,
+                                               splits=exps[name].splits, **kw) for name in exps}
+    ch.seg_scores = ted_segment_scores(ch, progress=progress)
+    ch.seg_table = segment_table(ch.seg_scores, ch.ted_test, n_resamples=n_resamples, seed=seed)
+    ch.sys_scores = deen_system_scores(ch, progress=progress)
+    ch.sys_table = system_table(ch.sys_scores, d.da, n_resamples=n_resamples, seed=seed)
+    ch.fig2, ch.meta = figure2(ch)
+    if run_swapped:
+        swap_pool = sample_sources(learned.build_pool(d.ted, human=ted_reference, reference=ted_human,
+                                                      keep=("mqm", "mqm_z")), sample, seed=seed)
+        ch.swap = learned.run_experiment("TED swapped", swap_pool, splits=exps["TED"].splits, **kw)
+        ch.swap_table = swapped_table(ch.swap, n_resamples=n_resamples, seed=seed, progress=progress)
+    ch.seconds = time.perf_counter() - t0
+    return ch
+
+
+def ted_segment_scores(ch: LearnedChapter, progress: bool = True) -> dict[str, np.ndarray]:
+    """Every metric's score of the held-out TED MT segments (all against the same single reference): the SVMs
+    (trained on TED, on de-en, and with syntax when run), the paper's baselines, the raw WER/PER counts (the
+    K&S features, negated)."""
+    X = ch.exps["TED"].X["test"]
+    out = {SVM_TED: ch.exps["TED"].best.score_features(X), SVM_DEEN: ch.exps["de-en"].best.score_features(X)}
+    if ch.syn:
+        if not ch.syn["TED"].sets["test"][["seg_id", "system"]].equals(ch.ted_test[["seg_id", "system"]]):
+            raise ValueError("the syntax experiment's test rows differ from the plain experiment's")
+        Xs = ch.syn["TED"].X["test"]
+        out[SYN_TED] = ch.syn["TED"].best.score_features(Xs)
+        out[SYN_DEEN] = ch.syn["de-en"].best.score_features(Xs)
+    out.update(baseline_scores(ch.ted_test, progress=progress).to_dict("series"))
+    out[COUNTS[0]], out[COUNTS[1]] = -X["wer"], -X["per"]
+    return {k: np.asarray(v, dtype=float) for k, v in out.items()}
+
+
+def _baselines(names: Sequence[str]) -> dict[str, str]:
+    base = {SVM_TED: "BLEU", SVM_DEEN: "BLEU", SYN_TED: SVM_TED, SYN_DEEN: SVM_DEEN}
+    return {a: b for a, b in base.items() if a in names and b in names}
+
+
+def segment_table(scores: Mapping[str, np.ndarray], rows: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0,
+                  alpha: float = 0.05) -> pd.DataFrame:
+    """Table 1 analog on the held-out TED segments, stacked for ``MQM z`` and raw ``MQM``
+    (:func:`syneval_nb.stats.correlation_tables`): Pearson r with its interval, paired bootstrap over source
+    segments, the placebo and length (``-|len diff|``) rows; the SVMs compared with BLEU and each syntax SVM with
+    its plain SVM (Holm over these comparisons)."""
+    humans = {h: rows[c].to_numpy(dtype=float) for h, c in HUMANS.items()}
+    return stats.correlation_tables(dict(scores), humans, rows["seg_id"].to_numpy(),
+                                    baseline=_baselines(list(scores)),
+                                    controls={stats.LENGTH: length_control(rows)}, n_resamples=n_resamples,
+                                    seed=seed, alpha=alpha)
+
+
+def deen_system_scores(ch: LearnedChapter, progress: bool = True) -> pd.DataFrame:
+    """WMT21 de-en system level: each MT system's mean sentence score over the held-out sources."""
+    X = ch.exps["de-en"].X["test"]
+    seg = {SVM_DEEN: ch.exps["de-en"].best.score_features(X), SVM_TED: ch.exps["TED"].best.score_features(X)}
+    if ch.syn:
+        seg[SYN_DEEN] = ch.syn["de-en"].best.score_features(ch.syn["de-en"].X["test"])
+    seg.update(baseline_scores(ch.deen_test, progress=progress).to_dict("series"))
+    seg[COUNTS[0]], seg[COUNTS[1]] = -X["wer"], -X["per"]
+    return system_means(ch.deen_test, seg)
+
+
+def system_table(sys_scores: pd.DataFrame, da: pd.Series, *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """System-level Pearson r with DA z (systems as the resampled units, placebo row); the de-en SVM against BLEU
+    and the syntax SVM against the plain one. ``attrs["da"]``: the DA z used."""
+    missing = [s for s in sys_scores.index if s not in da.index]
+    if missing:
+        raise ValueError(f"systems without DA z: {missing}")
+    h = da.loc[sys_scores.index].to_numpy(dtype=float)
+    t = stats.correlation_table({k: sys_scores[k].to_numpy() for k in sys_scores.columns}, h, None,
+                                baseline={a: b for a, b in _baselines(list(sys_scores.columns)).items()
+                                          if a in (SVM_DEEN, SYN_DEEN)},
+                                n_resamples=n_resamples, seed=seed)
+    t.attrs["da"] = pd.Series(h, index=sys_scores.index, name="DA z")
+    return t
+
+
+def swapped_table(swap: Experiment, *, n_resamples: int = 1000, seed: int = 0, progress: bool = True) -> pd.DataFrame:
+    """The swapped TED roles (``ref`` as the human class, ``refB`` as the reference): the SVM and the baselines
+    on the held-out segments, MQM z and MQM stacked, the SVM compared with BLEU."""
+    rows = swap.sets["test"]
+    sc = {"SVM (swapped, TED-trained)": swap.best.score_features(swap.X["test"]),
+          **baseline_scores(rows, progress=progress).to_dict("series")}
+    humans = {h: rows[c].to_numpy(dtype=float) for h, c in HUMANS.items()}
+    return stats.correlation_tables(sc, humans, rows["seg_id"].to_numpy(),
+                                    baseline={"SVM (swapped, TED-trained)": "BLEU"},
+                                    controls={stats.LENGTH: length_control(rows)}, n_resamples=n_resamples, seed=seed)
+
+
+def figure2(ch: LearnedChapter, human: str = VERDICT_HUMAN) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Figure 2 analog: every grid model's validation accuracy and r with ``human`` on the TED test segments, and
+    per training pool the meta-correlation (:func:`grid_meta_correlation`)."""
+    h = ch.ted_test[HUMANS[human]].to_numpy(dtype=float)
+    X = ch.exps["TED"].X["test"]
+    fig2 = pd.concat([grid_correlations(e.grid, X, h).assign(trained_on=name) for name, e in ch.exps.items()],
+                     ignore_index=True)
+    meta = pd.DataFrame({name: grid_meta_correlation(g, ch.exps[name].best)
+                         for name, g in fig2.groupby("trained_on")}).T
+    return fig2, meta
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# tables for display
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def sizes_table(ch: LearnedChapter) -> pd.DataFrame:
+    """Sources, human and machine hypotheses per pool and part."""
+    return pd.concat({k: e.sizes().set_index("part") for k, e in ch.exps.items()}, names=["pool"])
+
+
+def deen_refB_rank(ch: LearnedChapter) -> tuple[int, int]:
+    """(rank of reference B, number of systems) in WMT21 de-en system DA z (1 = best; ``ref-B`` in the DA)."""
+    order = ch.data.da.sort_values(ascending=False)
+    return int(list(order.index).index("ref-B")) + 1, len(order)
+
+
+def accuracy_table(ch: LearnedChapter, with_paper: bool = True) -> pd.DataFrame:
+    """Validation classification accuracy (overall, human, machine) of each selected SVM, with C and sigma; the
+    syntax SVMs when run; the paper's numbers as the last row."""
+    exps = {**ch.exps, **{f"{k} + syntax": e for k, e in ch.syn.items()}}
+    acc = pd.DataFrame({name: {**e.validation_accuracy(), "C": e.best.C, "sigma": e.best.sigma,
+                               "n_val": len(e.sets["val"])} for name, e in exps.items()}).T
+    if with_paper:
+        acc.loc["paper (2004)"] = PAPER_ACCURACY
+    return acc
+
+
+def plot_accuracy(ch: LearnedChapter):
+    """Bar chart of the validation accuracies; the title states the best pool's accuracy and the paper's."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    acc = accuracy_table(ch)
+    long = acc.reset_index(names="pool").melt(id_vars="pool", value_vars=["acc_human", "acc_machine", "acc"],
+                                              var_name="class", value_name="accuracy")
+    fig, ax = plt.subplots(figsize=(8, 4))
+    sns.barplot(long, x="pool", y="accuracy", hue="class", ax=ax)
+    ax.axhline(0.5, color="grey", ls="--", lw=1)
+    ours = acc.drop(index="paper (2004)")["acc"]
+    best = ours.idxmax()
+    ax.set_title(f"Validation accuracy: best {ours[best]:.1%} ({best}), lowest {ours.min():.1%} "
+                 f"({ours.idxmin()}); paper {PAPER_ACCURACY['acc']:.1%}; chance 50%", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def segment_display(table: pd.DataFrame) -> pd.DataFrame:
+    """r [low, high] per metric for MQM z and MQM side by side, with each comparison's delta and Holm p (MQM z)."""
+    cols = []
+    for h in HUMANS:
+        t = table[table["human"] == h].set_index("metric")
+        cols.append(t[["r", "low", "high"]].rename(columns=lambda c: f"{c} ({h})"))
+    z = table[table["human"] == VERDICT_HUMAN].set_index("metric")
+    cols.append(z[["baseline", "delta", "delta_low", "delta_high", "p_better_holm", "mark"]])
+    return pd.concat(cols, axis=1)
+
+
+def plot_segment_table(table: pd.DataFrame, human: str = VERDICT_HUMAN):
+    """Bars of r with the segment-clustered intervals; the title names the best row."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    t = table[table["human"] == human].sort_values("r", ascending=False).reset_index(drop=True)
+    kind = np.where(t["metric"].str.startswith("SVM"), "learned (SVM)",
+                    np.where(t["metric"].str.contains("count"), "K&S feature alone",
+                             np.where(t["metric"].isin([stats.LENGTH, stats.PLACEBO]), "control", "standard metric")))
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(t) + 1.2))
+    sns.barplot(t.assign(kind=kind), x="r", y="metric", hue="kind", dodge=False, ax=ax)
+    ax.errorbar(t["r"], range(len(t)), xerr=[t["r"] - t["low"], t["high"] - t["r"]], fmt="none", ecolor="black",
+                capsize=3)
+    top = t.iloc[0]
+    ax.set_title(f"TED, {int(t['n'].iloc[0])} MT segments ({int(t['n_clusters'].iloc[0])} sources): highest r is "
+                 f"{top['metric']} ({top['r']:.3f})", fontsize=9)
+    ax.set_xlabel(f"Pearson r with {human} (95% interval, bootstrap over source segments)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_system(ch: LearnedChapter, metric: str = SVM_DEEN):
+    """System-level scatter of ``metric`` against DA z, r in the title."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    da = ch.sys_table.attrs["da"]
+    plot = ch.sys_scores.assign(DA=da).reset_index()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    sns.regplot(plot, x=metric, y="DA", ax=ax)
+    for _, row in plot.iterrows():
+        ax.annotate(row["system"], (row[metric], row["DA"]), fontsize=7)
+    r = stats.table_row(ch.sys_table, metric)
+    ax.set_title(f"WMT21 de-en: system-level r({metric}, DA z) = {r['r']:.3f} [{r['low']:.3f}, {r['high']:.3f}] "
+                 f"over {len(plot)} systems", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_figure2(ch: LearnedChapter):
+    """Accuracy vs r over the grid, one colour per training pool; meta-correlations in the title."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    sns.scatterplot(ch.fig2, x="acc", y="r", hue="trained_on", style="trained_on", ax=ax)
+    ax.set(xlabel="validation classification accuracy", ylabel=f"Pearson r with {VERDICT_HUMAN} (TED test)")
+    ax.set_title("Meta-correlation accuracy vs r: " + ", ".join(f"{k} {v:.2f}" for k, v in ch.meta["meta_r"].items())
+                 + f" (paper: {PAPER_META_R})", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def syntax_table(ch: LearnedChapter) -> pd.DataFrame:
+    """The syntax SVMs against the plain SVMs: r (MQM z) of each, the difference and its interval (segment level,
+    TED) and the system-level r on de-en."""
+    if not ch.syn:
+        return pd.DataFrame()
+    t = ch.seg_table[ch.seg_table["human"] == VERDICT_HUMAN].set_index("metric")
+    s = ch.sys_table.set_index("metric")
+    rows = []
+    for syn, plain in ((SYN_TED, SVM_TED), (SYN_DEEN, SVM_DEEN)):
+        rows.append({"model": syn, "r plain": t.loc[plain, "r"], "r + syntax": t.loc[syn, "r"],
+                     "delta": t.loc[syn, "delta"], "delta_low": t.loc[syn, "delta_low"],
+                     "delta_high": t.loc[syn, "delta_high"], "p_better_holm": t.loc[syn, "p_better_holm"],
+                     "system r plain (de-en)": s.loc[plain, "r"] if plain in s.index else np.nan,
+                     "system r + syntax (de-en)": s.loc[syn, "r"] if syn in s.index else np.nan})
+    return pd.DataFrame(rows).set_index("model")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# premise, human ceiling, verdicts
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def premise(ted: pd.DataFrame, human: str, *, column: str = "mqm_z", n_resamples: int = 1000, seed: int = 0,
+            alpha: float = 0.05, segments: Sequence | None = None) -> dict:
+    """Verdict on "human translation ``human`` is rated better than MT": per source segment,
+    ``d_s = score(human) - mean score(MT systems)`` (``column``, MQM z by default); statistic = mean d_s; percentile
+    interval from resampling the source segments (``n_resamples``, ``seed``); p = share of resamples <= 0.
+    **holds** iff the interval is above 0 and p < alpha; **does not hold** iff it is below 0; else **cannot tell**.
+    ``segments``: restrict to these source segments (e.g. the chapter's sample)."""
+    t = ted[ted[column].notna()]
+    if segments is not None:
+        t = t[t["seg_id"].isin(set(segments))]
+    h = t[t["system"] == human].groupby("seg_id")[column].mean()
+    if h.empty:
+        raise ValueError(f"no rated rows of human translation {human!r}")
+    mt = t[~t["is_human"].astype(bool)].groupby("seg_id")[column].mean()
+    both = h.index.intersection(mt.index)
+    d = (h.loc[both] - mt.loc[both]).to_numpy(dtype=float)
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x7072656D]))
+    idx = rng.integers(0, len(d), size=(n_resamples, len(d)))
+    samples = d[idx].mean(axis=1)
+    lo, hi = stats.percentile_ci(samples, alpha)
+    p = float((samples <= 0).mean())
+    stat = float(d.mean())
+    verdict = "holds" if lo > 0 and p < alpha else "does not hold" if hi < 0 else "cannot tell"
+    rule = (f"holds iff the mean over source segments of {column}({human}) - mean {column}(MT systems) has a "
+            f"{1 - alpha:.0%} bootstrap interval (resampling {len(d)} source segments, {n_resamples} resamples) "
+            f"above 0 and a one-sided p < {alpha:g}; does not hold iff the interval is below 0; otherwise cannot tell")
+    return {"verdict": verdict, "statistic": stat, "ci": [float(lo), float(hi)], "p": p, "rule": rule,
+            "controls": {}, "n_resamples": n_resamples, "n_segments": int(len(d)),
+            "share_segments_human_better": float((d > 0).mean())}
+
+
+def premises(ch: LearnedChapter) -> dict[str, dict]:
+    """:func:`premise` for both TED human translations (``ted_human``, then ``ted_reference``) on the pool's
+    source segments, with the chapter's resamples and seed."""
+    p = ch.params
+    sources = ch.pools["TED"]["seg_id"].unique()
+    return {who: premise(ch.data.ted, who, n_resamples=p["n_resamples"], seed=p["seed"], segments=sources)
+            for who in (p["ted_human"], p["ted_reference"])}
+
+
+def premise_table(ch: LearnedChapter) -> pd.DataFrame:
+    """The premise per TED human translation (mean MQM z difference to MT, interval, share of segments where the
+    human translation is rated better, verdict) and reference B's WMT21 DA rank."""
+    rank, n_sys = deen_refB_rank(ch)
+    return pd.DataFrame({who: {"mean difference (MQM z)": v["statistic"], "low": v["ci"][0], "high": v["ci"][1],
+                               "share of segments human better": v["share_segments_human_better"],
+                               "verdict": v["verdict"], "de-en: ref B DA rank": f"{rank} of {n_sys}"}
+                         for who, v in premises(ch).items()}).T
+
+
+def human_ceiling(ted: pd.DataFrame) -> dict:
+    """Kulesza & Shieber's "Human" row (a second judge's agreement with the first) needs two raters of the same
+    (system, segment). Counts the raters per rated (system, segment) (``rater`` holds comma-joined ids when there
+    are several) and says whether the row can be computed."""
+    t = ted[ted["mqm"].notna()]
+    n = t["rater"].astype(str).str.count(",") + 1
+    counts = {int(k): int(v) for k, v in n.value_counts().sort_index().items()}
+    avail = bool((n >= 2).any())
+    text = (f"Raters per rated (system, segment): {', '.join(f'{k} rater(s) on {v} rows' for k, v in counts.items())}. "
+            + ("The inter-judge row can be computed on the rows with two raters." if avail else
+               "The human-ceiling row (inter-judge agreement) is unavailable: no (system, segment) has a second "
+               "rater."))
+    return {"raters_per_item": counts, "max_raters": int(n.max()), "available": avail, "text": text}
+
+
+def verdicts(ch: LearnedChapter) -> dict[str, dict]:
+    """The chapter's claims with their verdicts, on MQM z (TED, held-out segments, bootstrap over source
+    segments) and DA z (de-en system level, bootstrap over systems):
+
+    * premise: each TED human translation (the human class ``ted_human`` and the reference) is rated better than
+      the MT systems (:func:`premise`, on the pool's source segments);
+    * each SVM correlates with MQM z (:func:`syneval_nb.stats.verdict_correlates`, against the placebo);
+    * each SVM beats BLEU (:func:`syneval_nb.stats.verdict_beats`, controls placebo and length);
+    * syntactic features help each SVM (the syntax SVM beats the plain one and the placebo; the length control is
+      not required here, as the claim compares two SVMs);
+    * the de-en SVM correlates with DA z at system level (against the placebo).
+    """
+    t, where = ch.seg_table, "TED held-out segments"
+    out: dict[str, dict] = {}
+    for who, v in premises(ch).items():
+        out[f"human translation {who} is rated better than MT (TED, {VERDICT_HUMAN})"] = v
+    for svm in (SVM_TED, SVM_DEEN):
+        out[f"{svm} correlates with {VERDICT_HUMAN} ({where})"] = stats.verdict_correlates(t, svm, human=VERDICT_HUMAN)
+    for svm in (SVM_TED, SVM_DEEN):
+        out[f"{svm} beats BLEU ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats(t, svm, "BLEU", human=VERDICT_HUMAN)
+    if ch.syn:
+        for syn, plain in ((SYN_TED, SVM_TED), (SYN_DEEN, SVM_DEEN)):
+            out[f"syntactic features help the {plain} ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats(
+                t, syn, plain, controls=(stats.PLACEBO,), human=VERDICT_HUMAN)
+    out[f"{SVM_DEEN} correlates with DA z (WMT21 de-en, system level)"] = stats.verdict_correlates(ch.sys_table,
+                                                                                                  SVM_DEEN)
+    return out
+
+
+def verdict_text(v: Mapping[str, Mapping]) -> str:
+    """Markdown bullets, one sentence per verdict (:func:`syneval_nb.stats.verdict_sentence`)."""
+    return verdict_lines(v)
+
+
+def summary(ch: LearnedChapter) -> str:
+    """The chapter's numbers in sentences, written from the results (no fixed wording of a result)."""
+    acc = accuracy_table(ch, with_paper=False)
+    t = ch.seg_table[ch.seg_table["human"] == VERDICT_HUMAN].set_index("metric")
+    base = t.loc[list(BASELINES)]
+    best_base = base["r"].idxmax()
+    rank, n_sys = deen_refB_rank(ch)
+    lines = [
+        "Validation accuracy (paper 64.4%): " + ", ".join(f"{k} {v:.1%}" for k, v in acc["acc"].items()) + ".",
+        f"TED held-out segments ({int(t['n'].iloc[0])} rows, {int(t['n_clusters'].iloc[0])} sources), r with "
+        f"{VERDICT_HUMAN}: " + ", ".join(f"{k} {t.loc[k, 'r']:.3f}" for k in t.index) + f"; best standard metric "
+        f"{best_base}.",
+        f"WMT21 de-en: reference B ranks {rank} of {n_sys} systems in DA z; system-level r with DA z: "
+        + ", ".join(f"{k} {v:.3f}" for k, v in ch.sys_table.set_index("metric")["r"].items()) + ".",
+        "Meta-correlation accuracy vs r over the grid: "
+        + ", ".join(f"{k} {v:.2f}" for k, v in ch.meta["meta_r"].items()) + f" (paper {PAPER_META_R}).",
+    ]
+    if ch.swap_table is not None:
+        s = ch.swap_table[ch.swap_table["human"] == VERDICT_HUMAN].set_index("metric")["r"]
+        lines.append("Swapped TED roles (ref as the human class, refB as the reference), r with MQM z: "
+                     + ", ".join(f"{k} {v:.3f}" for k, v in s.items()) + ".")
+    return "\n".join(f"* {x}" for x in lines)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# results JSON
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _rows(table: pd.DataFrame, cols=("r", "low", "high", "baseline", "delta", "delta_low", "delta_high", "p_better",
+                                     "p_better_holm", "mark", "n", "n_clusters")) -> dict:
+    out = {}
+    for _, r in table.iterrows():
+        out[r["metric"]] = {c: (r[c].item() if isinstance(r[c], np.generic) else r[c]) for c in cols}
+    return out
+
+
+def results(ch: LearnedChapter, verdicts_: Mapping[str, Mapping], worked_example: Mapping | None = None) -> dict:
+    """The chapter's results JSON: params, sizes, accuracies, the segment tables (both human scores), the system
+    table, Figure 2, the swapped and syntax results, the human ceiling and ``"verdicts"``."""
+    rank, n_sys = deen_refB_rank(ch)
+    out = {
+        "params": ch.params,
+        "human_for_verdicts": VERDICT_HUMAN,
+        "pool_sizes": {k: {"human": int((p.label == 1).sum()), "machine": int((p.label == 0).sum())}
+                       for k, p in ch.pools.items()},
+        "split_sizes": {k: e.sizes().set_index("part").to_dict("index") for k, e in ch.exps.items()},
+        "timings": {k: e.timings for k, e in {**ch.exps, **{f"{k} + syntax": e for k, e in ch.syn.items()}}.items()},
+        "deen_refB_da_rank": rank,
+        "deen_n_da_systems": n_sys,
+        "validation_accuracy": accuracy_table(ch, with_paper=False).to_dict("index"),
+        "table1_n": int(len(ch.ted_test)),
+        "table1_n_sources": int(ch.ted_test["seg_id"].nunique()),
+        "table1_ted": {h: _rows(ch.seg_table[ch.seg_table["human"] == h]) for h in HUMANS},
+        "system_level_n": int(len(ch.sys_scores)),
+        "system_level_deen": _rows(ch.sys_table),
+        "figure2": ch.meta.to_dict("index"),
+        "human_ceiling": human_ceiling(ch.data.ted),
+        "seconds_total": ch.seconds,
+    }
+    if ch.swap is not None:
+        out["swapped"] = {"validation_accuracy": ch.swap.validation_accuracy(), "C": ch.swap.best.C,
+                          "sigma": ch.swap.best.sigma,
+                          "table": {h: _rows(ch.swap_table[ch.swap_table["human"] == h]) for h in HUMANS}}
+    if ch.syn:
+        out["syntax"] = syntax_table(ch).to_dict("index")
+    if worked_example is not None:
+        out["worked_example"] = dict(worked_example)
+    out["verdicts"] = verdicts_json(verdicts_)
+    return out
