@@ -365,6 +365,7 @@ def system_verdicts(study: Study, alpha: float = 0.05) -> dict:
             verdict = "cannot tell"
         out[f"{s} is better than {study.baseline}"] = {
             "verdict": verdict, "statistic": b, "ci": None, "p": float(hb.min()) if k else float("nan"),
+            "n_resamples": int(study.evaluation.n_resamples),
             "rule": f"over {k} metrics, paired bootstrap of segments ({study.evaluation.n_resamples} resamples), "
                     f"one-sided p Holm-adjusted over the metrics each way, alpha {alpha:g}: {b} significantly "
                     f"better, {w} significantly worse; holds iff none worse and at least half better, does not "
@@ -407,8 +408,10 @@ def verdict_sentences(v: dict) -> list[str]:
     out = []
     for claim, x in v.items():
         if x.get("ci") is None:
+            b = x.get("n_resamples")
+            ptxt = f"p < {1 / b:.2g}" if x["p"] == 0 and b else f"p = {x['p']:.3g}"  # no resample at or below 0
             out.append(f"\"{claim}\": {x['verdict']} ({x['statistic']} metrics significantly better, smallest "
-                       f"p = {x['p']:.3g}). Rule: {x['rule']}.")
+                       f"Holm-adjusted {ptxt}). Rule: {x['rule']}.")
         else:
             out.append(stats.verdict_sentence(claim, x))
     return out

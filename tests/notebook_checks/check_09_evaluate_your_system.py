@@ -47,7 +47,7 @@ def check(result: dict) -> None:
     c = v["STM-4 beats BLEU (human scores, Pearson)"]
     assert c["verdict"] == "cannot tell" and c["statistic"] == pytest.approx(-0.01649646582660036, abs=1e-9)
     assert c["ci"] == pytest.approx([-0.11091901736595468, 0.07188361791113447], abs=1e-9)
-    assert set(c) == {"verdict", "statistic", "ci", "p", "rule", "controls", "n_resamples"}
+    assert {"verdict", "statistic", "ci", "p", "rule", "controls", "n_resamples"} <= set(c)
     assert set(c["controls"]) == {"placebo", "length"}
     assert v["STM-4 beats BLEU within source segments (human scores)"]["verdict"] == "cannot tell"
     assert v["STM-4 correlates with the human scores"]["verdict"] == "holds"
