@@ -81,22 +81,39 @@ in the paper's Asiya-syn), TKM with lambda = 1, on the shipped PTB parses; METEO
 SYNTACTIC_DEPTH = 4
 
 
-def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
-                         systems: Sequence[str], metrics: Sequence[str], max_depth: int,
-                         progress: bool = False, lam: float = 1.0, effective_order: bool = False
-                         ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
-    """:func:`syneval_nb.syntactic.score_corpus` called once per system (so that corpus scores come from that
-    system's summed statistics; the references are read once and cached by ``score_corpus``): each column's
-    segment scores aligned with the input, and each system's corpus scores (``attrs["corpus"]``)."""
+def _score_corpus_job(job: tuple, opts: dict, progress: bool = False) -> tuple:
+    """One system of :func:`_syntactic_by_system` (a picklable task for a Dask worker): ``(system, the
+    score_corpus frame)``; the corpus scores travel in the frame's ``attrs``."""
     from .syntactic import score_corpus
 
+    name, hyps, refs = job
+    return name, score_corpus(hyps, refs, opts["metrics"], opts["max_depth"], lam=opts["lam"],
+                              effective_order=opts["effective_order"], progress=progress)
+
+
+def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
+                         systems: Sequence[str], metrics: Sequence[str], max_depth: int,
+                         progress: bool = False, lam: float = 1.0, effective_order: bool = False,
+                         scheduler=None) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
+    """:func:`syneval_nb.syntactic.score_corpus` called once per system (so that corpus scores come from that
+    system's summed statistics; the references are read once and cached by ``score_corpus``): each column's
+    segment scores aligned with the input, and each system's corpus scores (``attrs["corpus"]``).
+    ``scheduler`` (a Dask address or ``distributed.Client``): one task per system on that cluster, same numbers."""
     sys_arr = np.asarray(list(systems), dtype=object)
+    names = sorted(set(sys_arr))
+    index = {s: np.flatnonzero(sys_arr == s) for s in names}
+    jobs = [(s, [ptb_hyps[i] for i in index[s]], [list(ptb_refs[i]) for i in index[s]]) for s in names]
+    opts = {"metrics": list(metrics), "max_depth": max_depth, "lam": lam, "effective_order": effective_order}
+    if scheduler is not None:  # Dask is imported only here
+        from . import cluster
+
+        frames = dict(cluster._map(scheduler, _score_corpus_job, jobs, args=(opts, False), what="depth-scores"))
+    else:
+        frames = dict(_score_corpus_job(job, opts, progress) for job in jobs)
     seg: dict[str, np.ndarray] = {}
     corpus: dict[str, dict[str, float]] = {}
-    for s in sorted(set(sys_arr)):
-        idx = np.flatnonzero(sys_arr == s)
-        f = score_corpus([ptb_hyps[i] for i in idx], [list(ptb_refs[i]) for i in idx], metrics, max_depth,
-                         lam=lam, effective_order=effective_order, progress=progress)
+    for s in names:
+        idx, f = index[s], frames[s]
         for c in f.columns:
             seg.setdefault(c, np.full(len(sys_arr), np.nan))[idx] = f[c].to_numpy(dtype=float)
         corpus[s] = {c: float(v) for c, v in f.attrs["corpus"].items()}
@@ -403,7 +420,8 @@ def metric_key(column: str) -> tuple[str, int | None]:
 def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None],
                  ptb_refs: Sequence[Sequence[str | None]], systems: Sequence[str], max_depth: int = 9,
                  syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True, lam: float = 1.0,
-                 effective_order: bool = False) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
+                 effective_order: bool = False, scheduler=None
+                 ) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
     """Every segment scored by BLEU_n (n = 1..``max_depth``, epsilon smoothing as in Liu & Gildea, Sec. 3), the
     syntactic metrics by depth and the two length controls; each system's corpus scores from the same pass.
 
@@ -421,6 +439,10 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     ``True`` (the variant) averages over the orders the hypothesis has (:class:`syneval_nb.lexical.BLEU` and
     :func:`syneval_nb.syntactic.score_corpus` ``effective_order``).
 
+    ``scheduler`` (a Dask scheduler address or ``distributed.Client``): the lexical statistics (one task per
+    metric) and the syntactic scores (one task per system) run on that cluster, with numbers identical to the local
+    run; without it Dask is not imported.
+
     Corpus BLEU_n uses the same epsilon smoothing as the segments; that only matters when a system has no matching
     n-gram of some order in the whole corpus (plain BLEU would then be 0)."""
     from . import lexical
@@ -433,12 +455,12 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
                          f"{len(ptb_hyps)}, {len(ptb_refs)}, {len(sys_arr)} entries")
     bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon", effective_order=effective_order)
             for n in range(1, max_depth + 1)}
-    ev = lexical.evaluate(bleu, hyps, txt_refs, sys_arr, progress)
+    ev = lexical.evaluate(bleu, hyps, txt_refs, sys_arr, progress, scheduler=scheduler)
     segment = {metric_key(c): ev.segment[c].to_numpy() for c in bleu}
     names = sorted(set(sys_arr))
     corpus: dict[str, dict] = {s: {metric_key(c): float(ev.system.loc[s, c]) for c in bleu} for s in names}
     syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress,
-                                           lam, effective_order)
+                                           lam, effective_order, scheduler)
     segment.update({metric_key(c): v for c, v in syn.items()})
     for s in names:
         corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})

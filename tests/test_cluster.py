@@ -274,3 +274,22 @@ def test_spacy_on_cluster_equals_local(client, ref_a, tmp_path):
         remote = parse_strings(sents, backend="spacy", cache=cache, scheduler=client, progress=False)
         assert cache.count(parsing.spacy_backend_key()) == 10
     assert list(remote) == list(local) and None not in remote
+
+
+@pytest.mark.slow
+def test_depth_study_on_cluster_identical(client, ted_dir):
+    """The chapter study that loops over systems (studies.depth_study.score -> combine.depth_scores: BLEU_n via
+    lexical.evaluate, STM/HWCM/... per system) gives the same numbers on the cluster as locally."""
+    from syneval_nb import data
+    from syneval_nb.studies import depth_study
+
+    ted = data.load_ted_zhen_mqm(ted_dir)
+    mt = data.sample_segments(ted[~ted["is_human"]].copy(), 12, 0)
+    frame = mt.assign(reference=mt["refB"], ptb_reference=mt["ptb_refB"])
+    local = depth_study.score(frame, ("STM", "HWCM", "TKM"), max_depth=4, progress=False)
+    remote = depth_study.score(frame, ("STM", "HWCM", "TKM"), max_depth=4, progress=False, scheduler=client)
+    assert set(remote.segment) == set(local.segment) and ("STM", 4) in local.segment
+    for k in local.segment:
+        np.testing.assert_array_equal(remote.segment[k], local.segment[k])
+    pd.testing.assert_frame_equal(remote.corpus, local.corpus, check_exact=True)
+    assert len(local.frame) == 12 * 13 - local.dropped and local.segment[("STM", 4)].shape == (len(local.frame),)

@@ -55,17 +55,19 @@ class DepthScores:
 
 
 def score(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam: float = 1.0,
-          effective_order: bool = False, ref_cols: Sequence[str] = ("reference",), progress: bool = True) -> DepthScores:
+          effective_order: bool = False, ref_cols: Sequence[str] = ("reference",), progress: bool = True,
+          scheduler=None) -> DepthScores:
     """Score ``frame`` (columns ``target, ptb, system`` and, for each reference column ``c`` of ``ref_cols``,
     ``c`` and ``ptb_c``) with :func:`syneval_nb.combine.depth_scores` for the metric ``families`` (e.g.
-    ``("STM", "TKM")``); rows where a metric is NaN (an unparsed sentence) are dropped and counted."""
+    ``("STM", "TKM")``); rows where a metric is NaN (an unparsed sentence) are dropped and counted.
+    ``scheduler``: a Dask scheduler address or ``distributed.Client`` to score the systems on (same numbers)."""
     from ..combine import depth_scores
 
     fams = tuple(f.upper() for f in families)
     seg, corpus = depth_scores(frame["target"], frame[list(ref_cols)].values.tolist(), frame["ptb"],
                                frame[[f"ptb_{c}" for c in ref_cols]].values.tolist(), frame["system"], max_depth,
                                syntactic_metrics=tuple(f.lower() for f in fams), progress=progress, lam=lam,
-                               effective_order=effective_order)
+                               effective_order=effective_order, scheduler=scheduler)
     ok = np.isfinite(np.vstack(list(seg.values()))).all(axis=0)
     kept = frame[ok].reset_index(drop=True)
     return DepthScores(kept, {k: v[ok] for k, v in seg.items()}, corpus, effective_order, fams, max_depth,
@@ -73,11 +75,12 @@ def score(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam:
 
 
 def score_both(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam: float = 1.0,
-               ref_cols: Sequence[str] = ("reference",), progress: bool = True) -> dict[str, DepthScores]:
+               ref_cols: Sequence[str] = ("reference",), progress: bool = True,
+               scheduler=None) -> dict[str, DepthScores]:
     """:func:`score` with the literal mean (``"literal"``, the default definition) and effective order
     (``"effective"``, the variant), BLEU treated the same way as the syntactic metrics in each."""
-    return {"literal": score(frame, families, max_depth, lam, False, ref_cols, progress),
-            "effective": score(frame, families, max_depth, lam, True, ref_cols, progress)}
+    return {"literal": score(frame, families, max_depth, lam, False, ref_cols, progress, scheduler),
+            "effective": score(frame, families, max_depth, lam, True, ref_cols, progress, scheduler)}
 
 
 def metric_rows(ds: DepthScores, depths: Sequence[int] | None = None) -> dict:
