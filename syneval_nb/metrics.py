@@ -241,9 +241,10 @@ def Segment(hyp: str, refs: Sequence[str], **parses: Any) -> Corpus:
 
 
 def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 1, cache: Any = True,
-            progress: bool = True) -> None:
+            progress: bool = True, scheduler: Any = None) -> None:
     """Fill the missing parses (``"ptb"``) and RST trees (``"rst"``) of several corpora with one parser call each
     (all sentences of every corpus together: each distinct sentence is parsed once, through the cache).
+    ``scheduler``: a Dask scheduler address or ``distributed.Client`` to parse on (the cache is still written here).
 
     Raises :class:`syneval_nb.parsing.ParserSetupError` when the parser cannot run (e.g. no Java)."""
     if "ptb" in inputs:
@@ -262,7 +263,8 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # failures are reported per corpus (Corpus.failures)
-                got = parse_strings(uniq, backend="stanford", workers=workers, cache=cache, progress=progress)
+                got = parse_strings(uniq, backend="stanford", workers=workers, cache=cache, progress=progress,
+                                    scheduler=scheduler)
             table = dict(zip(uniq, got))
             key = got.report.backend_key if hasattr(got, "report") else "stanford"
             for c in todo:
@@ -285,7 +287,8 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
                 if c.ref_rst is None:
                     texts += [r for rs in c.refs for r in rs]
             uniq = list(dict.fromkeys(t for t in texts if t.strip()))
-            table = dict(zip(uniq, parse_rst(uniq, workers=workers, cache=cache, progress=progress)))
+            table = dict(zip(uniq, parse_rst(uniq, workers=workers, cache=cache, progress=progress,
+                                             scheduler=scheduler)))
             for c in todo:
                 if c.hyp_rst is None:
                     c.hyp_rst = [table.get(h) for h in c.hyps]

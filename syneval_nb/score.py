@@ -83,10 +83,10 @@ def _weighted_scores(metric: M.Metric, S: np.ndarray, n_resamples: int, seed: in
 
 def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_resamples: int = 1000,
              seed: int = 0, baseline: str | None = None, alpha: float = 0.05, progress: bool = True,
-             workers: int = 1, cache: Any = True) -> Evaluation:
+             workers: int = 1, cache: Any = True, scheduler: Any = None) -> Evaluation:
     """Score every system (``{name: Corpus}``, same segments) with every metric; intervals and paired tests from
     resampling segments (``n_resamples = 0``: no intervals). Parses/RST trees the metrics need and the corpora
-    lack are made first, all at once (:func:`syneval_nb.metrics.prepare`)."""
+    lack are made first, all at once (:func:`syneval_nb.metrics.prepare`; on a Dask cluster with ``scheduler``)."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -102,7 +102,8 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
     if baseline is not None and baseline not in corpora:
         raise ValueError(f"baseline {baseline!r} is not one of the systems {systems}")
     needs = {i for m in objs for i in m.inputs}
-    M.prepare(list(corpora.values()), tuple(needs - {"text"}), workers=workers, cache=cache, progress=progress)
+    M.prepare(list(corpora.values()), tuple(needs - {"text"}), workers=workers, cache=cache, progress=progress,
+              scheduler=scheduler)
     scores, stats, boot, rows = {}, {}, {}, []
     seg = {s: {"system": [s] * len(c), "seg": list(range(len(c)))} for s, c in corpora.items()}
     todo = [(s, m) for m in objs for s in systems]
@@ -340,6 +341,8 @@ def _argparser() -> argparse.ArgumentParser:
     ap.add_argument("--parses", default=None, metavar="DIR",
                     help="read ready parses: DIR/<file name>.ptb and .jsonl (also one folder below DIR)")
     ap.add_argument("--workers", type=int, default=1, help="parser processes (default 1)")
+    ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                    help="parse on this Dask cluster (see README: More than one machine)")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--cache", default=None, metavar="PATH", help="parse cache file (default: the kit's cache)")
     g.add_argument("--no-cache", action="store_true", help="parse everything again and store nothing")
@@ -375,7 +378,7 @@ def cli(argv: list[str] | None = None) -> int:
             return _error(f"-o {args.output} is one of the input files; it would be overwritten")
         corpora = load_files(args.refs, args.input, names=names, parses_dir=args.parses, need=need,
                              workers=args.workers, cache=cache, progress=not args.quiet)
-        if "ptb" in need and any(c.hyp_ptb is None for c in corpora.values()):
+        if "ptb" in need and args.scheduler is None and any(c.hyp_ptb is None for c in corpora.values()):
             find_java()  # fail before any work when parses must be made and Java is missing
         baseline = None
         if args.paired_bootstrap or args.baseline:
@@ -388,7 +391,7 @@ def cli(argv: list[str] | None = None) -> int:
                 b = hits[0]
             baseline = b
         ev = evaluate(corpora, objs, n_resamples=max(0, args.n_bootstrap), seed=args.seed, baseline=baseline,
-                      progress=not args.quiet, workers=args.workers, cache=cache)
+                      progress=not args.quiet, workers=args.workers, cache=cache, scheduler=args.scheduler)
     except M.UnknownMetricError as e:
         return _error(str(e))
     except (ScoreInputError, InputEncodingError, M.ReferenceLayoutError) as e:
@@ -398,6 +401,10 @@ def cli(argv: list[str] | None = None) -> int:
                       f"(or give ready parses with --parses DIR)")
     except ValueError as e:
         return _error(str(e).splitlines()[0] if str(e) else type(e).__name__)
+    except RuntimeError as e:
+        if type(e).__name__ != "ClusterError":  # syneval_nb.cluster (not imported without --scheduler)
+            raise
+        return _error(str(e).splitlines()[0])
     for s, f in ev.failures.items():
         for what, idx in f.items():
             print(f"syneval-nb score: {s}: {len(idx)} {what} sentences without a parse (lines "

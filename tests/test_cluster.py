@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -293,3 +294,37 @@ def test_depth_study_on_cluster_identical(client, ted_dir):
         np.testing.assert_array_equal(remote.segment[k], local.segment[k])
     pd.testing.assert_frame_equal(remote.corpus, local.corpus, check_exact=True)
     assert len(local.frame) == 12 * 13 - local.dropped and local.segment[("STM", 4)].shape == (len(local.frame),)
+
+
+@pytest.mark.slow
+def test_score_cli_scheduler_flag(client, deen_dir, tmp_path, capsys):
+    """``syneval-nb score --scheduler``: the parses are made on the cluster (workers' counters move), the JSON
+    equals a local run that reads the same sentences from the cache it filled; an unreachable scheduler is one
+    line and exit 2."""
+    import json as _json
+
+    from syneval_nb import score as score_mod
+
+    lines = {f: (deen_dir / f).read_text(encoding="utf-8").splitlines()[100:106]
+             for f in (REF_A, REF_B, "system-outputs/newstest2021.de-en.hyp.Online-W.en")}
+    paths = {}
+    for f, ls in lines.items():
+        paths[f] = tmp_path / Path(f).name
+        paths[f].write_text("".join(s + "\n" for s in ls), encoding="utf-8")
+    db = tmp_path / "c.sqlite"
+    base = ["-r", str(paths[REF_A]), str(paths[REF_B]), "-i",
+            str(paths["system-outputs/newstest2021.de-en.hyp.Online-W.en"]), "-m", "bleu,stm,hwcm",
+            "--format", "json", "--n-bootstrap", "0", "--cache", str(db), "-q"]
+    before = _items(cluster.worker_counts(client))
+    assert score_mod.cli(base + ["--scheduler", client.scheduler.address]) == 0
+    remote = _json.loads(capsys.readouterr().out)
+    assert _items(cluster.worker_counts(client)) > before  # the 18 sentences went to the workers
+    with ParseCache(db) as c:
+        assert c.count() == 18
+    assert score_mod.cli(base) == 0  # local, everything from the cache the cluster run filled
+    assert _json.loads(capsys.readouterr().out) == remote
+    # everything cached: no task is sent, so the scheduler is not even contacted; without the cache it must be
+    nocache = [a for a in base if a not in ("--cache", str(db))] + ["--no-cache"]
+    assert score_mod.cli(nocache + ["--scheduler", "tcp://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("syneval-nb score:")
