@@ -99,7 +99,8 @@ def _verdict_items(verdicts: Mapping[str, Any]) -> list[str]:
         verdict = str(v.get("verdict", "?"))
         cls = {"holds": "ok", "does not hold": "no"}.get(verdict, "meh")
         items.append(f"<b>{html.escape(str(claim))}</b>: <span class='v {cls}'>{html.escape(verdict)}</span>"
-                     + (f" <small>({html.escape('; '.join(bits))})</small>" if bits else ""))
+                     + (f" <small>({html.escape('; '.join(bits))})</small>" if bits else "")
+                     + (f" <small class='why'>why: {html.escape(str(v['reason']))}</small>" if v.get("reason") else ""))
     return items
 
 

@@ -64,7 +64,8 @@ def index(tmp_path_factory):
             "import matplotlib\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [3, 1, 2])\n"
             "plt.title('alpha')\nplt.show()",
             write + "write_results({'r': 0.5, 'verdicts': {'alpha beats the baseline': {'verdict': 'holds', "
-                    "'statistic': 0.25, 'ci': [0.1, 0.4], 'p': 0.003, 'rule': 'paired bootstrap'}}}, output_dir, "
+                    "'statistic': 0.25, 'ci': [0.1, 0.4], 'p': 0.003, 'rule': 'paired bootstrap', "
+                    "'reason': 'alpha beats the baseline and every control'}}}, output_dir, "
                     "'01_alpha')"]),
         _nb(d / "02_beta.ipynb", "02 · Beta", "How large is beta?", [
             write + "write_results({'parameters': {'seed': seed}, 'beta': {'size': 42, 'ratio': 0.125}}, "
@@ -94,6 +95,7 @@ def test_cards_are_not_empty(index):
     assert "Does alpha beat the baseline?" in c["01_alpha"]["text"]
     assert "alpha beats the baseline: holds" in " ".join(c["01_alpha"]["text"].split())
     assert "p = 0.003" in c["01_alpha"]["text"] and "95% CI [0.1, 0.4]" in c["01_alpha"]["text"]
+    assert "why: alpha beats the baseline and every control" in c["01_alpha"]["text"]
     assert "How large is beta?" in c["02_beta"]["text"]
     assert "beta / size: 42" in c["02_beta"]["text"] and "beta / ratio: 0.125" in c["02_beta"]["text"]
     assert "seed" not in c["02_beta"]["text"]  # parameters are not headline numbers
