@@ -949,6 +949,23 @@ def _unit_text(b: TableBootstrap) -> str:
     return {"cluster": "clusters", "segment": "source segments", "item": "rows"}.get(b.unit, b.unit)
 
 
+def _control_deltas(b, i: int, m: str, controls: Sequence[str], alpha: float) -> dict:
+    """``{control: {"delta", "ci"}}``: the row ``i`` (metric ``m``) minus each control row on the same resamples."""
+    return {c: {"delta": float(b.estimates[i] - b.estimate(c)), "ci": _ci(b.samples[:, i] - b.column(c), alpha)}
+            for c in controls if c != m}
+
+
+def _three_way(ci: Sequence[float], ctl: Mapping, significant: bool = True) -> str:
+    """The verdict rule shared by :func:`verdict_beats` and :func:`verdict_correlates`: holds iff the interval is
+    above 0, ``significant`` and every control is beaten with an interval above 0; does not hold iff the interval
+    is below 0 or a control is better with an interval below 0; else cannot tell."""
+    if ci[0] > 0 and significant and all(v["ci"][0] > 0 for v in ctl.values()):
+        return "holds"
+    if ci[1] < 0 or any(v["ci"][1] < 0 for v in ctl.values()):
+        return "does not hold"
+    return "cannot tell"
+
+
 def verdict_beats(table_or_results, metric: str | tuple, baseline: str | tuple, *,
                   controls: Sequence[str] = (PLACEBO, LENGTH), alpha: float | None = None, human: str | None = None,
                   rule_text: str | None = None) -> dict:
@@ -979,19 +996,8 @@ def verdict_beats(table_or_results, metric: str | tuple, baseline: str | tuple, 
         p, p_kind = b.p_better_holm[m], "Holm-adjusted over the table's comparisons" if b.holm else "unadjusted"
     else:
         p, p_kind = _p_one_sided(d)[0], "one comparison"
-    ctl = {}
-    for c in controls:
-        if c == m:
-            continue
-        dc = b.samples[:, i] - b.column(c)
-        ctl[c] = {"delta": float(b.estimates[i] - b.estimate(c)), "ci": _ci(dc, a)}
-    beats_controls = all(v["ci"][0] > 0 for v in ctl.values())
-    if ci[0] > 0 and p < a and beats_controls:
-        verdict = "holds"
-    elif ci[1] < 0 or any(v["ci"][1] < 0 for v in ctl.values()):
-        verdict = "does not hold"
-    else:
-        verdict = "cannot tell"
+    ctl = _control_deltas(b, i, m, controls, a)
+    verdict = _three_way(ci, ctl, p < a)
     rule = (f"holds iff {b.method} r({m}) - r({base}) has a {1 - a:.0%} paired-bootstrap interval (resampling "
             f"{_unit_text(b)}, {len(d)} resamples) above 0 and a one-sided p < {a:g} ({p_kind})"
             + (f", and {m} beats each control ({', '.join(ctl)}) with an interval above 0" if ctl else "")
@@ -1047,17 +1053,8 @@ def verdict_correlates(table_or_results, metric: str | tuple, *, controls: Seque
     ci = _ci(s, a)
     ok = np.isfinite(s)
     p = float((s[ok] <= 0).mean()) if ok.any() else float("nan")
-    ctl = {}
-    for c in controls:
-        if c == m:
-            continue
-        ctl[c] = {"delta": float(b.estimates[i] - b.estimate(c)), "ci": _ci(s - b.column(c), a)}
-    if ci[0] > 0 and all(v["ci"][0] > 0 for v in ctl.values()):
-        verdict = "holds"
-    elif ci[1] < 0 or any(v["ci"][1] < 0 for v in ctl.values()):
-        verdict = "does not hold"
-    else:
-        verdict = "cannot tell"
+    ctl = _control_deltas(b, i, m, controls, a)
+    verdict = _three_way(ci, ctl)
     rule = (f"holds iff {b.method} r({m}) has a {1 - a:.0%} bootstrap interval (resampling {_unit_text(b)}, "
             f"{len(s)} resamples) above 0"
             + (f" and {m} beats each control ({', '.join(ctl)}) with an interval above 0" if ctl else "")
