@@ -248,54 +248,50 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
 
     Raises :class:`syneval_nb.parsing.ParserSetupError` when the parser cannot run (e.g. no Java)."""
     if "ptb" in inputs:
-        todo = [c for c in corpora if c.hyp_ptb is None or c.ref_ptb is None]
-        if todo:
+        def stanford(uniq: list[str]):
             from .parsing import parse_strings
-
-            texts: list[str] = []
-            for c in todo:
-                if c.hyp_ptb is None:
-                    texts += c.hyps
-                if c.ref_ptb is None:
-                    texts += [r for rs in c.refs for r in rs]
-            uniq = list(dict.fromkeys(t for t in texts if t.strip()))
             import warnings
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # failures are reported per corpus (Corpus.failures)
-                got = parse_strings(uniq, backend="stanford", workers=workers, cache=cache, progress=progress,
-                                    scheduler=scheduler)
-            table = dict(zip(uniq, got))
-            key = got.report.backend_key if hasattr(got, "report") else "stanford"
-            for c in todo:
-                if c.hyp_ptb is None:
-                    c.hyp_ptb = [table.get(h) for h in c.hyps]
-                if c.ref_ptb is None:
-                    c.ref_ptb = [[table.get(r) for r in rs] for rs in c.refs]
-                c.parse_source = c.parse_source or key
-        for c in corpora:
-            c._record_failures("ptb")
+                return parse_strings(uniq, backend="stanford", workers=workers, cache=cache, progress=progress,
+                                     scheduler=scheduler)
+
+        _fill(corpora, "ptb", stanford)
     if "rst" in inputs:
-        todo = [c for c in corpora if c.hyp_rst is None or c.ref_rst is None]
-        if todo:
+        def rst(uniq: list[str]):
             from .discourse import parse_rst
 
-            texts = []
-            for c in todo:
-                if c.hyp_rst is None:
-                    texts += c.hyps
-                if c.ref_rst is None:
-                    texts += [r for rs in c.refs for r in rs]
-            uniq = list(dict.fromkeys(t for t in texts if t.strip()))
-            table = dict(zip(uniq, parse_rst(uniq, workers=workers, cache=cache, progress=progress,
-                                             scheduler=scheduler)))
-            for c in todo:
-                if c.hyp_rst is None:
-                    c.hyp_rst = [table.get(h) for h in c.hyps]
-                if c.ref_rst is None:
-                    c.ref_rst = [[table.get(r) for r in rs] for rs in c.refs]
-        for c in corpora:
-            c._record_failures("rst")
+            return parse_rst(uniq, workers=workers, cache=cache, progress=progress, scheduler=scheduler)
+
+        _fill(corpora, "rst", rst)
+
+
+def _fill(corpora: Sequence[Corpus], kind: str, parse_fn) -> None:
+    """Give every corpus lacking ``hyp_<kind>`` / ``ref_<kind>`` its parses: the distinct non-empty sentences of
+    all those corpora go to ``parse_fn`` once; then each corpus records its failures."""
+    hyp_a, ref_a = f"hyp_{kind}", f"ref_{kind}"
+    todo = [c for c in corpora if getattr(c, hyp_a) is None or getattr(c, ref_a) is None]
+    if todo:
+        texts: list[str] = []
+        for c in todo:
+            if getattr(c, hyp_a) is None:
+                texts += c.hyps
+            if getattr(c, ref_a) is None:
+                texts += [r for rs in c.refs for r in rs]
+        uniq = list(dict.fromkeys(t for t in texts if t.strip()))
+        got = parse_fn(uniq)
+        table = dict(zip(uniq, got))
+        source = got.report.backend_key if hasattr(got, "report") else None
+        for c in todo:
+            if getattr(c, hyp_a) is None:
+                setattr(c, hyp_a, [table.get(h) for h in c.hyps])
+            if getattr(c, ref_a) is None:
+                setattr(c, ref_a, [[table.get(r) for r in rs] for rs in c.refs])
+            if kind == "ptb":
+                c.parse_source = c.parse_source or source or "stanford"
+    for c in corpora:
+        c._record_failures(kind)
 
 
 def _as_corpus(hyps: Any, refs: Any, ref_layout: str) -> Corpus:
