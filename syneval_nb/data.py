@@ -31,10 +31,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from syneval_nb import paths
+from syneval_nb.textio import read_lines
+from syneval_nb.trees.ptb import read_ptb_strings
+from syneval_nb.trees.rst import RSTFormatError, load_rst_jsonl
 
-from . import paths
-from .textio import read_lines  # the kit's one line reader (re-exported: data.read_lines)
-from .trees import read_ptb_strings
 
 # --------------------------------------------------------------------------------------------------------------
 # Where the public files live
@@ -659,4 +660,55 @@ def _join_scores(df: pd.DataFrame, path: Path, several: bool) -> pd.DataFrame:
         if unknown:
             raise ValueError(f"{path}: unknown systems {sorted(unknown)}; known: {sorted(set(df['system']))}")
     return df.merge(s, on=keys, how="left", validate="many_to_one" if keys == ["seg_id"] else "one_to_one")
+
+def rst_files(name: str, folder: str | os.PathLike | None = None) -> Path:
+    """Folder of the shipped RST trees of a data set (``"ted-zhen-mqm"`` or ``"wmt21-deen"``)."""
+
+    return dataset_dir(name, folder) / RST_DIR
+
+
+def ted_rst(ted, folder: str | os.PathLike | None = None) -> dict[str, list]:
+    """Shipped RST trees for a ``load_ted_zhen_mqm`` frame: ``{"rst": [...], "rst_ref": [...], "rst_refB": [...]}``
+    aligned with the rows (the references looked up by ``seg_id``)."""
+    path = rst_files("ted-zhen-mqm", folder) / "texts.tsv.jsonl"
+    trees = _aligned_rst(path, ted["rst_row"])
+    out = {"rst": [trees[i] for i in ted["rst_row"]]}
+    for human in ("ref", "refB"):
+        rows = ted.loc[ted["system"] == human].set_index("seg_id")["rst_row"]
+        missing = sorted(set(ted["seg_id"]) - set(rows.index))
+        if missing:
+            raise ValueError(f"no {human!r} row for seg_id {missing[0]} ({len(missing)} segments): cannot look up "
+                             f"the reference's RST tree")
+        out[f"rst_{human}"] = [trees[rows[s]] for s in ted["seg_id"]]
+    return out
+
+
+def _aligned_rst(path: Path, rows) -> list[dict | None]:
+    """:func:`load_rst_jsonl`, checked to cover every row index in ``rows`` (a clear error for a stale or
+    truncated file instead of an IndexError)."""
+    trees = load_rst_jsonl(path)
+    need = int(max(rows, default=-1)) + 1
+    if len(trees) < need:
+        raise RSTFormatError(f"{path} has {len(trees)} trees but the data need row {need - 1}: the RST file does not "
+                             f"match the loaded data (re-run `syneval-nb rst` on the current texts)")
+    return trees
+
+
+def wmt21_rst(segments, folder: str | os.PathLike | None = None) -> dict[str, list]:
+    """Shipped RST trees for ``load_wmt21_deen().segments``: ``{"rst", "rst_ref_A", "rst_ref_B"}`` per row."""
+    d = rst_files("wmt21-deen", folder)
+    cache: dict[str, list] = {}
+
+    def get(fname: str) -> list:
+        if fname not in cache:
+            cache[fname] = _aligned_rst(d / f"{fname}.jsonl", segments["rst_row"])
+        return cache[fname]
+
+    rst = [get(f"newstest2021.de-en.hyp.{s}.en")[i] for s, i in zip(segments["system"], segments["rst_row"])]
+    out = {"rst": rst}
+    for r in ("A", "B"):
+        refs = get(f"newstest2021.de-en.ref.{r}.en")
+        out[f"rst_ref_{r}"] = [refs[i] for i in segments["rst_row"]]
+    return out
+
 

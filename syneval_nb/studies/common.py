@@ -27,8 +27,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from syneval_nb import stats
+from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
 
-from .. import stats
 
 __all__ = ["TED_REFERENCE", "DEEN_REFERENCES", "MQM_COLUMNS", "HUMANS", "ASPECTS", "load_ted", "load_deen",
            "Deen", "verdict_contrast", "verdicts_json", "verdict_lines", "plot_distributions", "plot_scatter",
@@ -59,7 +60,6 @@ def load_ted(data_dir=None, sample: int | None = None, seed: int = 0, permute_hu
     ``seed`` (:func:`syneval_nb.data.sample_segments`: every system's row of a drawn segment), rows with an MQM
     score only, index reset. Adds ``reference`` / ``ptb_reference`` (the chosen reference's text and parse).
     With ``permute_human`` every column of :data:`MQM_COLUMNS` is shuffled across all rows by one permutation."""
-    from ..data import load_ted_zhen_mqm, sample_segments
 
     if reference not in ("ref", "refB"):
         raise ValueError(f"reference must be 'refB' (the chapters' choice) or 'ref', got {reference!r}")
@@ -89,7 +89,6 @@ def load_deen(data_dir=None, sample: int | None = None, seed: int = 0, permute_h
               references: Sequence[str] = DEEN_REFERENCES) -> Deen:
     """WMT21 de-en at system level: the MT systems' segments (``sample`` lines drawn with ``seed``) and their DA z
     (the DA system ``HUMAN`` = ref B is left out); ``permute_human`` shuffles DA z across the systems."""
-    from ..data import load_wmt21_deen, sample_segments
 
     seed_p = _check_permute(permute_human)
     bad = [r for r in references if r not in ("ref_A", "ref_B")]

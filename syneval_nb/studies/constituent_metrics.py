@@ -3,10 +3,10 @@
 The paper's worked example (:func:`worked_example`) and the shared depth study
 (:mod:`syneval_nb.studies.depth_study`) for the constituent families STM and TKM (:func:`run`)."""
 from __future__ import annotations
+from syneval_nb.metrics import lexical, syntactic
+from syneval_nb.studies import depth_study
+from syneval_nb.trees.ptb import read_ptb
 
-from .. import syntactic
-from ..trees import read_ptb
-from . import depth_study
 
 __all__ = ["FAMILIES", "FIG2_HYP", "FIG2_REF", "worked_example", "run", "results"]
 
@@ -32,7 +32,6 @@ def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, lam: floa
 
 def results(ch: depth_study.DepthChapter, example: dict) -> dict:
     """The results file: the worked example, :func:`syneval_nb.studies.depth_study.chapter_results`, signatures."""
-    from .. import lexical
 
     out = {"worked_example_stm": example["stm"].score, "worked_example_fractions": list(example["stm"].fractions),
            "worked_example_tkm": example["tkm"].score}

@@ -7,11 +7,12 @@ variants (B, A+B next to the chapters' ref A) and the COMET anchor."""
 from __future__ import annotations
 
 import pandas as pd
+from syneval_nb import data, stats
+from syneval_nb.metrics import syntactic
+from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
+from syneval_nb.studies import common, depth_study
+from syneval_nb.trees.ptb import read_ptb
 
-from .. import data, stats, syntactic
-from ..syntactic import PRIMARY_DEPTH
-from ..trees import read_ptb
-from . import common, depth_study
 
 __all__ = ["FAMILIES", "worked_examples", "run", "Chapter08", "per_system_display", "ted_system_table",
            "deen_reference_variants", "comet_anchor", "verdicts", "results"]

@@ -6,10 +6,12 @@ segment picked by a fixed rule (:func:`table7_example`)."""
 from __future__ import annotations
 
 import pandas as pd
+from syneval_nb import stats
+from syneval_nb.metrics import lexical, syntactic
+from syneval_nb.studies import depth_study
+from syneval_nb.trees import heads
+from syneval_nb.trees.ptb import read_ptb
 
-from .. import heads, lexical, stats, syntactic
-from ..trees import read_ptb
-from . import depth_study
 
 __all__ = ["FAMILIES", "PEN_REF", "PEN_HYP", "worked_example", "run", "table7_example", "results"]
 

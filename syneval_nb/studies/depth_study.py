@@ -21,10 +21,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from syneval_nb import stats
+from syneval_nb.metrics.combine import depth_scores
+from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
+from syneval_nb.studies.common import ASPECTS, HUMANS, load_deen, load_ted, verdict_contrast, verdicts_json
 
-from .. import stats
-from ..syntactic import PRIMARY_DEPTH
-from .common import ASPECTS, HUMANS, verdict_contrast
 
 __all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "DepthScores", "score", "score_both", "metric_rows",
            "curve_tables", "headline_table", "headline_tables", "headline_display", "aspect_tables",
@@ -61,7 +62,6 @@ def score(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam:
     ``c`` and ``ptb_c``) with :func:`syneval_nb.combine.depth_scores` for the metric ``families`` (e.g.
     ``("STM", "TKM")``); rows where a metric is NaN (an unparsed sentence) are dropped and counted.
     ``scheduler``: a Dask scheduler address or ``distributed.Client`` to score the systems on (same numbers)."""
-    from ..combine import depth_scores
 
     fams = tuple(f.upper() for f in families)
     seg, corpus = depth_scores(frame["target"], frame[list(ref_cols)].values.tolist(), frame["ptb"],
@@ -325,7 +325,6 @@ def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = Non
                 alpha: float = 0.05, progress: bool = True) -> DepthChapter:
     """Load TED zh-en (refB) and WMT21 de-en (ref A) (:mod:`syneval_nb.studies.common`, ``permute_human``
     applied to every human score), score both definitions, build every table and the verdicts."""
-    from .common import load_deen, load_ted
 
     if max_depth < PRIMARY_DEPTH:
         raise ValueError(f"max_depth must be at least PRIMARY_DEPTH = {PRIMARY_DEPTH}, got {max_depth}")
@@ -378,7 +377,6 @@ def score_samples(ch: DepthChapter) -> dict:
 def chapter_results(ch: DepthChapter) -> dict:
     """The results-file part every depth chapter writes: parameters, sizes, headline r, curves, system level,
     verdicts and variants (JSON-ready)."""
-    from .common import verdicts_json
 
     lit = ch.literal
     ted = lit.frame

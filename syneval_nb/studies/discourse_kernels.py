@@ -19,12 +19,13 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from syneval_nb import stats
+from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segment_ids, ted_rst, wmt21_rst
+from syneval_nb.metrics.combine import DEFAULT_THRESHOLD, base_scores, higher_is_better, human_pair_ties, length_control, normalize, partial_correlation, segment_tau, single_edu_ties, system_base_scores, tuned_cv, tuned_half, uniform
+from syneval_nb.metrics.discourse import DiscourseSimilarity
+from syneval_nb.metrics.learned import LearnedMetric, balance, build_pool, deen_long, feature_frame
+from syneval_nb.trees.rst import DEFAULT_LAM, n_edus
 
-from .. import stats
-from ..combine import (DEFAULT_THRESHOLD, base_scores, higher_is_better, length_control, normalize,
-                       partial_correlation, human_pair_ties, segment_tau, system_base_scores, tuned_cv,
-                       tuned_half, uniform)
-from ..data import sample_segment_ids
 
 EXTRAS = ("DR", "DR-lex", stats.PLACEBO, stats.LENGTH)
 """The columns combined with each base metric: the two discourse measures and the two controls (a random column,
@@ -46,8 +47,6 @@ def train_learned(folder=None, n_sources: int | None = None, seed: int = 0, C: f
     with balanced classes (:func:`syneval_nb.learned.balance`) over ``n_sources`` source lines (all by default),
     at the paper's optimum ``C = 50, sigma = 10``. No human quality judgment is used, so scoring TED with it
     leaks nothing; on de-en the same lines' MT outputs are later scored (their DA never enters training)."""
-    from ..data import load_wmt21_deen
-    from ..learned import LearnedMetric, balance, build_pool, deen_long, feature_frame
 
     pool = build_pool(deen_long(load_wmt21_deen(folder).segments), human="ref_B", reference="ref_A")
     bal = balance(pool, seed=seed)
@@ -61,7 +60,6 @@ def discourse_columns(hyp_rst: Sequence[Mapping | None], ref_rst: Sequence[Mappi
                       lam: float | None = None, progress: bool = True) -> pd.DataFrame:
     """``DR``, ``DR-lex`` (NaN where a tree is missing; kernel decay ``lam``, default
     :data:`syneval_nb.discourse.DEFAULT_LAM`) and the EDU counts ``edus_hyp``, ``edus_ref``."""
-    from ..discourse import DEFAULT_LAM, DiscourseSimilarity, n_edus
 
     out = {}
     for lex, name in ((False, "DR"), (True, "DR-lex")):
@@ -101,8 +99,6 @@ def ted_scores(folder=None, reference: str = "refB", sample: int | None = None, 
     mqm_z``, the base metrics, ``DR, DR-lex, edus_hyp, edus_ref, length, placebo``. ``permute_human``: an integer
     shuffles ``mqm`` and ``mqm_z`` across all rows with :func:`syneval_nb.stats.permute_human` (the placebo
     switch; None: unchanged)."""
-    from ..data import load_ted_zhen_mqm
-    from ..discourse import ted_rst
 
     if reference not in ("ref", "refB"):
         raise ValueError(f"reference must be 'ref' or 'refB', got {reference!r}")
@@ -132,8 +128,6 @@ def wmt21_scores(folder=None, reference: str = "A", sample: int | None = None, s
     (``system, seg_id, target, reference, rst, rst_reference``, metrics, ``DR, DR-lex``, EDU counts, ``length``,
     ``placebo``) of the 19 MT systems on ``sample`` lines, and the system DA (``system, da_z, da_raw``) of those
     systems (``permute_human``: an integer shuffles both across the systems)."""
-    from ..data import load_wmt21_deen
-    from ..discourse import wmt21_rst
 
     if reference not in ("A", "B"):
         raise ValueError(f"reference must be 'A' or 'B', got {reference!r}")
@@ -426,7 +420,6 @@ def lambda_table(frame: pd.DataFrame, lams: Sequence[float], human: str = "mqm_z
 
 def void_table(ted: pd.DataFrame, deen: pd.DataFrame) -> pd.DataFrame:
     """:func:`syneval_nb.combine.single_edu_ties` of both data sets, with the share of pairs void on both sides."""
-    from ..combine import single_edu_ties
 
     voids = pd.DataFrame({"TED zh-en": single_edu_ties(ted["rst"], ted["rst_reference"]),
                           "WMT21 de-en": single_edu_ties(deen["rst"], deen["rst_reference"])}).T

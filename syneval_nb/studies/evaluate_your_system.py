@@ -18,9 +18,15 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
+from syneval_nb import stats
+from syneval_nb.data import sample_segment_ids
+from syneval_nb.evaluate import evaluate, load_files
+from syneval_nb.metrics import registry as M
+from syneval_nb.metrics.lexical import tokenize
+from syneval_nb.paths import KIT_DATA_DIR
+from syneval_nb.studies.common import _check_permute, verdicts_json
+from syneval_nb.textio import read_lines
 
-from .. import metrics as M
-from ..paths import KIT_DATA_DIR
 
 __all__ = [
     "EXAMPLE_DIR", "DEFAULT_METRICS", "example_files", "example_reference", "Study", "load_study", "system_table", "depth_curves",
@@ -44,7 +50,6 @@ def example_files() -> dict:
 
 def example_reference(i: int = 0) -> tuple[str, str]:
     """Line ``i`` (0-based) of the example's reference A and its shipped parse: ``(text, ptb)``."""
-    from ..textio import read_lines
 
     return (read_lines(EXAMPLE_DIR / "ref.A.txt")[i], read_lines(EXAMPLE_DIR / "parses" / "ref.A.txt.ptb")[i])
 
@@ -103,8 +108,6 @@ def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] 
     ``permute_human``: ``None`` leaves the human scores alone; an integer shuffles them across all rated rows with
     that seed (:func:`syneval_nb.stats.permute_human`), the chapters' sanity check: then no "beats" or
     "correlates" verdict may hold."""
-    from ..data import sample_segment_ids
-    from ..score import evaluate, load_files
 
     if hyp_files is None:
         ex = example_files()
@@ -128,8 +131,6 @@ def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] 
         human = _read_human(human_scores, systems)
         human = human[human["seg_id"].isin(keep)].reset_index(drop=True)
         if permute_human is not None:
-            from .. import stats
-            from .common import _check_permute
 
             human["score"] = stats.permute_human(human["score"].to_numpy(float), _check_permute(permute_human))
     files = {"hyp_files": list(hyp_files), "ref_files": list(ref_files), "human_scores": human_scores}
@@ -248,7 +249,6 @@ def explain_segment(study: Study, system: str, seg: int, metric: str = "STM-4") 
 def length_table(study: Study) -> pd.DataFrame:
     """Token counts (sacrebleu's 13a tokens) of every segment of every system and reference: ``text, seg_id,
     tokens``."""
-    from ..lexical import tokenize
 
     rows = []
     first = next(iter(study.corpora.values()))
@@ -284,8 +284,6 @@ def human_rows(study: Study) -> pd.DataFrame:
     with the oriented metric columns (``-TER``), ``human``, ``seg_id`` and the length-only control
     ``length`` = -|c - r| (:func:`syneval_nb.stats.length_controls` on 13a token counts, r the reference length
     closest to the hypothesis length c). Empty without human scores."""
-    from .. import stats
-    from ..lexical import tokenize
 
     if study.human is None:
         return pd.DataFrame()
@@ -310,7 +308,6 @@ def human_tables(study: Study, lexical: str = "BLEU", methods: Sequence[str] = (
     comparisons), the length-only control (row ``length``) and the placebo; resampling source segments
     (``seg_id``: every system's translation of a drawn segment together). ``"within"``: Pearson after centring
     each source segment. Empty dict without human scores."""
-    from .. import stats
 
     rows = human_rows(study)
     if rows.empty:
@@ -329,7 +326,6 @@ def human_correlations(study: Study, n_resamples: int = 1000, seed: int = 0, alp
     """Segment-level Pearson r of every metric with the human scores, all rated segments of all systems pooled:
     the ``"pearson"`` table of :func:`human_tables` (columns of :data:`syneval_nb.stats.TABLE_COLUMNS`;
     empty without human scores)."""
-    from .. import stats
 
     t = human_tables(study, lexical, ("pearson",), n_resamples, seed, alpha)
     return t["pearson"] if t else pd.DataFrame(columns=list(stats.TABLE_COLUMNS))
@@ -345,7 +341,6 @@ def system_verdicts(study: Study, alpha: float = 0.05) -> dict:
     the metrics; otherwise **cannot tell** (too few significant differences, or metrics that disagree).
     ``statistic`` = b, ``ci`` = ``None`` (several metrics: no one interval; the system table gives each metric's
     difference and interval), ``p`` = the smallest Holm-adjusted p of "better"."""
-    from .. import stats
 
     t = study.evaluation.table
     out = {}
@@ -382,8 +377,6 @@ def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, synt
       <lexical>" (Pearson, and within source segments) by :func:`syneval_nb.stats.verdict_beats`, which also
       requires the syntactic metric to beat the placebo and the length-only control; "<syntactic> correlates with
       the human scores" by :func:`syneval_nb.stats.verdict_correlates` (against the placebo)."""
-    from .. import stats
-    from .common import verdicts_json
 
     out = system_verdicts(study, alpha)
     names, _ = _oriented(study)
@@ -403,7 +396,6 @@ def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, synt
 def verdict_sentences(v: dict) -> list[str]:
     """One sentence per claim, written from the numbers (:func:`syneval_nb.stats.verdict_sentence`; the system
     claims, which have no single interval, say their counts)."""
-    from .. import stats
 
     out = []
     for claim, x in v.items():

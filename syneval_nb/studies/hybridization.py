@@ -12,8 +12,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
+from syneval_nb import stats
+from syneval_nb.metrics.syntactic import References
+from syneval_nb.stats import pearson, williams_from_scores
 
-from .. import stats
 
 def lexical_scores(metrics: Mapping[str, Any], hyps: Sequence[str], ref_sets: Mapping[str, Sequence[Sequence[str]]],
                    progress: bool = True) -> pd.DataFrame:
@@ -41,7 +43,6 @@ def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any,
     ``attrs["corpus"]``: the corpus-level scores (summed statistics), one row per system, same columns."""
     import warnings
 
-    from ..syntactic import References
 
     segs = list(dict.fromkeys(df[seg_col]))
     pos = {s: k for k, s in enumerate(segs)}
@@ -115,7 +116,6 @@ def system_correlations(scores: pd.DataFrame, human: Mapping[Any, float], baseli
     """System level: Pearson r with ``human`` of every ``(metric, reference set)`` column of ``scores`` (one row
     per system; systems without a human score are left out) and, against ``baseline``, the Williams (1959) test
     of r(set) > r(baseline) (:func:`stats.williams_from_scores`, n = number of systems)."""
-    from ..stats import pearson, williams_from_scores
 
     systems = [s for s in scores.index if s in human]
     if len(systems) < 4:

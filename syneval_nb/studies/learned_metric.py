@@ -29,10 +29,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
+from syneval_nb import stats
+from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
+from syneval_nb.metrics import learned, lexical
+from syneval_nb.metrics.learned import Experiment, FeatureConfig, GridResult, LearnedMetric
+from syneval_nb.studies.common import MQM_COLUMNS, _check_permute, verdict_lines, verdicts_json
 
-from .. import learned, lexical, stats
-from ..learned import Experiment, FeatureConfig, GridResult, LearnedMetric
-from .common import MQM_COLUMNS, _check_permute, verdict_lines, verdicts_json
 
 SVM_TED = "SVM (TED-trained)"
 SVM_DEEN = "SVM (de-en-trained)"
@@ -57,7 +59,6 @@ PAPER_META_R = 0.855
 def sample_sources(pool: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.DataFrame:
     """Restrict a pool to ``n`` source segments (``None`` = all): the notebooks' ``sample``, drawn by
     :func:`syneval_nb.data.sample_segments` like every other notebook's."""
-    from ..data import sample_segments
 
     return pool if n is None else sample_segments(pool, n, seed)
 
@@ -138,7 +139,6 @@ class Data:
 def load(data_dir=None, permute_human: int | None = None) -> Data:
     """Load both data sets; ``permute_human`` (an int seed) shuffles every MQM column of the rated TED rows by one
     permutation and the DA z across all WMT21 de-en systems (:func:`syneval_nb.stats.permute_human`)."""
-    from ..data import load_ted_zhen_mqm, load_wmt21_deen
 
     seed_p = _check_permute(permute_human)
     ted = load_ted_zhen_mqm(data_dir).copy()

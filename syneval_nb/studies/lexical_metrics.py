@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from syneval_nb import stats
+from syneval_nb.metrics import lexical
+from syneval_nb.studies.common import ASPECTS, HUMANS, verdicts_json
+from syneval_nb.studies.depth_study import _combo_verdict
 
-from .. import lexical, stats
-from .common import ASPECTS, HUMANS, verdicts_json
-from .depth_study import _combo_verdict
 
 __all__ = ["worked_examples", "LexicalScores", "score", "segment_tables", "segment_display", "system_table",
            "verdicts", "results"]

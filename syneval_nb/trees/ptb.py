@@ -54,8 +54,8 @@ from typing import Hashable, Iterable, Iterator
 
 from nltk import Tree
 
-from ._accel import speedups as _C
-from .textio import read_lines
+from .._accel import speedups as _C
+from syneval_nb.textio import read_lines
 
 __all__ = [
     "TreeFormatError",

@@ -37,20 +37,18 @@ Pass a :class:`Corpus` (or :class:`Segment`) anywhere a metric takes ``hyps`` / 
 """
 from __future__ import annotations
 
-import inspect
 import math
-import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
+from syneval_nb import __version__
+from syneval_nb.parsers.frontend import parse_rst, parse_strings
+from syneval_nb.trees.ptb import is_empty_parse
 
-from . import __version__
 
-__all__ = [
-    "Score", "Metric", "Corpus", "Segment", "UnknownMetricError", "ReferenceLayoutError",
-    "make_signature", "parse_name", "canonical_name", "get", "names", "register", "prepare",
-]
+__all__ = ["Score", "Metric", "Corpus", "Segment", "ReferenceLayoutError", "make_signature", "prepare",
+           "normalize_refs", "depth_scores"]
 
 
 # ============================================================================================== results
@@ -228,7 +226,6 @@ def _missing(v: Any) -> bool:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return True
     if isinstance(v, str):
-        from .trees import is_empty_parse
 
         return not v.strip() or is_empty_parse(v)
     return False
@@ -249,7 +246,6 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
     Raises :class:`syneval_nb.parsing.ParserSetupError` when the parser cannot run (e.g. no Java)."""
     if "ptb" in inputs:
         def stanford(uniq: list[str]):
-            from .parsing import parse_strings
             import warnings
 
             with warnings.catch_warnings():
@@ -260,7 +256,6 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
         _fill(corpora, "ptb", stanford)
     if "rst" in inputs:
         def rst(uniq: list[str]):
-            from .discourse import parse_rst
 
             return parse_rst(uniq, workers=workers, cache=cache, progress=progress, scheduler=scheduler)
 
@@ -392,47 +387,6 @@ class Metric:
         return f"<metric {self.name}: {self.signature()}>"
 
 
-# -- lexical -----------------------------------------------------------------------------------------------------
-
-
-class LexicalMetric(Metric):
-    inputs = ("text",)
-
-    def __init__(self, family: Any) -> None:
-        from .lexical import LOWER_IS_BETTER
-
-        super().__init__(family)
-        self.name = family.name
-        self.higher_is_better = family.name not in LOWER_IS_BETTER
-
-    def _options(self) -> dict[str, Any]:
-        opts = _family_options(self.family.signature())
-        opts.pop("nrefs", None)
-        return opts
-
-    def _stats(self, corpus: Corpus) -> np.ndarray:
-        return self.family.segment_stats(corpus.hyps, corpus.refs)
-
-    def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
-        return np.asarray(self.family._score_rows(np.atleast_2d(sums)), dtype=float)
-
-    def _corpus_detail(self, sums: np.ndarray) -> tuple[float, dict, Any]:
-        r = self.family.corpus_score_from_stats(sums[None, :])
-        return float(r.score), dict(r.parts), r
-
-    def _sentence(self, corpus: Corpus) -> Score:
-        self.family._check_sentence(corpus.hyps[0], corpus.refs[0])
-        return super()._sentence(corpus)
-
-
-# -- syntactic ---------------------------------------------------------------------------------------------------
-
-
-def _read_tree(s: Any):
-    from .trees import read_ptb
-
-    return None if _missing(s) else (read_ptb(s) if isinstance(s, str) else s)
-
 
 def depth_scores(M: np.ndarray, T: np.ndarray, effective_order: bool, epsilon: float | None) -> np.ndarray:
     """:func:`syneval_nb.syntactic.depth_score` over rows (matches and totals per depth, shape (B, D))."""
@@ -449,278 +403,3 @@ def depth_scores(M: np.ndarray, T: np.ndarray, effective_order: bool, epsilon: f
         return np.where(cnt > 0, num / np.maximum(cnt, 1), np.nan)
 
 
-class _SyntacticMetric(Metric):
-    inputs = ("ptb",)
-
-    def _refset_iter(self, corpus: Corpus):
-        from .syntactic import Parse, _references
-
-        hyp_ptb, ref_ptb = corpus.ptb()
-        R = _references(ref_ptb, getattr(self.family, "depth", 1))
-        for i, h in enumerate(hyp_ptb):
-            yield Parse.from_ptb(h, R.space, where=f"segment {i}, hypothesis"), R.segments[i]
-
-
-class DepthMetric(_SyntacticMetric):
-    """STM / DSTM / HWCM: statistics ``[m_1..m_D, t_1..t_D]`` (clipped matches and totals per depth)."""
-
-    def __init__(self, family: Any) -> None:
-        super().__init__(family)
-        self.name = f"{family.name}-{family.depth}"
-
-    def _stats(self, corpus: Corpus) -> np.ndarray:
-        D = self.family.depth
-        out = np.full((len(corpus), 2 * D), np.nan)
-        for i, (h, rs) in enumerate(self._refset_iter(corpus)):
-            st = self.family.sentence_stats(h, rs)
-            if st is not None:
-                out[i, :D], out[i, D:] = st
-        return out
-
-    def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
-        D = self.family.depth
-        sums = np.atleast_2d(sums)
-        return depth_scores(sums[:, :D], sums[:, D:], self.family.effective_order, self.family.epsilon)
-
-    def _result(self, sums: np.ndarray):
-        from .syntactic import DepthResult
-
-        D = self.family.depth
-        f = self.family
-        return DepthResult(f.name, tuple(int(round(x)) for x in sums[:D]), tuple(int(round(x)) for x in sums[D:]),
-                           f.effective_order, f.epsilon, f.signature())
-
-    def _corpus_detail(self, sums: np.ndarray) -> tuple[float, dict, Any]:
-        r = self._result(sums)
-        parts = {"fractions": list(r.fractions), "scores_by_depth": list(r.scores_by_depth),
-                 "matches": list(r.matches), "totals": list(r.totals)}
-        return float(r.score), parts, r
-
-    def _sentence(self, corpus: Corpus) -> Score:
-        s = super()._sentence(corpus)
-        hyp_ptb, ref_ptb = corpus.ptb()
-        if s.n_missing == 0:  # the family's own result: explain() and draw()
-            s.detail = self.family.sentence_score(_read_tree(hyp_ptb[0]), [_read_tree(r) for r in ref_ptb[0]])
-        return s
-
-
-class KernelMetric(_SyntacticMetric):
-    """TKM / DTKM: statistics ``[score, 1]`` (a cosine has no additive statistic: the corpus score is the mean)."""
-
-    def __init__(self, family: Any) -> None:
-        super().__init__(family)
-        self.name = family.name
-
-    def _stats(self, corpus: Corpus) -> np.ndarray:
-        out = np.full((len(corpus), 2), np.nan)
-        for i, (h, rs) in enumerate(self._refset_iter(corpus)):
-            st = self.family.sentence_stats(h, rs)
-            if st:
-                out[i] = (max(st), 1.0)
-        return out
-
-    def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
-        return _mean_rows(sums)
-
-    def _corpus_detail(self, sums: np.ndarray) -> tuple[float, dict, Any]:
-        return float(_mean_rows(sums)[0]), {"n_scored": int(sums[1])}, None
-
-    def _sentence(self, corpus: Corpus) -> Score:
-        s = super()._sentence(corpus)
-        hyp_ptb, ref_ptb = corpus.ptb()
-        if s.n_missing == 0:
-            r = self.family.sentence_score(_read_tree(hyp_ptb[0]), [_read_tree(x) for x in ref_ptb[0]])
-            s.detail, s.parts = r, {"cosines": list(r.cosines), "best_ref": r.best_ref}
-        return s
-
-
-def _mean_rows(sums: np.ndarray) -> np.ndarray:
-    sums = np.atleast_2d(sums)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1.0), np.nan)
-
-
-# -- discourse ---------------------------------------------------------------------------------------------------
-
-
-class DiscourseMetric(Metric):
-    """DR / DR-lex: statistics ``[score, 1]``; the corpus score is the mean (as the family's ``corpus_score``)."""
-
-    inputs = ("rst",)
-
-    def __init__(self, family: Any) -> None:
-        super().__init__(family)
-        self.name = family.name
-
-    def _options(self) -> dict[str, Any]:
-        return _family_options(self.family.signature())
-
-    def _stats(self, corpus: Corpus) -> np.ndarray:
-        hyp, ref = corpus.rst()
-        scores = self.family.score_many(hyp, ref, missing="nan")
-        return np.array([[s, 1.0] if not math.isnan(s) else [np.nan, np.nan] for s in scores]).reshape(-1, 2)
-
-    score_from_stats = KernelMetric.score_from_stats
-    _corpus_detail = KernelMetric._corpus_detail
-
-
-# -- learned -----------------------------------------------------------------------------------------------------
-
-
-class LearnedMetricFace(Metric):
-    """Kulesza & Shieber's SVM metric (a fitted :class:`syneval_nb.learned.LearnedMetric`); corpus = mean."""
-
-    name = "Learned"
-
-    def __init__(self, family: Any) -> None:
-        super().__init__(family)
-        family._require_fitted()
-        self.inputs = ("text", "ptb") if family.config.syntax else ("text",)
-
-    def _options(self) -> dict[str, Any]:
-        sig = self.family.signature()
-        return {"model": sig.split("|")[0], **_family_options(sig), "format": sig.split("|")[-1]}
-
-    def _stats(self, corpus: Corpus) -> np.ndarray:
-        kw = {}
-        if self.family.config.syntax:
-            kw["hyp_trees"], kw["ref_trees"] = corpus.ptb()
-        s = self.family.sentence_scores(corpus.hyps, corpus.refs, **kw)
-        return np.column_stack([s, np.ones(len(s))]) if len(s) else np.zeros((0, 2))
-
-    score_from_stats = KernelMetric.score_from_stats
-    _corpus_detail = KernelMetric._corpus_detail
-
-
-# ============================================================================================== registry
-
-
-class UnknownMetricError(ValueError):
-    """A metric name the registry does not know (the message lists the valid names)."""
-
-
-@dataclass
-class _Entry:
-    name: str                       # canonical family name (without depth)
-    factory: Callable[..., Metric]  # factory(**options) -> Metric
-    depth: bool = False             # takes a depth (name "NAME-D")
-    default_depth: int | None = None
-    description: str = ""
-
-
-_REGISTRY: dict[str, _Entry] = {}
-_ALIASES: dict[str, str] = {}
-
-
-def _key(s: str) -> str:
-    return re.sub(r"[\s_\-]+", "", s.strip().lower())
-
-
-def register(name: str, factory: Callable[..., Metric], *, aliases: Sequence[str] = (), depth: bool = False,
-             default_depth: int | None = None, description: str = "") -> None:
-    """Add a metric: ``factory(**options) -> Metric`` (for a depth metric, ``depth`` is one of the options)."""
-    e = _Entry(name, factory, depth, default_depth, description)
-    _REGISTRY[name] = e
-    for a in (name, *aliases):
-        _ALIASES[_key(a)] = name
-
-
-def names() -> list[str]:
-    """The registered metric names (depth metrics without their ``-D``)."""
-    return list(_REGISTRY)
-
-
-def _valid_names() -> str:
-    return ", ".join(f"{n}[-D]" if e.depth else n for n, e in _REGISTRY.items())
-
-
-def parse_name(spec: Any) -> tuple[str, int | None]:
-    """``(family name, depth or None)`` for any spelling: ``"HWCM-4"``, ``"hwcm_4"``, ``"stm4"``, ``("STM", 4)``,
-    ``"dr-lex"``, ``"bleu"``. A depth metric named without a depth gets its family default; a depth on a metric
-    without depths, or an unknown name, raises :class:`UnknownMetricError` (listing the valid names)."""
-    depth: int | None = None
-    if isinstance(spec, tuple):
-        if len(spec) != 2:
-            raise UnknownMetricError(f"metric tuple must be (name, depth), got {spec!r}")
-        spec, depth = spec[0], (None if spec[1] is None else int(spec[1]))
-    if not isinstance(spec, str) or not spec.strip():
-        raise UnknownMetricError(f"metric name must be a non-empty string, got {spec!r}; valid names: {_valid_names()}")
-    k = _key(spec)
-    name = _ALIASES.get(k)
-    if name is None:
-        m = re.fullmatch(r"(.*?)(\d+)", k)
-        if m and _ALIASES.get(m.group(1)) and _REGISTRY[_ALIASES[m.group(1)]].depth:
-            if depth is not None and depth != int(m.group(2)):
-                raise UnknownMetricError(f"{spec!r} names depth {m.group(2)} but depth={depth} was given")
-            name, depth = _ALIASES[m.group(1)], int(m.group(2))
-    if name is None:
-        raise UnknownMetricError(f"unknown metric {spec!r}; valid names: {_valid_names()}")
-    e = _REGISTRY[name]
-    if depth is not None and not e.depth:
-        raise UnknownMetricError(f"{name} has no depth (got {spec!r} with depth {depth}); depth metrics: "
-                                 + ", ".join(n for n, x in _REGISTRY.items() if x.depth))
-    if e.depth and depth is None:
-        depth = e.default_depth
-    if depth is not None and depth < 1:
-        raise UnknownMetricError(f"{name}: depth must be >= 1, got {depth}")
-    return name, depth
-
-
-def canonical_name(spec: Any) -> str:
-    """The canonical spelling: ``"stm_4"`` -> ``"STM-4"``, ``"dr_lex"`` -> ``"DR-lex"``."""
-    name, depth = parse_name(spec)
-    return name if depth is None else f"{name}-{depth}"
-
-
-def get(spec: Any, **options: Any) -> Metric:
-    """A metric object by name (any spelling :func:`parse_name` reads); ``options`` go to the family constructor
-    (``get("hwcm", depth=4)`` is ``get("HWCM-4")``)."""
-    if isinstance(spec, Metric):
-        return spec
-    name, depth = parse_name(spec)
-    e = _REGISTRY[name]
-    if e.depth:
-        d = options.pop("depth", None)
-        if d is not None and _key(str(spec)) != _key(name) and int(d) != depth:
-            raise UnknownMetricError(f"{spec!r} names depth {depth} but depth={d} was given")
-        options["depth"] = int(d) if d is not None else depth
-    return e.factory(**options)
-
-
-def _family_default(cls: Any, param: str) -> Any:
-    return inspect.signature(cls.__init__).parameters[param].default
-
-
-def _register_defaults() -> None:
-    from . import discourse, lexical, syntactic
-
-    descriptions = {"BLEU": "BLEU (sacrebleu's corpus_bleu at corpus level)", "TER": "translation edit rate"}
-    for nm, cls in lexical.ALL_METRICS.items():
-        register(nm, (lambda cls=cls: lambda **o: LexicalMetric(cls(**o)))(),
-                 aliases={"F-measure": ("fmeasure", "f"), "METEOR": ("meteor-exact",),
-                          "ROUGE-S": ("rouges",)}.get(nm, ()), description=descriptions.get(nm, cls.__doc__.split(
-                              "\n")[0] if cls.__doc__ else nm))
-    default_depth = _family_default(syntactic.STM, "depth")
-    for cls in (syntactic.STM, syntactic.DSTM, syntactic.HWCM):
-        register(cls.name, (lambda cls=cls: lambda **o: DepthMetric(cls(**o)))(), depth=True,
-                 default_depth=default_depth, description=(cls.__doc__ or "").split("\n")[0])
-    for cls in (syntactic.TKM, syntactic.DTKM):
-        register(cls.name, (lambda cls=cls: lambda **o: KernelMetric(cls(**o)))(),
-                 description=(cls.__doc__ or "").split("\n")[0])
-    register("DR", lambda **o: DiscourseMetric(discourse.DiscourseSimilarity(lexicalized=False, **o)),
-             description="discourse tree kernel over RST trees (Guzman et al. 2014)")
-    register("DR-lex", lambda **o: DiscourseMetric(discourse.DiscourseSimilarity(lexicalized=True, **o)),
-             aliases=("drlex",), description="lexicalized discourse tree kernel (Guzman et al. 2014)")
-
-    def learned(model: Any = None, **o: Any) -> Metric:
-        from .learned import LearnedMetric
-
-        if model is None:
-            raise ValueError("the learned metric needs a trained model: get('learned', model=path or LearnedMetric)")
-        return LearnedMetricFace(model if isinstance(model, LearnedMetric) else LearnedMetric.load(model))
-
-    register("Learned", learned, aliases=("ks04", "kulesza-shieber", "svm"),
-             description="Kulesza & Shieber (2004) SVM metric (needs model=)")
-
-
-_register_defaults()

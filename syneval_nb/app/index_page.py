@@ -1,0 +1,177 @@
+"""The index page of ``syneval-nb run`` (``reports/index.html``): one card per chapter with its question,
+computed verdicts, first figure, time and a link."""
+
+import base64
+import datetime as _dt
+import html
+import re
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+from syneval_nb.paths import NOTEBOOK_DIR
+
+
+
+__all__ = ["index_page", "chapter_card", "notebook_question", "first_image"]
+
+
+# ============================================================================================== index page
+
+
+def _notebook(path: Path):
+    import nbformat
+
+    try:
+        return nbformat.read(str(path), as_version=4)
+    except Exception:  # noqa: BLE001 - a missing or unreadable notebook just has no question/figure
+        return None
+
+
+def _plain(md: str) -> str:
+    """Markdown to plain text for a card: links, emphasis and code marks dropped."""
+    md = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", md)
+    md = re.sub(r"[*_`]{1,3}([^*_`]+)[*_`]{1,3}", r"\1", md)
+    return re.sub(r"\s+", " ", md).strip()
+
+
+def notebook_question(nb) -> tuple[str, str]:
+    """``(title, question)`` from a notebook's first markdown cell: the ``#`` heading, and the paragraph that
+    states the question (the one containing "Question", else the first one with a "?", else the first)."""
+    if nb is None:
+        return "", ""
+    cell = next((c for c in nb.cells if c.cell_type == "markdown"), None)
+    if cell is None:
+        return "", ""
+    lines = cell.source.strip().split("\n")
+    title = _plain(lines[0].lstrip("#")) if lines and lines[0].startswith("#") else ""
+    body = "\n".join(lines[1:] if title else lines)
+    paras = [p for p in (_plain(x) for x in re.split(r"\n\s*\n", body)) if p]
+    pick = next((p for p in paras if "question" in p.lower()), None) or next((p for p in paras if "?" in p), None)
+    return title, pick or (paras[0] if paras else "")
+
+
+def first_image(nb) -> str | None:
+    """The first image output of an executed notebook as a ``data:`` URI (PNG, JPEG or SVG), or ``None``."""
+    if nb is None:
+        return None
+    for c in nb.cells:
+        for out in c.get("outputs", []):
+            data = out.get("data", {})
+            for mime in ("image/png", "image/jpeg"):
+                if mime in data:
+                    b64 = "".join(data[mime]) if isinstance(data[mime], list) else data[mime]
+                    return f"data:{mime};base64,{b64.strip()}"
+            if "image/svg+xml" in data:
+                svg = "".join(data["image/svg+xml"]) if isinstance(data["image/svg+xml"], list) else \
+                    data["image/svg+xml"]
+                return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return None
+
+
+def _fmt_value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, (list, tuple)) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v):
+        return f"[{_fmt_value(v[0])}, {_fmt_value(v[1])}]"
+    return str(v)
+
+
+def _verdict_items(verdicts: Mapping[str, Any]) -> list[str]:
+    items = []
+    for claim, v in verdicts.items():
+        if not isinstance(v, Mapping):
+            items.append(f"<b>{html.escape(str(claim))}</b>: {html.escape(str(v))}")
+            continue
+        bits = [f"statistic {_fmt_value(v.get('statistic'))}"] if v.get("statistic") is not None else []
+        if v.get("ci"):
+            bits.append(f"95% CI {_fmt_value(v['ci'])}")
+        if v.get("p") is not None:
+            bits.append(f"p = {_fmt_value(v['p'])}")
+        verdict = str(v.get("verdict", "?"))
+        cls = {"holds": "ok", "does not hold": "no"}.get(verdict, "meh")
+        items.append(f"<b>{html.escape(str(claim))}</b>: <span class='v {cls}'>{html.escape(verdict)}</span>"
+                     + (f" <small>({html.escape('; '.join(bits))})</small>" if bits else "")
+                     + (f" <small class='why'>why: {html.escape(str(v['reason']))}</small>" if v.get("reason") else ""))
+    return items
+
+
+def _headline_items(results: Mapping[str, Any], limit: int = 8) -> list[str]:
+    """A chapter without verdicts: its first few numbers (nested keys joined with ' / ')."""
+    out: list[str] = []
+
+    def walk(prefix: str, v: Any) -> None:
+        if len(out) >= limit:
+            return
+        if isinstance(v, Mapping):
+            for k, x in v.items():
+                walk(f"{prefix} / {k}" if prefix else str(k), x)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out.append(f"{html.escape(prefix)}: <b>{html.escape(_fmt_value(v))}</b>")
+
+    for k, v in results.items():
+        if k not in ("parameters", "verdicts", "signatures"):
+            walk(str(k), v)
+    return out
+
+
+def _last_line(text: str) -> str:
+    lines = [x.strip() for x in str(text).strip().split("\n") if x.strip()]
+    return lines[-1] if lines else "failed"
+
+
+def chapter_card(row: Mapping[str, Any], reports_dir: str | Path) -> str:
+    """One chapter's card: title and question, verdict sentences (or headline numbers), the first figure, the
+    run time and the link; a failed chapter is a red card with the error's last line."""
+    stem = str(row["stem"])
+    executed = Path(reports_dir) / stem / f"{stem}.ipynb"
+    nb = _notebook(executed) if executed.is_file() else _notebook(NOTEBOOK_DIR / f"{stem}.ipynb")
+    title, question = notebook_question(nb)
+    link = f"{stem}/{stem}.html"
+    failed = row.get("status") != "ok"
+    parts = [f"<section class='card{' failed' if failed else ''}' id='{html.escape(stem)}'>",
+             f"<h2><a href='{html.escape(link)}'>{html.escape(title or stem)}</a></h2>",
+             f"<p class='meta'>{html.escape(stem)} · {'FAILED' if failed else 'ok'} · "
+             f"{float(row.get('seconds', 0.0)):.1f} s · <a href='{html.escape(link)}'>full report</a></p>"]
+    if question:
+        parts.append(f"<p class='q'>{html.escape(question)}</p>")
+    if failed:
+        parts.append(f"<p class='err'>{html.escape(_last_line(row.get('error', 'failed')))}</p>")
+    results = row.get("results") or {}
+    verdicts = results.get("verdicts") if isinstance(results, Mapping) else None
+    if verdicts:
+        parts.append("<ul class='verdicts'>" + "".join(f"<li>{x}</li>" for x in _verdict_items(verdicts))
+                     + "</ul>")
+    elif results:
+        parts.append("<ul class='numbers'>" + "".join(f"<li>{x}</li>" for x in _headline_items(results)) + "</ul>")
+    img = first_image(nb)
+    if img:
+        parts.append(f"<img alt='first figure of {html.escape(stem)}' src='{img}'>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(480px,1fr));gap:1.2em}
+.card{border:1px solid #ccc;border-radius:8px;padding:1em 1.2em;background:#fff}
+.card.failed{border-color:#d7191c;background:#fdecea}
+.card h2{font-size:1.15em;margin:0 0 .3em}.meta{color:#666;font-size:.85em;margin:0 0 .6em}
+.q{font-style:italic}.err{color:#b00;font-family:monospace;white-space:pre-wrap}
+.card img{max-width:100%;margin-top:.6em}.v.ok{color:#1a9641}.v.no{color:#d7191c}.v.meh{color:#b8860b}
+ul{padding-left:1.2em}li{margin:.2em 0}"""
+
+
+def index_page(rows: Sequence[Mapping[str, Any]], title: str = "syneval-nb report",
+               reports_dir: str | Path = "reports") -> str:
+    """The ``reports/index.html`` of ``syneval-nb run``: one card per chapter (:func:`chapter_card`)."""
+    n_ok = sum(r.get("status") == "ok" for r in rows)
+    total = sum(float(r.get("seconds", 0.0)) for r in rows)
+    head = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{_CSS}</style></head><body>")
+    summary = (f"<h1>{html.escape(title)}</h1><p>{n_ok} of {len(rows)} chapters ran ({len(rows) - n_ok} failed) in "
+               f"{total:.0f} s; generated {html.escape(_dt.datetime.now().isoformat(timespec='seconds'))}.</p>")
+    cards = "\n".join(chapter_card(r, reports_dir) for r in rows)
+    return f"{head}\n{summary}\n<div class='grid'>\n{cards}\n</div>\n</body></html>\n"
+
+
+# ============================================================================================== syneval-nb report
+
+

@@ -1,0 +1,90 @@
+"""Reports people read: ``syneval-nb report`` (notebook 09 on your files, as HTML) and the index page of
+``syneval-nb run`` (:func:`index_page`).
+
+``syneval-nb report -r ref.A.txt [ref.B.txt ...] -i sysA.txt [sysB.txt ...] [-o DIR]`` runs
+``notebooks/09_evaluate_your_system.ipynb`` with papermill (:func:`syneval_nb.runner.run_notebook`) and writes
+``DIR/09_evaluate_your_system.html`` (plus the executed notebook and its results JSON). With no files it reports on
+the embedded example (``data/examples/your_system``).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+from syneval_nb.app.index_page import chapter_card, first_image, index_page, notebook_question  # noqa: F401
+from syneval_nb.app.runner import run_notebook
+from syneval_nb.app.score import ScoreInputError, load_files
+from syneval_nb.metrics import registry as M
+from syneval_nb.paths import NOTEBOOK_DIR
+from syneval_nb.textio import InputEncodingError
+from syneval_nb.app.index_page import _last_line
+
+
+
+__all__ = ["NOTEBOOK", "index_page", "chapter_card", "notebook_question", "first_image", "cli"]
+
+NOTEBOOK = NOTEBOOK_DIR / "09_evaluate_your_system.ipynb"
+
+
+def _abs(paths: Sequence[str] | None) -> list[str] | None:
+    return None if not paths else [str(Path(p).resolve()) for p in paths]
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """``syneval-nb report``: notebook 09 on your files (or the embedded example), as HTML."""
+    ap = argparse.ArgumentParser(prog="syneval-nb report", description=__doc__.split("\n\n")[1])
+    ap.add_argument("-r", "--refs", nargs="+", default=None, metavar="FILE", help="reference files")
+    ap.add_argument("-i", "--input", nargs="+", default=None, metavar="FILE", help="system output files")
+    ap.add_argument("--names", default=None, help="comma-separated system names (default: the file names)")
+    ap.add_argument("--human-scores", default=None, metavar="TSV", help="TSV with columns system, seg_id, score")
+    ap.add_argument("-m", "--metrics", default="bleu,ter,meteor,stm,hwcm,dstm,tkm,dtkm",
+                    help="comma-separated metric names (add dr,dr-lex for the discourse metrics)")
+    ap.add_argument("--parses", default=None, metavar="DIR", help="ready parses (<file name>.ptb / .jsonl)")
+    ap.add_argument("--baseline", default=None, help="baseline system name (default: the first)")
+    ap.add_argument("--sample", type=int, default=None, help="keep this many segments (default: all)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=1, help="parser processes")
+    ap.add_argument("-o", "--output", default="reports/evaluate_your_system", metavar="DIR",
+                    help="report folder (default: reports/evaluate_your_system)")
+    args = ap.parse_args(argv)
+
+    def error(msg: str) -> int:
+        print(f"syneval-nb report: error: {msg}", file=sys.stderr)
+        return 2
+
+
+    if bool(args.refs) != bool(args.input):
+        return error("give both -r (references) and -i (systems), or neither for the embedded example")
+    specs = [s.strip() for s in args.metrics.split(",") if s.strip()]
+    names = [s.strip() for s in args.names.split(",")] if args.names else None
+    try:
+        [M.get(s) for s in specs]
+        if args.input:
+            load_files(args.refs, args.input, names=names)  # the same checks as syneval-nb score, before papermill
+        if args.human_scores and not Path(args.human_scores).is_file():
+            raise ScoreInputError(f"human scores {args.human_scores}: no such file")
+    except (M.UnknownMetricError, ScoreInputError, InputEncodingError) as e:
+        return error(str(e))
+    params: dict[str, Any] = {"hyp_files": _abs(args.input), "ref_files": _abs(args.refs), "names": names,
+                              "human_scores": str(Path(args.human_scores).resolve()) if args.human_scores else None,
+                              "metrics": specs, "parses_dir": str(Path(args.parses).resolve()) if args.parses else None,
+                              "baseline": args.baseline, "sample": args.sample, "seed": args.seed,
+                              "workers": args.workers}
+
+    out = Path(args.output)
+    try:
+        result = run_notebook(NOTEBOOK, out, params, progress_bar=True)
+    except Exception as exc:  # noqa: BLE001 - papermill's error names the failing cell
+        print(f"syneval-nb report: the report failed: {_last_line(str(exc))} (executed notebook kept in {out})",
+              file=sys.stderr)
+        return 1
+    page = out / f"{NOTEBOOK.stem}.html"
+    for claim, v in (result.get("verdicts") or {}).items():
+        print(f"{v.get('verdict')}: {claim}")
+    print(f"report: {page.resolve()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli())

@@ -1,0 +1,286 @@
+"""Run the notebooks headless with papermill: the engine of ``syneval-nb run`` and of the regression tests.
+
+Each notebook has a cell tagged ``parameters`` (``data_dir``, ``sample``, ``output_dir``, ``seed`` and its own
+knobs) and ends by calling :func:`write_results`, which writes ``<output_dir>/<stem>.json`` with the headline
+numbers; :func:`run_notebook` adds the parameters the notebook ran with under ``"parameters"`` (a reserved key). :func:`run_notebook` executes one notebook into a report folder and returns that JSON;
+:func:`run_all` runs every notebook into ``reports/<stem>/`` with an HTML copy of each and an index page.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+from syneval_nb.app.index_page import index_page
+from syneval_nb.paths import NOTEBOOK_DIR
+
+
+KERNEL_NAME = "syneval-nb"
+
+
+def _jsonable(obj: Any) -> Any:
+    """Turn numpy/pandas scalars and containers into plain JSON values (NaN and inf become None)."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        np = None
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set)):
+        return [_jsonable(v) for v in obj]
+    if np is not None:
+        if isinstance(obj, np.ndarray):
+            return [_jsonable(v) for v in obj.tolist()]
+        if isinstance(obj, np.generic):
+            obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    if isinstance(obj, Path):
+        return str(obj)
+    return str(obj)
+
+
+def write_results(results: Mapping[str, Any], output_dir: str | Path, name: str) -> Path:
+    """Write a notebook's headline numbers to ``<output_dir>/<name>.json`` and return the path."""
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.json"
+    path.write_text(json.dumps(_jsonable(results), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def list_notebooks(folder: str | Path = NOTEBOOK_DIR) -> list[Path]:
+    """The numbered notebooks ``NN_*.ipynb`` of a folder, in order."""
+    return sorted(p for p in Path(folder).glob("[0-9][0-9]_*.ipynb"))
+
+
+def _kernel_name() -> str:
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    specs = KernelSpecManager().find_kernel_specs()
+    return KERNEL_NAME if KERNEL_NAME in specs else "python3"
+
+
+def to_html(nb_path: Path, html_path: Path) -> Path:
+    """Export an executed notebook to a standalone HTML page."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(str(nb_path), as_version=4)
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    html_path.write_text(body, encoding="utf-8")
+    return html_path
+
+
+class ParameterError(ValueError):
+    """A parameter that a notebook does not have, or a notebook without a ``parameters`` cell."""
+
+
+def notebook_parameters(notebook: str | Path) -> dict[str, Any]:
+    """The names assigned in a notebook's cell tagged ``parameters``, with their default values (a literal's value;
+    the source text of any other expression). Raises :class:`ParameterError` when there is no such cell."""
+    import ast
+
+    import nbformat
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    cells = [c for c in nb.cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
+    if not cells:
+        raise ParameterError(f"{Path(notebook).name} has no code cell tagged 'parameters'")
+    out: dict[str, Any] = {}
+    for cell in cells:
+        for node in ast.parse(cell.source).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AnnAssign) and node.value is not None else []
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    try:
+                        out[t.id] = ast.literal_eval(node.value)
+                    except (ValueError, SyntaxError, TypeError):
+                        out[t.id] = ast.get_source_segment(cell.source, node.value)
+    return out
+
+
+def check_parameters(notebooks: Iterable[str | Path], parameters: Mapping[str, Any]) -> None:
+    """Raise :class:`ParameterError` (naming the notebook and listing its parameters) when a name in
+    ``parameters`` is not assigned in the ``parameters`` cell of every one of ``notebooks``."""
+    for nb in notebooks:
+        known = notebook_parameters(nb)
+        unknown = [k for k in parameters if k not in known]
+        if unknown:
+            raise ParameterError(f"{Path(nb).stem} has no parameter {', '.join(map(repr, unknown))}; its parameters "
+                                 f"are: {', '.join(known)}")
+
+
+def run_notebook(
+    notebook: str | Path,
+    out_dir: str | Path,
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    html_copy: bool = True,
+    progress_bar: bool = False,
+) -> dict:
+    """Execute one notebook with papermill into ``out_dir`` and return the JSON it wrote.
+
+    ``output_dir`` is always set to ``out_dir``; other ``parameters`` override the notebook's defaults. A results
+    file left by an earlier run is removed first, so a failed run never leaves stale numbers beside it; the
+    parameters the notebook ran with (its defaults with the overrides) are recorded in the JSON under
+    ``"parameters"``. Raises ``papermill.PapermillExecutionError`` when a cell fails (the executed copy is kept for
+    inspection) and ``FileNotFoundError`` when the notebook did not write its results file.
+    """
+    import papermill as pm
+
+    notebook = Path(notebook)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    params = dict(parameters or {})
+    params["output_dir"] = str(out.resolve())
+    executed = out / notebook.name
+    result_path = out / f"{notebook.stem}.json"
+    result_path.unlink(missing_ok=True)  # a stale file of an earlier run must not pass for this run's results
+    ran_with = {**notebook_parameters(notebook), **params}
+    pm.execute_notebook(
+        str(notebook),
+        str(executed),
+        parameters=params,
+        kernel_name=_kernel_name(),
+        cwd=str(notebook.parent.resolve()),
+        progress_bar=progress_bar,
+        log_output=False,
+    )
+    if html_copy:
+        to_html(executed, executed.with_suffix(".html"))
+    if not result_path.exists():
+        raise FileNotFoundError(f"{notebook.name} ran but did not write {result_path}")
+    results = json.loads(result_path.read_text(encoding="utf-8"))
+    results["parameters"] = _jsonable(ran_with)
+    result_path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return results
+
+
+def _error_line(exc: BaseException) -> str:
+    """The last line of a notebook's error, in full: ``Name: message`` of the exception raised in the cell."""
+    if hasattr(exc, "ename") and hasattr(exc, "evalue"):  # papermill.PapermillExecutionError
+        return f"{exc.ename}: {exc.evalue}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def run_all(
+    notebooks: Iterable[str | Path] | None = None,
+    reports_dir: str | Path = "reports",
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    stop_on_error: bool = False,
+) -> list[dict]:
+    """Run notebooks into ``reports_dir/<stem>/`` (executed copy, HTML, JSON) and write ``reports_dir/index.html``.
+
+    Returns one row per notebook: ``stem``, ``status`` (``ok`` or ``failed``), ``seconds``, ``results``, ``error``.
+    A failing notebook does not stop the others unless ``stop_on_error``.
+    """
+    from tqdm.auto import tqdm
+
+    nbs = [Path(p) for p in (notebooks if notebooks is not None else list_notebooks())]
+    reports = Path(reports_dir)
+    reports.mkdir(parents=True, exist_ok=True)
+    rows: list[dict] = []
+    for nb in tqdm(nbs, desc="notebooks", unit="nb"):
+        t0 = time.perf_counter()
+        row: dict[str, Any] = {"stem": nb.stem}
+        try:
+            row["results"] = run_notebook(nb, reports / nb.stem, parameters)
+            row["status"] = "ok"
+        except Exception as exc:  # noqa: BLE001 - reported in the index, re-raised on request
+            row["status"] = "failed"
+            row["error"] = _error_line(exc)
+            executed = reports / nb.stem / nb.name  # papermill keeps the copy up to the failing cell
+            if executed.is_file():
+                to_html(executed, executed.with_suffix(".html"))
+            if stop_on_error:
+                raise
+        row["seconds"] = time.perf_counter() - t0
+        rows.append(row)
+
+        (reports / "index.html").write_text(index_page(rows, "syneval-nb report", reports), encoding="utf-8")
+    return rows
+
+
+def strip_outputs(paths: Iterable[str | Path]) -> None:
+    """Remove outputs, execution counts and papermill metadata from notebooks in place; keep cell tags."""
+    import nbformat
+
+    for p in paths:
+        nb = nbformat.read(str(p), as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = []
+                cell.execution_count = None
+            cell.metadata.pop("papermill", None)
+            cell.metadata.pop("execution", None)
+        nb.metadata.pop("papermill", None)
+        nbformat.write(nb, str(p))
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """``syneval-nb run``: execute every notebook with its full default parameters."""
+    ap = argparse.ArgumentParser(prog="syneval-nb run", description=cli.__doc__)
+    ap.add_argument("notebooks", nargs="*", help="notebook files or name prefixes (default: all in notebooks/)")
+    ap.add_argument("-o", "--reports", default="reports", help="report folder (default: reports)")
+    ap.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a parameter of every selected notebook (JSON value), e.g. -p sample=200; "
+                         "the name must be in each notebook's parameters cell (checked before any notebook runs)")
+    ap.add_argument("--data-dir", default=None, help="data folder (default: resolved by syneval_nb.paths)")
+    args = ap.parse_args(argv)
+    params: dict[str, Any] = {}
+    if args.data_dir:
+        if not Path(args.data_dir).is_dir():
+            print(f"syneval-nb run: --data-dir {args.data_dir} is not a folder", file=sys.stderr)
+            return 2
+        params["data_dir"] = str(Path(args.data_dir).resolve())
+    for kv in args.param:
+        if "=" not in kv:
+            ap.error(f"--param needs KEY=VALUE, got {kv!r}")
+        k, v = kv.split("=", 1)
+        params[k] = _parse_value(v)
+    all_nbs = list_notebooks()
+    if args.notebooks:
+        chosen = []
+        for sel in args.notebooks:
+            p = Path(sel)
+            if p.suffix == ".ipynb" and p.exists():
+                chosen.append(p)
+                continue
+            hits = [nb for nb in all_nbs if nb.stem.startswith(sel)]
+            if not hits:
+                ap.error(f"no notebook matches {sel!r}")
+            chosen.extend(hits)
+    else:
+        chosen = all_nbs
+    try:  # before any notebook starts: a misspelled name must not run the full data with the default
+        check_parameters(chosen, params)
+    except (ParameterError, SyntaxError) as e:
+        print(f"syneval-nb run: {e}", file=sys.stderr)
+        return 2
+    rows = run_all(chosen, args.reports, params)
+    for r in rows:
+        print(f"{r['status']:7s} {r['seconds']:7.1f}s  {r['stem']}  {r.get('error', '')}")
+    print(f"index: {Path(args.reports).resolve() / 'index.html'}")
+    return 0 if all(r["status"] == "ok" for r in rows) else 1
+
+
+if __name__ == "__main__":  # python -m syneval_nb.app.runner strip notebooks/*.ipynb
+    if len(sys.argv) > 1 and sys.argv[1] == "strip":
+        strip_outputs(sys.argv[2:])
+    else:
+        sys.exit(cli(sys.argv[1:]))

@@ -1,0 +1,212 @@
+"""The one evaluation driver: metrics x systems -> segment scores, corpus scores with intervals, paired tests.
+
+:func:`evaluate` is the engine behind ``syneval-nb score`` and ``syneval-nb report`` (notebook 09); :func:`load_files`
+reads plain-text systems and references (and ready parses) into :class:`~syneval_nb.metrics.Corpus` objects.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+from syneval_nb.metrics import registry as M
+from syneval_nb.stats import bootstrap_weights, percentile_ci
+from syneval_nb.textio import read_lines
+from syneval_nb.trees.rst import load_rst_jsonl
+
+
+__all__ = ["Evaluation", "ScoreInputError", "evaluate", "load_files", "find_parse_file", "system_names"]
+
+
+class ScoreInputError(ValueError):
+    """Bad input files (the message is the one line the CLI prints)."""
+
+
+# ============================================================================================== engine
+
+
+@dataclass
+class Evaluation:
+    """Scores of several systems by several metrics on the same segments.
+
+    ``table``: one row per (system, metric): ``system, metric, score, ci_low, ci_high, n, n_missing,
+    higher_is_better, signature`` and, with a baseline, ``delta, delta_low, delta_high, p`` (share of resamples
+    where the system is not better than the baseline) and ``p_worse`` (share where it is not worse).
+    ``segments``: one row per (system, segment) with ``system, seg`` (0-based line) and one column per metric.
+    ``scores``: ``{(system, metric): Score}``; ``stats``: ``{(system, metric): statistics matrix}``;
+    ``metrics``: the metric objects in order; ``failures``: ``{system: Corpus.failures}``."""
+
+    table: Any
+    segments: Any
+    scores: dict
+    stats: dict
+    metrics: list
+    failures: dict
+    baseline: str | None = None
+    n_resamples: int = 0
+    seed: int = 0
+    signatures: dict = field(default_factory=dict)
+
+
+def _weighted_scores(metric: M.Metric, S: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """The metric's corpus score in each bootstrap resample of segments (the same resamples for every call with
+    the same ``seed`` and number of segments: :func:`syneval_nb.stats.bootstrap_weights`)."""
+
+    S0 = np.where(np.isnan(S).any(axis=1)[:, None], 0.0, S)
+    out = [metric.score_from_stats(w @ S0) for w in bootstrap_weights(len(S0), n_resamples, seed)]
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_resamples: int = 1000,
+             seed: int = 0, baseline: str | None = None, alpha: float = 0.05, progress: bool = True,
+             workers: int = 1, cache: Any = True, scheduler: Any = None) -> Evaluation:
+    """Score every system (``{name: Corpus}``, same segments) with every metric; intervals and paired tests from
+    resampling segments (``n_resamples = 0``: no intervals). Parses/RST trees the metrics need and the corpora
+    lack are made first, all at once (:func:`syneval_nb.metrics.prepare`; on a Dask cluster with ``scheduler``)."""
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+
+    objs = [M.get(s) for s in metric_specs]
+    systems = list(corpora)
+    if not systems:
+        raise ValueError("no systems to score")
+    n = {len(c) for c in corpora.values()}
+    if len(n) != 1:
+        raise ValueError(f"the systems have different numbers of segments: { {k: len(c) for k, c in corpora.items()} }")
+    if baseline is not None and baseline not in corpora:
+        raise ValueError(f"baseline {baseline!r} is not one of the systems {systems}")
+    needs = {i for m in objs for i in m.inputs}
+    M.prepare(list(corpora.values()), tuple(needs - {"text"}), workers=workers, cache=cache, progress=progress,
+              scheduler=scheduler)
+    scores, stats, boot, rows = {}, {}, {}, []
+    seg = {s: {"system": [s] * len(c), "seg": list(range(len(c)))} for s, c in corpora.items()}
+    todo = [(s, m) for m in objs for s in systems]
+    for s, m in tqdm(todo, desc="scoring", disable=not progress, leave=False):
+        S = m.segment_stats(corpora[s])
+        stats[(s, m.name)] = S
+        scores[(s, m.name)] = m.corpus_from_stats(S)
+        ok = ~np.isnan(S).any(axis=1)
+        col = np.full(len(S), np.nan)
+        if ok.any():
+            col[ok] = m.score_from_stats(S[ok])
+        seg[s][m.name] = col
+        if n_resamples:
+            boot[(s, m.name)] = _weighted_scores(m, S, n_resamples, seed)
+    for m in objs:
+        for s in systems:
+            sc = scores[(s, m.name)]
+            row = {"system": s, "metric": m.name, "score": sc.score, "ci_low": math.nan, "ci_high": math.nan,
+                   "n": sc.n, "n_missing": sc.n_missing, "higher_is_better": m.higher_is_better,
+                   "signature": sc.signature}
+            if n_resamples:
+                lo, hi = percentile_ci(boot[(s, m.name)], alpha)
+                row["ci_low"], row["ci_high"] = float(lo), float(hi)
+            if baseline is not None:
+                row.update(delta=sc.score - scores[(baseline, m.name)].score, delta_low=math.nan,
+                           delta_high=math.nan, p=math.nan, p_worse=math.nan)
+                if n_resamples and s != baseline:
+                    d = boot[(s, m.name)] - boot[(baseline, m.name)]
+                    lo, hi = percentile_ci(d, alpha)
+                    better = d if m.higher_is_better else -d
+                    ok = np.isfinite(better)
+                    row.update(delta_low=float(lo), delta_high=float(hi),
+                               p=float((better[ok] <= 0).mean()) if ok.any() else math.nan,
+                               p_worse=float((better[ok] >= 0).mean()) if ok.any() else math.nan)
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    segments = pd.concat([pd.DataFrame(v) for v in seg.values()], ignore_index=True)
+    failures = {s: {f"{k[0]} {k[1]}": v for k, v in c.failures.items() if v} for s, c in corpora.items()}
+    return Evaluation(table, segments, scores, stats, objs, failures, baseline, n_resamples, seed,
+                      {m.name: scores[(systems[0], m.name)].signature for m in objs})
+
+
+# ============================================================================================== files
+
+
+def _read(path: str | Path, what: str) -> list[str]:
+
+    p = Path(path)
+    if not p.is_file():
+        raise ScoreInputError(f"{what} {p}: no such file")
+    lines = read_lines(p)
+    if not lines:
+        raise ScoreInputError(f"{what} {p} is empty")
+    return lines
+
+
+def find_parse_file(parses_dir: str | Path, text_file: str | Path, suffix: str) -> Path | None:
+    """``DIR/<file name><suffix>``, else the one ``DIR/*/<file name><suffix>`` (the shipped data's layout)."""
+    d = Path(parses_dir)
+    name = Path(text_file).name + suffix
+    if (d / name).is_file():
+        return d / name
+    hits = sorted(d.glob(f"*/{name}"))
+    if len(hits) > 1:
+        raise ScoreInputError(f"--parses {d}: several {name} ({', '.join(str(h) for h in hits)})")
+    return hits[0] if hits else None
+
+
+def _read_parses(parses_dir: str | Path | None, files: Sequence[str], n: int, need: set[str]):
+    """Ready parses from ``--parses``: ``{file: (ptb lines or None, rst trees or None)}``."""
+
+    out = {}
+    for f in files:
+        ptb = rst = None
+        if parses_dir is not None:
+            if "ptb" in need and (p := find_parse_file(parses_dir, f, ".ptb")) is not None:
+                ptb = _read(p, "parse file")
+                if len(ptb) != n:
+                    raise ScoreInputError(f"parse file {p} has {len(ptb)} lines but {f} has {n}")
+            if "rst" in need and (p := find_parse_file(parses_dir, f, ".jsonl")) is not None:
+                rst = load_rst_jsonl(p)
+                if len(rst) != n:
+                    raise ScoreInputError(f"RST file {p} has {len(rst)} lines but {f} has {n}")
+        out[f] = (ptb, rst)
+    return out
+
+
+def system_names(files: Sequence[str]) -> list[str]:
+    """File names as system names (the shortest distinct tail of the paths)."""
+    names = [Path(f).name for f in files]
+    if len(set(names)) == len(names):
+        return names
+    return [str(f) for f in files]
+
+
+def load_files(ref_files: Sequence[str], hyp_files: Sequence[str], *, names: Sequence[str] | None = None,
+               parses_dir: str | Path | None = None, need: set[str] = frozenset(), workers: int = 1,
+               cache: Any = True, progress: bool = True) -> dict[str, M.Corpus]:
+    """Read the files into ``{system: Corpus}`` (ready parses from ``parses_dir`` attached; the missing ones are
+    made later, when a metric needs them). Raises :class:`ScoreInputError` with a one-line message."""
+    refs = [_read(f, "reference file") for f in ref_files]
+    hyps = [_read(f, "system file") for f in hyp_files]
+    n = len(refs[0])
+    for f, lines in list(zip(ref_files, refs)) + list(zip(hyp_files, hyps)):
+        if len(lines) != n:
+            raise ScoreInputError(f"{f} has {len(lines)} lines but {ref_files[0]} has {n}: the files must be "
+                                  f"line-aligned (one segment per line)")
+    names = list(names) if names else system_names(hyp_files)
+    if len(names) != len(hyp_files) or len(set(names)) != len(names):
+        raise ScoreInputError(f"need {len(hyp_files)} distinct system names, got {names}")
+    ready = _read_parses(parses_dir, list(ref_files) + list(hyp_files), n, set(need))
+    ref_ptb = [ready[f][0] for f in ref_files]
+    ref_rst = [ready[f][1] for f in ref_files]
+    out = {}
+    for name, f, h in zip(names, hyp_files, hyps):
+        hp, hr = ready[f]
+        out[name] = M.Corpus(h, refs, ref_layout="streams",
+                             hyp_ptb=hp if hp is not None and all(r is not None for r in ref_ptb) else None,
+                             ref_ptb=ref_ptb if hp is not None and all(r is not None for r in ref_ptb) else None,
+                             hyp_rst=hr if hr is not None and all(r is not None for r in ref_rst) else None,
+                             ref_rst=ref_rst if hr is not None and all(r is not None for r in ref_rst) else None,
+                             workers=workers, cache=cache, progress=progress,
+                             parse_source="given" if parses_dir else None)
+    return out
+
+
+# ============================================================================================== output
+
+

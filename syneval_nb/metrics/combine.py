@@ -1,0 +1,471 @@
+"""Combining DR / DR-lex with other metrics (Guzman et al. 2014, sections 4.2 and 5) and the controls of issue 9.
+
+* **Uniform** (section 4.2, "uniform linear interpolation"): every metric is oriented so that higher is better
+  (TER, an error rate, is negated), min-max normalized over the data set being evaluated (:func:`minmax`: over all
+  segments for segment-level results, over the systems for system-level results), and the combination of a base
+  metric with DR (or DR-lex) is the mean of the two normalized scores (:func:`uniform`).
+* **Tuned** (section 4.2, PRO-like): a pairwise-ranking logistic regression (MaxEnt) on *all* human pairs: for each
+  pair of translations of the same segment where the humans prefer ``a`` to ``b``, the feature difference
+  ``f(a) - f(b)`` is a positive example and ``f(b) - f(a)`` a negative one; no intercept; the learned weight
+  vector ``w`` gives the combined score ``w . f`` (:func:`fit_pro`). Trained by cross-validation over whole
+  documents (:func:`tuned_cv`) and on one half of the documents, tested on the other (:func:`tuned_half`).
+* **Evaluation**: segment level, the WMT12 Kendall tau of :func:`syneval_nb.stats.wmt12_tau` (metric ties are
+  discordant); system level, Spearman (:func:`syneval_nb.stats.spearman`) of system scores with human ones.
+* **Controls** (:func:`single_edu_ties`, :func:`length_control`, :func:`partial_correlation`): single-EDU ties,
+  the length-difference baseline, and correlations with length partialled out.
+
+* **Scores by depth** (:func:`depth_scores`, notebooks 03, 04 and 08): BLEU_n, the syntactic metrics by depth and
+  the length controls, segment and per-system corpus scores from one pass (Liu & Gildea 2005).
+
+Base metrics (:data:`BASE_METRICS`) are the registry's (:func:`syneval_nb.metrics.get`): lexical ones scored
+together by :func:`syneval_nb.lexical.evaluate` on the registry objects' families, syntactic ones by the registry
+objects per system. Notebook 07's study code (the data sets scored, the combination tables with
+placebo and length columns, the verdicts) is in :mod:`syneval_nb.studies.discourse_kernels`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from syneval_nb import stats
+from syneval_nb.metrics import registry as metrics
+from syneval_nb.metrics.base import Corpus
+from syneval_nb.trees.rst import is_void
+from syneval_nb.metrics.lexical import evaluate, tokenize
+from syneval_nb.metrics import lexical
+from syneval_nb.metrics.syntactic import score_corpus
+from syneval_nb.parsers.frontend import dask_backend
+
+
+DEFAULT_THRESHOLD = 0.5
+"""Minimum MQM difference for a human pair (``|mqm_a - mqm_b| > 0.5``): at least one minor error's worth
+(1 point), so differences made only of minor punctuation errors (0.1 each, up to five of them) do not count."""
+
+# ---------------------------------------------------------------------------------------------------------------
+# base metrics
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One base metric: its registry ``name`` (:func:`syneval_nb.metrics.get`: the one place a metric is defined,
+    default options). Its input kind (``"text"`` or ``"ptb"``) and orientation come from the registry's object."""
+
+    name: str
+
+    def make(self):
+        """The registry's metric object (:class:`syneval_nb.metrics.Metric`; ``.family`` is the family object)."""
+
+        return metrics.get(self.name)
+
+    @property
+    def kind(self) -> str:
+        return "ptb" if "ptb" in self.make().inputs else "text"
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.make().higher_is_better
+
+
+BASE_METRICS: dict[str, MetricSpec] = {
+    "BLEU": MetricSpec("BLEU"),
+    "NIST": MetricSpec("NIST"),
+    "TER": MetricSpec("TER"),
+    "ROUGE-S": MetricSpec("ROUGE-S"),
+    "METEOR-ex": MetricSpec("METEOR"),
+    "GTM": MetricSpec("GTM"),
+    "STM": MetricSpec("STM-4"),
+    "HWCM": MetricSpec("HWCM-4"),
+    "TKM": MetricSpec("TKM"),
+}
+"""The kit's base metrics combined with DR / DR-lex (the paper's groups II/III analogs): column name -> registry
+name, default options. STM and HWCM with maximum depth / chain length 4 (Asiya's ``CP-STM-4`` and ``DP-HWCM-4``
+in the paper's Asiya-syn), TKM with lambda = 1, on the shipped PTB parses; METEOR-ex is the registry's METEOR
+(exact module)."""
+SYNTACTIC_DEPTH = 4
+
+
+def _score_corpus_job(job: tuple, opts: dict, progress: bool = False) -> tuple:
+    """One system of :func:`_syntactic_by_system` (a picklable task for a Dask worker): ``(system, the
+    score_corpus frame)``; the corpus scores travel in the frame's ``attrs``."""
+
+    name, hyps, refs = job
+    return name, score_corpus(hyps, refs, opts["metrics"], opts["max_depth"], lam=opts["lam"],
+                              effective_order=opts["effective_order"], progress=progress)
+
+
+def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
+                         systems: Sequence[str], metrics: Sequence[str], max_depth: int,
+                         progress: bool = False, lam: float = 1.0, effective_order: bool = False,
+                         scheduler=None) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
+    """:func:`syneval_nb.syntactic.score_corpus` called once per system (so that corpus scores come from that
+    system's summed statistics; the references are read once and cached by ``score_corpus``): each column's
+    segment scores aligned with the input, and each system's corpus scores (``attrs["corpus"]``).
+    ``scheduler`` (a Dask address or ``distributed.Client``): one task per system on that cluster, same numbers."""
+    sys_arr = np.asarray(list(systems), dtype=object)
+    names = sorted(set(sys_arr))
+    index = {s: np.flatnonzero(sys_arr == s) for s in names}
+    jobs = [(s, [ptb_hyps[i] for i in index[s]], [list(ptb_refs[i]) for i in index[s]]) for s in names]
+    opts = {"metrics": list(metrics), "max_depth": max_depth, "lam": lam, "effective_order": effective_order}
+    if scheduler is not None:  # one task per system on the cluster
+        frames = dict(dask_backend().map_tasks(scheduler, _score_corpus_job, jobs, args=(opts, False), what="depth-scores"))
+    else:
+        frames = dict(_score_corpus_job(job, opts, progress) for job in jobs)
+    seg: dict[str, np.ndarray] = {}
+    corpus: dict[str, dict[str, float]] = {}
+    for s in names:
+        idx, f = index[s], frames[s]
+        for c in f.columns:
+            seg.setdefault(c, np.full(len(sys_arr), np.nan))[idx] = f[c].to_numpy(dtype=float)
+        corpus[s] = {c: float(v) for c, v in f.attrs["corpus"].items()}
+    return seg, corpus
+
+
+def _syntactic_scores(names: Sequence[str], hyps: Sequence[str], refs: Sequence[Sequence[str]],
+                      ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
+                      systems: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Segment scores of the syntactic base metrics ``names`` and their corpus scores per system (summed
+    statistics of that system's segments; kernels: the mean), through the registry's objects
+    (:meth:`syneval_nb.metrics.Metric.segment_stats` on one :class:`syneval_nb.metrics.Corpus` per system). An
+    unparsed hypothesis or reference gives NaN and is left out of its system's corpus score."""
+
+    objs = {n: BASE_METRICS[n].make() for n in names}
+    sys_arr = np.asarray(list(systems), dtype=object)
+    seg = {n: np.full(len(sys_arr), np.nan) for n in names}
+    corpus: dict[str, dict[str, float]] = {}
+    for s in sorted(set(sys_arr)):
+        idx = np.flatnonzero(sys_arr == s)
+        c = Corpus([hyps[i] for i in idx], [list(refs[i]) for i in idx], hyp_ptb=[ptb_hyps[i] for i in idx],
+                   ref_ptb=[list(ptb_refs[i]) for i in idx])
+        corpus[s] = {}
+        for n, m in objs.items():
+            S = m.segment_stats(c)
+            ok = ~np.isnan(S).any(axis=1)
+            if ok.any():
+                seg[n][idx[ok]] = m.score_from_stats(S[ok])
+            corpus[s][n] = m.corpus_from_stats(S).score
+    return (pd.DataFrame(seg, index=range(len(ptb_hyps))),
+            pd.DataFrame.from_dict(corpus, orient="index"))
+
+
+def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None] | None = None,
+                ptb_refs: Sequence[Sequence[str | None]] | None = None, metrics: Sequence[str] | None = None,
+                systems: Sequence[str] | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Segment scores of the base metrics, one column per metric (raw scale and orientation), and each metric's
+    corpus score per system (index system, from summed sufficient statistics; TKM: mean). Lexical metrics come
+    from :func:`syneval_nb.lexical.evaluate` (statistics computed once; NIST's information weights from all
+    references of the call, which equals scoring each system alone when every system covers the same segments).
+
+    ``refs[i]`` / ``ptb_refs[i]`` are the references (strings / PTB strings) of segment ``i``; ``systems[i]`` names
+    the system of segment ``i`` (default: one system ``"all"``). Syntactic metrics are left out when no parses are
+    given.
+    """
+    names = list(metrics or BASE_METRICS)
+    unknown = [n for n in names if n not in BASE_METRICS]
+    if unknown:
+        raise ValueError(f"unknown base metrics {unknown}; choose from {list(BASE_METRICS)}")
+    text = [n for n in names if BASE_METRICS[n].kind == "text"]
+    syn = [n for n in names if BASE_METRICS[n].kind == "ptb"] if ptb_hyps is not None and ptb_refs is not None else []
+    sys_ = ["all"] * len(hyps) if systems is None else list(systems)
+    seg, corpus_df = pd.DataFrame(index=range(len(hyps))), pd.DataFrame()
+    if text:
+
+        ev = evaluate({n: BASE_METRICS[n].make().family for n in text}, list(hyps), [list(r) for r in refs], sys_,
+                      progress)
+        seg, corpus_df = ev.segment.set_axis(range(len(hyps))), ev.system
+    if syn:
+        sseg, scorp = _syntactic_scores(syn, list(hyps), [list(r) for r in refs], ptb_hyps, ptb_refs, sys_)
+        seg = pd.concat([seg, sseg], axis=1)
+        corpus_df = pd.concat([corpus_df, scorp], axis=1)
+    keep = [n for n in names if n in seg.columns]
+    return seg[keep], corpus_df[[n for n in keep if n in corpus_df.columns]]
+
+
+def system_base_scores(segment_scores: pd.DataFrame, systems: Sequence[str],
+                       corpus: pd.DataFrame | None = None) -> pd.DataFrame:
+    """System-level scores: a column of ``corpus`` (corpus scores per system from :func:`base_scores`) as given;
+    any other column (DR, DR-lex, learned, ...) the mean of its segment scores. Index: system (sorted)."""
+    means = segment_scores.groupby(np.asarray(systems)).mean()
+    if corpus is not None and not corpus.empty:
+        for c in corpus.columns:
+            if c in means.columns:
+                means[c] = corpus[c].reindex(means.index).to_numpy(dtype=float)
+    return means.sort_index()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# normalization and uniform combination
+# ---------------------------------------------------------------------------------------------------------------
+
+def higher_is_better(name: str) -> bool:
+    """Orientation of a metric column (False only for error rates such as TER)."""
+    spec = BASE_METRICS.get(name)
+    return True if spec is None else spec.higher_is_better
+
+
+def minmax(x: Sequence[float]) -> np.ndarray:
+    """Min-max normalization to [0, 1]: ``(x - min) / (max - min)`` (NaN kept, ignored for min/max); a constant
+    column maps to 0."""
+    a = np.asarray(x, dtype=float)
+    lo, hi = np.nanmin(a), np.nanmax(a)
+    if not np.isfinite(hi - lo) or hi == lo:
+        return np.where(np.isnan(a), np.nan, 0.0)
+    return (a - lo) / (hi - lo)
+
+
+def normalize(scores: pd.DataFrame) -> pd.DataFrame:
+    """Orient every column higher-is-better (error rates negated) and min-max normalize it (Guzman et al. 2014,
+    section 4.2: "a min-max normalization, for each metric, and for each language pair")."""
+    out = {}
+    for c in scores.columns:
+        v = scores[c].to_numpy(dtype=float)
+        out[c] = minmax(v if higher_is_better(c) else -v)
+    return pd.DataFrame(out, index=scores.index)
+
+
+def uniform(normalized: pd.DataFrame, names: Sequence[str]) -> np.ndarray:
+    """Uniform linear interpolation: the mean of the normalized columns ``names``."""
+    return normalized[list(names)].to_numpy(dtype=float).mean(axis=1)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# tuned combination: PRO-like pairwise logistic regression
+# ---------------------------------------------------------------------------------------------------------------
+
+def pairwise_examples(features: np.ndarray, better: np.ndarray, worse: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """PRO training set from human pairs: ``f(better) - f(worse)`` labelled 1 and its negation labelled 0."""
+    f = np.asarray(features, dtype=float)
+    d = f[better] - f[worse]
+    return np.vstack([d, -d]), np.concatenate([np.ones(len(d)), np.zeros(len(d))])
+
+
+def fit_pro(features: np.ndarray, better: np.ndarray, worse: np.ndarray, C: float = 1.0) -> np.ndarray:
+    """Weights of the linear combination from all human pairs (MaxEnt = L2-regularized logistic regression,
+    scikit-learn ``lbfgs``, no intercept: a pairwise difference has no offset). ``C`` is the inverse
+    regularization strength (the paper does not give one; 1.0 is scikit-learn's default)."""
+    from sklearn.linear_model import LogisticRegression
+
+    if len(better) == 0:
+        raise ValueError("no human pairs to train on")
+    X, y = pairwise_examples(features, better, worse)
+    ok = np.isfinite(X).all(axis=1)
+    model = LogisticRegression(C=C, fit_intercept=False, max_iter=1000)
+    model.fit(X[ok], y[ok])
+    return model.coef_.ravel()
+
+
+def _pairs_within(mask: np.ndarray, human: np.ndarray, segments: np.ndarray, threshold: float):
+    idx = np.flatnonzero(mask)
+    b, w = stats.better_worse_pairs(human[idx], segments[idx], threshold)
+    return idx[b], idx[w]
+
+
+def document_folds(groups: Sequence, n_folds: int = 10) -> list[np.ndarray]:
+    """Fold id lists over whole documents: documents are assigned largest first to the currently smallest fold
+    (folds of about equal size, a document never split, as in the paper's section 5.4). With fewer documents
+    than ``n_folds`` there are as many folds as documents (leave-one-document-out)."""
+    g = np.asarray(groups)
+    docs, sizes = np.unique(g, return_counts=True)
+    k = min(n_folds, len(docs))
+    if k < 2:
+        raise ValueError(f"cross-validation over documents needs at least 2 documents, got {len(docs)}")
+    load = np.zeros(k)
+    members: list[list] = [[] for _ in range(k)]
+    for d, s in sorted(zip(docs, sizes), key=lambda x: (-x[1], str(x[0]))):
+        f = int(np.argmin(load))
+        load[f] += s
+        members[f].append(d)
+    return [np.flatnonzero(np.isin(g, m)) for m in members]
+
+
+def tuned_cv(features: np.ndarray, human: Sequence[float], segments: Sequence, groups: Sequence, n_folds: int = 10,
+             threshold: float = DEFAULT_THRESHOLD, C: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Out-of-fold combined scores: for each fold of :func:`document_folds`, train :func:`fit_pro` on the human
+    pairs of the other folds and score the fold. Returns ``(scores, weights)`` with one weight row per fold.
+    Pairs never cross segments, so the WMT12 tau of the pooled out-of-fold scores equals the tau of the pooled
+    per-fold concordance counts."""
+    f = np.asarray(features, dtype=float)
+    h = np.asarray(human, dtype=float)
+    seg = np.asarray(segments)
+    out = np.full(len(f), np.nan)
+    weights = []
+    for test in document_folds(groups, n_folds):
+        train = np.ones(len(f), dtype=bool)
+        train[test] = False
+        b, w = _pairs_within(train, h, seg, threshold)
+        wt = fit_pro(f, b, w, C)
+        weights.append(wt)
+        out[test] = f[test] @ wt
+    return out, np.array(weights)
+
+
+def half_split(groups: Sequence, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two halves of the documents (shuffled with ``seed``, then assigned to the smaller half): boolean masks
+    ``(tune, test)`` -- the analog of the paper's tune-on-WMT12 / test-on-WMT11 experiment."""
+    g = np.asarray(groups)
+    docs, sizes = np.unique(g, return_counts=True)
+    if len(docs) < 2:
+        raise ValueError("a half/half split needs at least 2 documents")
+    order = np.random.default_rng(seed).permutation(len(docs))
+    halves: list[list] = [[], []]
+    load = [0, 0]
+    for i in sorted(order, key=lambda i: -sizes[i]):
+        k = 0 if load[0] <= load[1] else 1
+        halves[k].append(docs[i])
+        load[k] += sizes[i]
+    tune = np.isin(g, halves[0])
+    return tune, ~tune
+
+
+def tuned_half(features: np.ndarray, human: Sequence[float], segments: Sequence, groups: Sequence, seed: int = 0,
+               threshold: float = DEFAULT_THRESHOLD, C: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tune on one half of the documents, score the other: ``(scores on the test half, NaN elsewhere; weights;
+    test mask)``."""
+    f = np.asarray(features, dtype=float)
+    tune, test = half_split(groups, seed)
+    b, w = _pairs_within(tune, np.asarray(human, dtype=float), np.asarray(segments), threshold)
+    wt = fit_pro(f, b, w, C)
+    out = np.full(len(f), np.nan)
+    out[test] = f[test] @ wt
+    return out, wt, test
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# evaluation: the WMT12 tau
+# ---------------------------------------------------------------------------------------------------------------
+
+def segment_tau(metric: Sequence[float], human: Sequence[float], segments: Sequence,
+                threshold: float = DEFAULT_THRESHOLD, mask: np.ndarray | None = None,
+                texts: Sequence[str] | None = None) -> float:
+    """WMT12 Kendall tau (:func:`syneval_nb.stats.wmt12_tau`: pairs of the same segment whose human scores differ
+    by more than ``threshold``; metric ties discordant; tau = (C - D) / (C + D)) over the rows in ``mask`` (all by
+    default); rows with a NaN metric score are dropped.
+
+    With ``texts`` (the hypotheses), pairs of *identical* translations are dropped as well: every metric ties them
+    (a forced discordance), and their human difference is rater noise (TED MQM has one rater per system and
+    segment): ``wmt12_tau(..., distinct=texts)``.
+    """
+    m = np.asarray(metric, dtype=float)
+    keep = np.isfinite(m) if mask is None else (np.isfinite(m) & mask)
+    t = None if texts is None else np.asarray(texts, dtype=object)[keep]
+    return stats.wmt12_tau(m[keep], np.asarray(human, dtype=float)[keep], np.asarray(segments)[keep], threshold,
+                           distinct=t)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# controls (issue 9, section 4)
+# ---------------------------------------------------------------------------------------------------------------
+
+def single_edu_ties(hyp_rst: Sequence[Mapping | None], ref_rst: Sequence[Mapping | None]) -> dict[str, int]:
+    """Count (hypothesis, reference) pairs by voidness: ``both_void`` pairs score DR = 1.0 whatever their words,
+    ``one_void`` pairs score DR = 0.0; ``neither_void`` pairs are compared on structure; ``missing`` has a None."""
+
+    out = {"both_void": 0, "one_void": 0, "neither_void": 0, "missing": 0}
+    for h, r in zip(hyp_rst, ref_rst):
+        if h is None or r is None:
+            out["missing"] += 1
+            continue
+        v = is_void(h) + is_void(r)
+        out[("neither_void", "one_void", "both_void")[v]] += 1
+    return out
+
+
+def human_pair_ties(metric: Sequence[float], human: Sequence[float], segments: Sequence,
+                    threshold: float = DEFAULT_THRESHOLD, texts: Sequence[str] | None = None) -> dict[str, float]:
+    """How many human pairs (:func:`syneval_nb.stats.better_worse_pairs`) the metric ties (counted as discordant
+    by the WMT12 tau): ``pairs``, ``ties``, ``tie_rate``; with ``texts``, also ``identical`` (pairs of identical
+    translations, which every metric ties)."""
+    b, w = stats.better_worse_pairs(np.asarray(human, dtype=float), np.asarray(segments), threshold)
+    c, d, t = stats.concordance_counts(np.asarray(metric, dtype=float), b, w)
+    n = c + d + t
+    out = {"pairs": n, "ties": t, "tie_rate": t / n if n else float("nan")}
+    if texts is not None:
+        tx = np.asarray(texts, dtype=object)
+        out["identical"] = int((tx[b] == tx[w]).sum())
+    return out
+
+
+def length_control(hyps: Sequence[str], refs: Sequence[str], tokenizer: str = "13a") -> np.ndarray:
+    """The length-difference control baseline ``-|len(hyp) - len(ref)|`` in tokens (higher = closer in length):
+    :func:`syneval_nb.stats.length_controls` on :func:`syneval_nb.lexical.tokenize` lengths."""
+
+    return stats.length_controls([len(tokenize(h, tokenizer)) for h in hyps],
+                                 np.array([len(tokenize(r, tokenizer)) for r in refs], dtype=float))["neg_abs_len_diff"]
+
+
+def partial_correlation(x: Sequence[float], y: Sequence[float], z: np.ndarray | Sequence[float]) -> float:
+    """:func:`syneval_nb.stats.partial_correlation` dropping rows with a missing value (NaN metric scores)."""
+    return stats.partial_correlation(x, y, z, nan_policy="omit")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# scores indexed by max n / depth (Liu & Gildea 2005; used by notebook 08)
+# ---------------------------------------------------------------------------------------------------------------
+
+DEPTH_METRICS = ("stm", "hwcm", "dstm", "tkm", "dtkm")
+"""The syntactic metrics of Liu & Gildea (2005), as :func:`syneval_nb.syntactic.score_corpus` names them."""
+LENGTH_CONTROLS = {"neg_abs_len_diff": "-|len diff|", "len_ratio": "len ratio"}
+"""Row names of the length-only controls of :func:`syneval_nb.stats.length_controls`."""
+
+
+def metric_key(column: str) -> tuple[str, int | None]:
+    """``"stm_3"`` -> ``("STM", 3)``, ``"tkm"`` -> ``("TKM", None)`` (the keys of :func:`depth_scores`)."""
+    name, _, depth = column.partition("_")
+    return name.upper(), int(depth) if depth else None
+
+
+def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None],
+                 ptb_refs: Sequence[Sequence[str | None]], systems: Sequence[str], max_depth: int = 9,
+                 syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True, lam: float = 1.0,
+                 effective_order: bool = False, scheduler=None
+                 ) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
+    """Every segment scored by BLEU_n (n = 1..``max_depth``, epsilon smoothing as in Liu & Gildea, Sec. 3), the
+    syntactic metrics by depth and the two length controls; each system's corpus scores from the same pass.
+
+    ``txt_refs[i]`` / ``ptb_refs[i]``: the references (text / PTB) of segment ``i``; ``systems[i]`` its system.
+    Returns ``(segment, corpus)``: ``segment`` maps ``(metric, depth)`` (depth ``None`` for TKM, DTKM and the
+    controls ``-|len diff|``, ``len ratio``) to scores aligned with ``hyps``; ``corpus`` has one row per system
+    (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.lexical.evaluate`), the syntactic
+    corpus scores (:func:`syneval_nb.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
+    of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts). ``lam``: the tree-kernel
+    decay of TKM/DTKM (1.0, the paper's plain count). Notebooks 03, 04 and 08 score with it.
+
+    ``effective_order`` applies to both sides alike, so BLEU and the syntactic metrics treat the orders/depths a
+    hypothesis does not have in the same way: ``False`` (default, the papers' definitions) averages over every order
+    1..n (BLEU: an absent order is a zero precision, hence epsilon; STM/DSTM: a zero fraction; HWCM: epsilon);
+    ``True`` (the variant) averages over the orders the hypothesis has (:class:`syneval_nb.lexical.BLEU` and
+    :func:`syneval_nb.syntactic.score_corpus` ``effective_order``).
+
+    ``scheduler`` (a Dask scheduler address or ``distributed.Client``): the lexical statistics (one task per
+    metric) and the syntactic scores (one task per system) run on that cluster, with numbers identical to the local
+    run; without it Dask is not imported.
+
+    Corpus BLEU_n uses the same epsilon smoothing as the segments; that only matters when a system has no matching
+    n-gram of some order in the whole corpus (plain BLEU would then be 0)."""
+
+    hyps, ptb_hyps = list(hyps), list(ptb_hyps)
+    txt_refs, ptb_refs = [list(r) for r in txt_refs], [list(r) for r in ptb_refs]
+    sys_arr = np.asarray(list(systems), dtype=object)
+    if not len(hyps) == len(txt_refs) == len(ptb_hyps) == len(ptb_refs) == len(sys_arr):
+        raise ValueError(f"hyps, txt_refs, ptb_hyps, ptb_refs, systems have {len(hyps)}, {len(txt_refs)}, "
+                         f"{len(ptb_hyps)}, {len(ptb_refs)}, {len(sys_arr)} entries")
+    bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon", effective_order=effective_order)
+            for n in range(1, max_depth + 1)}
+    ev = lexical.evaluate(bleu, hyps, txt_refs, sys_arr, progress, scheduler=scheduler)
+    segment = {metric_key(c): ev.segment[c].to_numpy() for c in bleu}
+    names = sorted(set(sys_arr))
+    corpus: dict[str, dict] = {s: {metric_key(c): float(ev.system.loc[s, c]) for c in bleu} for s in names}
+    syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress,
+                                           lam, effective_order, scheduler)
+    segment.update({metric_key(c): v for c, v in syn.items()})
+    for s in names:
+        corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})
+    lens = stats.length_controls([len(lexical.tokenize(h)) for h in hyps],
+                                 [[len(lexical.tokenize(r)) for r in rs] for rs in txt_refs])
+    for k, name in LENGTH_CONTROLS.items():
+        segment[(name, None)] = lens[k]
+        for s in names:
+            corpus[s][(name, None)] = float(lens[k][sys_arr == s].mean())
+    return segment, pd.DataFrame.from_dict(corpus, orient="index")

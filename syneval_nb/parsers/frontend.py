@@ -1,0 +1,321 @@
+"""The parse front end: sentences in, trees out, through the persistent cache.
+
+One entry point, :func:`parse` (trees) / :func:`parse_strings` (the raw strings that are cached and written to
+disk), aligned with the input and backed by the persistent :class:`~syneval_nb.cache.ParseCache`. Backends: ``stanford``
+(:mod:`syneval_nb.parsers.stanford`), ``spacy`` (:mod:`syneval_nb.parsers.spacy`), and ``ptb``, pre-parsed input: a
+file of one bracketed tree per line (any external parser; ``(())`` or an empty line means no parse), aligned line by
+line with the sentences (``ptb_file=``), not cached. RST trees: :func:`parse_rst` (:mod:`syneval_nb.parsers.feng_hirst`).
+
+Cache keys (:attr:`StanfordParser.backend_key`, :func:`spacy_backend_key`) encode backend, version and every
+option that changes a result; the cache is keyed by the exact sentence text. Results are stored as they arrive,
+so a run that is interrupted resumes where it stopped. A deterministic failure (``(())``: longer than
+``max_length`` tokens, unparsable) is stored as ``None`` and re-tried only with ``retry_failed=True``; time-outs,
+crashes and empty inputs are never stored.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tqdm.auto import tqdm
+from syneval_nb.parsers.cache import ParseCache, open_cache
+from syneval_nb.parsers.feng_hirst import _parse_stream, backend_key
+from syneval_nb.parsers.spacy import _dependency_tree, _spacy_stream, spacy_backend_key
+from syneval_nb.parsers.stanford import ParseWarning, StanfordParser, get_stanford_parser
+from syneval_nb.textio import InputEncodingError
+from syneval_nb.trees.ptb import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, unescape_word
+
+
+BACKENDS = ("stanford", "spacy", "ptb")
+
+
+def dask_backend():
+    """The Dask back end, :mod:`syneval_nb.parsers.dask`, imported only when a scheduler is given (Dask is an
+    optional extra). The kit's one lazy import of it: every ``scheduler=`` path goes through here."""
+    from . import dask
+
+    return dask
+
+
+# ------------------------------------------------------------------------------------------------- reports
+
+
+@dataclass
+class ParseReport:
+    """What happened in one :func:`parse_strings` call (indices are positions in the input)."""
+
+    backend_key: str
+    n_input: int = 0
+    n_empty: int = 0  # empty / white-space lines: None without parsing
+    n_cached: int = 0  # served from the cache (including stored failures)
+    n_parsed: int = 0  # sent to the backend in this call
+    failures: dict[int, str] = field(default_factory=dict)  # index -> reason (cached failures included)
+    restarts: int = 0  # worker restarts (crash, hang, desync)
+    seconds: float = 0.0
+    damaged: dict[int, str] = field(default_factory=dict)  # index -> why its cached result was not valid (re-parsed)
+
+    def summary(self) -> str:
+        text = (f"{self.n_input} sentences: {self.n_cached} from cache, {self.n_parsed} parsed, {self.n_empty} empty, "
+                f"{len(self.failures)} without a parse, {self.restarts} worker restarts, {self.seconds:.1f} s "
+                f"[{self.backend_key}]")
+        if self.damaged:
+            first, why = next(iter(self.damaged.items()))
+            text += (f"\n  {len(self.damaged)} damaged cache entries (not a valid parse) were parsed again; "
+                     f"first: line {first + 1}: {why}")
+        if self.failures:
+            shown = list(self.failures.items())[:10]
+            text += "\n" + "\n".join(f"  line {i + 1}: {why}" for i, why in shown)
+            if len(self.failures) > len(shown):
+                text += f"\n  ... and {len(self.failures) - len(shown)} more"
+        return text
+
+
+class ParseList(list):
+    """A list aligned with the input sentences, with the call's :class:`ParseReport` as ``.report``."""
+
+    report: ParseReport
+
+
+# ------------------------------------------------------------------------------------------------- ptb files
+
+# ignored by the word check: quotes (PTB rewrites them), white space, escapes, and periods (the tokenizer adds
+# a "." after a sentence-final abbreviation: "1 a.m." -> "a.m." ".")
+_IGNORED = re.compile(r"[\"'`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00bb\s\\.]")
+
+
+def _same_words(sentence: str, ptb: str) -> bool:
+    """Loose check that a tree belongs to a sentence: equal characters once quotes, escapes and spaces go."""
+    try:
+        words = [w for w in read_ptb_flat(ptb).words if w is not None]  # no nltk.Tree needed for the words
+    except EmptyParseError:
+        return True
+    return _IGNORED.sub("", "".join(unescape_word(w) for w in words)) == _IGNORED.sub("", sentence)
+
+
+# ------------------------------------------------------------------------------------------------- front end
+
+
+def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", workers: int = 1,
+                  cache: ParseCache | str | os.PathLike | bool | None = True, *, max_length: int = 150,
+                  timeout: float = 60.0, ptb_file: str | os.PathLike | None = None, retry_failed: bool = False,
+                  parser: StanfordParser | None = None, progress: bool = True, warn: bool = True,
+                  scheduler: Any = None) -> ParseList:
+    """Parse ``sentences`` into backend strings, aligned with the input (a :class:`ParseList` with ``.report``).
+
+    - ``stanford``: one-line PTB trees exactly as the parser prints them (``(ROOT ...)``);
+    - ``spacy``: JSON ``{"words", "tags", "heads", "deps"}`` per sentence (heads 0-based, -1 for the root);
+    - ``ptb``: the lines of ``ptb_file`` (``sentences`` may be ``None``; if given, counts and words are checked).
+
+    ``None`` marks an empty line and every failure; failures are listed in ``.report.failures`` and in one
+    :class:`ParseWarning`. ``cache``: ``True`` (the default file), a path, a :class:`ParseCache`, or ``None``/``False``.
+    ``parser`` reuses a running :class:`StanfordParser` (its own ``workers``/``max_length``/``timeout`` apply).
+    ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the sentences the
+    cache lacks are parsed on the cluster's workers (``workers`` is then unused; ``parser`` only gives the
+    options) and cached here as they arrive (:mod:`syneval_nb.cluster`; ``stanford`` and ``spacy``).
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    t0 = time.perf_counter()
+    if backend == "ptb":
+        return _ptb_strings(sentences, ptb_file, warn)
+    if ptb_file is not None:
+        raise ValueError("ptb_file is only used with backend='ptb'")
+    if isinstance(sentences, str):
+        raise TypeError("sentences must be a sequence of strings, not one string")
+    sentences = list(sentences)
+    for i, s in enumerate(sentences):
+        if not isinstance(s, str):
+            raise TypeError(f"sentence {i + 1} is {type(s).__name__}, not str")
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise InputEncodingError(f"sentence {i + 1} cannot be written as UTF-8 (character {e.start + 1}: "
+                                     f"{s[e.start]!r}, {e.reason})") from None
+    if backend == "stanford":
+        if scheduler is not None:  # Dask is imported only here
+            parser = dask_backend().RemoteParser(scheduler, "stanford", parser or StanfordParser(max_length=max_length,
+                                                                                  timeout=timeout))
+        parser = parser or get_stanford_parser(workers=workers, max_length=max_length, timeout=timeout)
+        key = parser.backend_key
+        restarts0 = parser.restarts
+        stream = parser.parse_stream
+    else:
+        key = spacy_backend_key()
+        restarts0 = 0
+        stream = lambda items, on_result: _spacy_stream(items, on_result, workers)  # noqa: E731
+        if scheduler is not None:
+            stream = dask_backend().RemoteParser(scheduler, "spacy").parse_stream
+
+    out = ParseList([None] * len(sentences))
+    report = ParseReport(backend_key=key, n_input=len(sentences))
+    out.report = report
+    todo_idx = [i for i, s in enumerate(sentences) if s.strip()]
+    report.n_empty = len(sentences) - len(todo_idx)
+
+    store, owned = open_cache(cache)
+    try:
+        stored = store.get_many(key, [sentences[i] for i in todo_idx]) if store else {}
+        rejected = store.last_rejected if store else {}  # damaged entries: misses, parsed again and replaced
+        pending: dict[str, list[int]] = {}  # text -> indices (duplicates are parsed once)
+        for i in todo_idx:
+            s = sentences[i]
+            if s in rejected:
+                report.damaged[i] = rejected[s]
+            if s in stored and (stored[s] is not None or not retry_failed):
+                out[i] = stored[s]
+                report.n_cached += 1
+                if stored[s] is None:
+                    report.failures[i] = "stored failure in the cache (retry_failed=True parses it again)"
+            else:
+                pending.setdefault(s, []).append(i)
+        report.n_parsed = sum(len(v) for v in pending.values())
+        if pending and backend == "stanford":
+            parser.start()  # JVM start-up and model loading (seconds) before the progress bar starts
+        bar = tqdm(total=len(todo_idx), initial=report.n_cached, desc=f"parse [{backend}]", unit="sent",
+                   disable=not progress or not pending)
+        firsts = [(idx[0], s) for s, idx in pending.items()]
+
+        def on_result(first: int, result: str | None, reason: str | None, storable: bool) -> None:
+            text = sentences[first]
+            if store is not None and storable:
+                store.put(key, text, result)
+            for i in pending[text]:
+                out[i] = result
+                if reason is not None:
+                    report.failures[i] = reason
+            bar.update(len(pending[text]))
+
+        try:
+            stream(firsts, on_result)
+        finally:
+            bar.close()
+    finally:
+        if owned and store is not None:
+            store.close()
+    report.restarts = (parser.restarts - restarts0) if backend == "stanford" else 0
+    report.seconds = time.perf_counter() - t0
+    report.failures = dict(sorted(report.failures.items()))
+    if warn and report.failures:
+        warnings.warn(f"{len(report.failures)} of {len(sentences)} sentences have no parse.\n{report.summary()}",
+                      ParseWarning, stacklevel=2)
+    elif warn and report.damaged:
+        warnings.warn(f"{len(report.damaged)} damaged cache entries were parsed again.\n{report.summary()}",
+                      ParseWarning, stacklevel=2)
+    return out
+
+
+def _ptb_strings(sentences: Sequence[str] | None, ptb_file: str | os.PathLike | None, warn: bool) -> ParseList:
+    if ptb_file is None:
+        raise ValueError("backend='ptb' needs ptb_file=PATH (one bracketed tree per line)")
+    t0 = time.perf_counter()
+    lines = read_ptb_strings(ptb_file)
+    if sentences is not None and len(sentences) != len(lines):
+        raise ValueError(f"{ptb_file} has {len(lines)} lines but there are {len(sentences)} sentences; "
+                         "pre-parsed files must be aligned line by line")
+    out = ParseList(lines)
+    report = ParseReport(backend_key=f"ptb:{ptb_file}", n_input=len(lines))
+    for i, line in enumerate(lines):
+        if line is None:
+            if sentences is not None and not sentences[i].strip():
+                report.n_empty += 1
+            else:
+                report.failures[i] = "no parse in the file ('(())' or an empty line)"
+    if sentences is not None:
+        bad = [i for i, (s, p) in enumerate(zip(sentences, lines)) if p is not None and not _same_words(s, p)]
+        if bad and warn:
+            warnings.warn(f"{ptb_file}: the words of {len(bad)} trees differ from their sentences (first: line "
+                          f"{bad[0] + 1}); check that the file is aligned with the input", ParseWarning, stacklevel=3)
+    report.seconds = time.perf_counter() - t0
+    out.report = report
+    if warn and report.failures:
+        warnings.warn(f"{len(report.failures)} of {len(lines)} lines have no parse.\n{report.summary()}",
+                      ParseWarning, stacklevel=3)
+    return out
+
+
+def parse(sentences: Sequence[str] | None, backend: str = "stanford", workers: int = 1,
+          cache: ParseCache | str | os.PathLike | bool | None = True, **options: Any) -> ParseList:
+    """Parse sentences into trees, aligned with the input; ``None`` for empty lines and failures.
+
+    ``stanford`` and ``ptb`` give :class:`nltk.Tree` objects read by :func:`syneval_nb.trees.read_ptb` (so the
+    ``ROOT`` wrapper is removed); ``spacy`` gives :class:`syneval_nb.heads.DependencyTree`. The options are those
+    of :func:`parse_strings`; the result's ``.report`` says what was cached, parsed and failed.
+    """
+    raw = parse_strings(sentences, backend=backend, workers=workers, cache=cache, **options)
+    out = ParseList()
+    for i, s in enumerate(raw):
+        if s is None:
+            out.append(None)
+            continue
+        try:
+            out.append(_dependency_tree(s) if backend == "spacy" else read_ptb(s, line_no=i + 1))
+        except EmptyParseError:
+            out.append(None)
+            raw.report.failures[i] = "empty tree"
+    out.report = raw.report
+    return out
+
+
+def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_features: bool = False,
+              progress: bool = True, retry_failed: bool = False, scheduler: Any = None,
+              classifier: str = "inprocess") -> list[dict | None]:
+    """RST trees of ``texts`` (aligned; ``None`` where the parser failed), parsing only what the cache lacks.
+
+    ``cache``: ``True`` for the default :class:`syneval_nb.cache.ParseCache`, a ``ParseCache``, or ``None``.
+    Each result is stored as soon as it arrives (JSON of the tree; ``None`` for a failure, retried only with
+    ``retry_failed``). ``workers`` processes each hold one long-lived :class:`FengHirstParser` (each JVM takes up
+    to 1 GB); ``workers=1`` parses in this process. Empty texts raise ``ValueError``.
+    ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the texts the
+    cache lacks are parsed by the cluster's workers, each with its own long-lived parser (``workers`` unused),
+    and cached here as they arrive (:mod:`syneval_nb.cluster`).
+    ``classifier``: ``"inprocess"`` (default) or ``"subprocess"``, how the CRF models are applied (see
+    :class:`FengHirstParser`; the trees are the same, so is the cache key).
+    """
+    for k, t in enumerate(texts):
+        if not isinstance(t, str) or not t.strip():
+            raise ValueError(f"text {k} is empty: the Feng-Hirst parser needs at least one word")
+
+    store, opened = open_cache(cache)
+    try:
+        done = _cached_or_parsed(texts, store, workers, global_features, progress, retry_failed, scheduler,
+                                 classifier)
+    finally:
+        if opened:
+            store.close()
+    return [None if done[t] is None else json.loads(done[t]) for t in texts]
+
+
+def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_features: bool, progress: bool,
+                      retry_failed: bool, scheduler: Any = None,
+                      classifier: str = "inprocess") -> dict[str, str | None]:
+    """Results (JSON strings) by text: cached ones, then the rest parsed and stored as each arrives."""
+    key = backend_key(global_features)
+    unique = list(dict.fromkeys(texts))
+    done: dict[str, str | None] = {}
+    if store is not None:
+        got = store.get_many(key, unique)
+        done = {t: r for t, r in got.items() if r is not None or not retry_failed}
+    todo = [t for t in unique if t not in done]
+    if todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo), desc="RST parsing", unit="seg", disable=not progress)
+        if scheduler is None:
+            stream = _parse_stream(todo, workers, global_features, classifier)
+        else:  # Dask is imported only here
+            stream = dask_backend().rst_stream(scheduler, todo, global_features, classifier=classifier)
+        for text, result in stream:
+            done[text] = result
+            if store is not None:
+                store.put(key, text, result)
+            bar.update()
+        bar.close()
+    return done
+
+

