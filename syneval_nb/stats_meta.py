@@ -8,7 +8,7 @@ The definitions are those of google-research/mt-metrics-eval (``stats.py``, ``ta
 * :func:`item_grouped_correlation`: Pearson, Spearman or a Kendall variant computed within each item, then
   averaged as mtme's ``AverageCorrelation`` does;
 * :func:`pairwise_permutation_p_values`, :func:`spa_from_p_values`, :func:`soft_pairwise_accuracy`: system-level
-  soft pairwise accuracy, SPA = 1 - PCE (Thompson, Mathur, Deutsch & Finkelstein 2024);
+  soft pairwise accuracy, SPA = 1 - PCE (Thompson, Mathur, Deutsch & Khayrallah 2024);
 * :func:`permutation_test_acc_eq`, :func:`permutation_test_spa`: mtme's ``PermutationSigDiff`` (PERM-BOTH, Deutsch
   et al. 2021) comparing two metrics on acc_eq or on SPA.
 
@@ -387,7 +387,8 @@ def item_grouped_correlation(metric, human, items, method: str = "pearson", *, v
 
     Variant: mtme ``Correlation(num_sys, gold, metric).Pearson("item")`` / ``.Spearman("item")`` /
     ``.Kendall("item", variant)`` (scipy's ``pearsonr``, ``spearmanr``, ``kendalltau``) and, for
-    ``variant="23"``/``"acc23"``, ``.KendallVariants("item", variant, epsilon)`` (Deutsch et al. 2023), all through
+    ``variant="23"``/``"acc23"`` or ``epsilon`` > 0, ``.KendallVariants("item", variant, epsilon)`` (Deutsch et al.
+    2023), all through
     ``AverageCorrelation`` with its defaults (``macro=True``). The rule, exactly as mtme:
 
     * human NaN (mtme ``None``) entries are dropped; items left with fewer than 2 entries are skipped (not counted);
@@ -399,7 +400,8 @@ def item_grouped_correlation(metric, human, items, method: str = "pearson", *, v
       returns 0.0 (not NaN): so does this function, with a ``RuntimeWarning``.
 
     ``method``: ``"pearson"``, ``"spearman"`` or ``"kendall"`` (``variant``: ``"b"``, ``"c"``, ``"23"``,
-    ``"acc23"``; ``epsilon`` >= 0 is the metric tie threshold ``|diff| <= epsilon``, only with 23/acc23 or 0).
+    ``"acc23"``; ``epsilon`` >= 0 is the metric tie threshold ``|diff| <= epsilon``, as mtme's
+    ``KendallVariants``: allowed with b, 23 and acc23, not with c (mtme raises) nor Pearson/Spearman).
     mtme also averages the items' p-values; an average of p-values is not a p-value and is not returned here.
     Kendall enumerates the pairs of each item: memory grows with the square of the largest item.
 
@@ -419,9 +421,9 @@ def item_grouped_correlation(metric, human, items, method: str = "pearson", *, v
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not math.isfinite(epsilon) \
             or epsilon < 0:
         raise ValueError(f"epsilon: must be a finite number >= 0, got {epsilon!r}")
-    if epsilon > 0 and not (method == "kendall" and variant in ("23", "acc23")):
+    if epsilon > 0 and not (method == "kendall" and variant != "c"):
         raise ValueError("epsilon: a tie threshold > 0 is defined only for method='kendall' with variant "
-                         "'23' or 'acc23'")
+                         "'b', '23' or 'acc23'")
     m, h, codes = _long_format(metric, human, items)
     _, starts, sizes = _groups(codes)
     keep = sizes >= 2
@@ -486,7 +488,7 @@ def pairwise_permutation_p_values(seg_scores, *, num_permutations: int = 1000, s
 
     >>> base = np.arange(30) % 7
     >>> p = pairwise_permutation_p_values([base + 2, base + 1, base], num_permutations=100)
-    >>> p[0, 1].item(), p[0, 2].item(), p[1, 2].item()  # system 0 > 1 > 2 on every segment: no flip reaches the observed gap
+    >>> p[0, 1].item(), p[0, 2].item(), p[1, 2].item()  # 0 > 1 > 2 everywhere: no flip reaches the gap
     (0.0, 0.0, 0.0)
     >>> pairwise_permutation_p_values([base, base + 1], num_permutations=100)[0, 1].item()  # 0 < 1 everywhere
     1.0

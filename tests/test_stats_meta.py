@@ -174,6 +174,7 @@ def test_acc_eq_hand_example_averages_items_not_pairs():
     ("spearman", "b", 0.0, 0.0943782494549795, 519),
     ("kendall", "b", 0.0, 0.07148568346094772, 519),
     ("kendall", "c", 0.0, 0.06875426748703757, 519),
+    ("kendall", "b", 2.0, 0.07771608453769212, 517),  # metric ties |diff| <= 2: 2 more all-tied segments
     ("kendall", "23", 2.0, -0.24763705103969766, 529),
     ("kendall", "acc23", 2.0, 0.37618147448015077, 529),
 ])
@@ -183,8 +184,8 @@ def test_item_grouped_correlation_equals_mtme_average_correlation(ted, method, v
         oracle = c.Pearson("item")
     elif method == "spearman":
         oracle = c.Spearman("item")
-    elif variant in ("b", "c"):
-        oracle = c.Kendall("item", variant)
+    elif variant in ("b", "c") and epsilon == 0:
+        oracle = c.Kendall("item", variant)  # scipy.stats.kendalltau
     else:
         oracle = c.KendallVariants("item", variant, epsilon)
     r = item_grouped_correlation(ted["chrf"], ted["mqm_z"], ted["items"], method, variant=variant, epsilon=epsilon)
@@ -286,6 +287,11 @@ def test_spa_hand_example():
     assert np.isnan(p[np.tril_indices(3)]).all() and p[np.triu_indices(3, 1)].tolist() == [0.0, 0.0, 0.0]
     reversed_p = pairwise_permutation_p_values(human[::-1], num_permutations=100)
     assert reversed_p[np.triu_indices(3, 1)].tolist() == [1.0, 1.0, 1.0]
+    # identical systems: every flip gives exactly the observed difference 0, and ">=" counts it: p = 1
+    twins = pairwise_permutation_p_values([base, base, base + 1], num_permutations=100)
+    assert twins[np.triu_indices(3, 1)].tolist() == [1.0, 1.0, 1.0]
+    assert np.array_equal(twins, mtme_pce.compute_pairwise_p_values(np.array([base, base, base + 1.0]), 100),
+                          equal_nan=True)
     metric = np.array([base, base + 2, base + 1], dtype=float)  # p = 1, 1, 0
     assert soft_pairwise_accuracy(metric, human, num_permutations=100) == pytest.approx(1 / 3, abs=1e-15)
     assert soft_pairwise_accuracy(human * 3 + 1, human, num_permutations=100) == 1.0
@@ -374,6 +380,8 @@ NAN = float("nan")
     (lambda: item_grouped_correlation([1, 2], [1, 2], ["a"] * 2, "cosine"), r"method: must be one of"),
     (lambda: item_grouped_correlation([1, 2], [1, 2], ["a"] * 2, "kendall", variant="d"), r"variant: must be one"),
     (lambda: item_grouped_correlation([1, 2], [1, 2], ["a"] * 2, "pearson", epsilon=1.0), r"epsilon: a tie thresh"),
+    (lambda: item_grouped_correlation([1, 2], [1, 2], ["a"] * 2, "kendall", variant="c", epsilon=1.0),
+     r"epsilon: a tie threshold > 0 is defined only for method='kendall' with variant 'b', '23' or 'acc23'"),
     (lambda: item_grouped_correlation([1, NAN, 3], [1, 2, 3], ["a"] * 3), r"metric: contains NaN"),
     (lambda: item_grouped_correlation([1, 2, 3], [1, 2, 3], ["a", "b", "c"]), r"items: no item has 2 or more"),
     (lambda: soft_pairwise_accuracy([[1, 2], [3, 4]], [[1, 2, 3], [3, 4, 5]]), r"differ in shape: \(2, 2\) vs"),
