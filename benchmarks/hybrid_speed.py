@@ -9,6 +9,7 @@ import argparse
 import time
 
 from syneval_nb import data, hybrid, lexical
+from syneval_nb.studies import hybridization
 
 
 def main() -> None:
@@ -24,14 +25,14 @@ def main() -> None:
     t_load = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    trees = hybrid.reference_trees(one, ("ptb_ref_A", "ptb_ref_B"))
+    trees = hybridization.reference_trees(one, ("ptb_ref_A", "ptb_ref_B"))
     t_read = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     sets = hybrid.hybridize_corpus(trees, texts=list(zip(one["ref_A"], one["ref_B"])), max_refs=args.max_refs,
                                    progress=False)
     t_hyb = time.perf_counter() - t0
-    report = hybrid.cap_report(sets)
+    report = hybridization.cap_report(sets)
 
     bleu = lexical.BLEU(max_ngram_order=4)
     t0 = time.perf_counter()

@@ -279,7 +279,7 @@ def test_spacy_on_cluster_equals_local(client, ref_a, tmp_path):
 
 @pytest.mark.slow
 def test_depth_study_on_cluster_identical(client, ted_dir):
-    """The chapter study that loops over systems (studies.depth_study.score -> combine.depth_scores: BLEU_n via
+    """The chapter study that loops over systems (studies.depth_study.score -> depth_study.depth_scores: BLEU_n via
     lexical.evaluate, STM/HWCM/... per system) gives the same numbers on the cluster as locally."""
     from syneval_nb import data
     from syneval_nb.studies import depth_study

@@ -150,13 +150,16 @@ def test_dr_lex_hand_values():
 
 def test_metric_object_max_over_refs_and_missing():
     m = D.DiscourseSimilarity(lexicalized=False, lam=1.0)
-    assert m.sentence_score(T, [U, T]) == pytest.approx(1.0)
-    assert m.sentence_score(T, U) == pytest.approx(D.dr(T, U, lam=1.0))
+    assert m.sentence_score(T, [U, T]).score == pytest.approx(1.0)
+    assert m.sentence_score(T, U).score == pytest.approx(D.dr(T, U, lam=1.0))
     s = m.score_many([T, None], [U, [T]], missing="nan")
     assert s[0] == pytest.approx(D.dr(T, U, lam=1.0)) and math.isnan(s[1])
     with pytest.raises(ValueError, match="missing discourse tree"):
         m.score_many([None], [T])
-    assert m.corpus_score([T, T], [U, T]) == pytest.approx((D.dr(T, U, lam=1.0) + 1) / 2)
+    assert m.corpus_score([T, T], [U, T]).score == pytest.approx((D.dr(T, U, lam=1.0) + 1) / 2)
+    # a missing tree leaves its segment unscored (NaN, counted), as for every metric of the one protocol
+    got = m.corpus_score([T, None], [U, T])
+    assert (got.score, got.n_missing) == (pytest.approx(D.dr(T, U, lam=1.0)), 1)
     assert "DR|" in m.signature() and "DR-lex" in D.DiscourseSimilarity(True).signature()
 
 
@@ -309,35 +312,6 @@ def test_base_scores_match_the_lexical_module():
     frame = pd.DataFrame({"TER": seg["TER"], "DR": [1.0, 0.0, 0.5, 0.5]})
     sys_scores = C.system_base_scores(frame, systems, corpus)
     assert sys_scores.loc["s1", "DR"] == 0.5 and sys_scores.loc["s2", "TER"] == pytest.approx(4 / 9)
-
-
-def test_depth_scores_by_hand():
-    """Liu & Gildea's STM example (Sec. 2: depth 3 = (6/7 + 3/4 + 1/2) / 3), BLEU_1 and the controls by hand."""
-    hyp_ptb = "(S (NP (PRON I)) (VP (V have) (NP (PRON it))))"
-    ref_ptb = "(S (NP (PRON I)) (VP (V have) (NP (ART a) (N pen))))"
-    seg, corpus = C.depth_scores(["I have it"] * 2, [["I have a pen"]] * 2, [hyp_ptb] * 2, [[ref_ptb]] * 2,
-                                 ["s1", "s2"], max_depth=3, progress=False)
-    stm3 = (6 / 7 + 3 / 4 + 1 / 2) / 3
-    assert seg[("STM", 3)].tolist() == pytest.approx([stm3, stm3])
-    # BLEU_1: unigram precision 2/3 (I, have) times the brevity penalty exp(1 - 4/3)
-    assert seg[("BLEU", 1)].tolist() == pytest.approx([2 / 3 * math.exp(-1 / 3)] * 2)
-    assert seg[("-|len diff|", None)].tolist() == [-1.0, -1.0] and seg[("len ratio", None)].tolist() == [0.75, 0.75]
-    assert ("TKM", None) in seg and ("HWCM", 3) in seg and ("DSTM", 1) in seg
-    # one segment per system: each corpus score is that segment's score
-    assert list(corpus.index) == ["s1", "s2"]
-    assert corpus.loc["s1", ("STM", 3)] == pytest.approx(stm3)
-    assert corpus.loc["s2", ("BLEU", 1)] == pytest.approx(2 / 3 * math.exp(-1 / 3))
-    assert C.metric_key("hwcm_7") == ("HWCM", 7) and C.metric_key("dtkm") == ("DTKM", None)
-    # the kernel decay reaches TKM: the sentence-level tkm() at lam = 0.5, not the lam = 1 score above
-    seg_half, _ = C.depth_scores(["I have it"], [["I have a pen"]], [hyp_ptb], [[ref_ptb]], ["s1"], max_depth=1,
-                                 syntactic_metrics=("tkm",), progress=False, lam=0.5)
-    from syneval_nb import syntactic
-    from syneval_nb.trees import read_ptb
-    want = syntactic.tkm(read_ptb(hyp_ptb), [read_ptb(ref_ptb)], lam=0.5).score
-    assert seg_half[("TKM", None)].tolist() == pytest.approx([want])
-    assert want != pytest.approx(seg[("TKM", None)][0])
-    with pytest.raises(ValueError, match="1, 2, 2, 2, 2 entries"):
-        C.depth_scores(["x"], [["y"]] * 2, ["(S x)"] * 2, [["(S y)"]] * 2, ["a", "a"])
 
 
 # ====================================================================================== the `syneval-nb rst` command

@@ -15,20 +15,21 @@ from nltk import Tree
 from syneval_nb import stats as S
 from syneval_nb.hybrid import (
     align_leaves,
-    detokenization_agreement,
     detokenize,
     equivalent_nodes,
     equivalent_pairs,
     hybridize,
     hybridize_corpus,
     hybridize_segment,
+)
+from syneval_nb.studies import hybridization as H6
+from syneval_nb.studies.hybridization import (
+    detokenization_agreement,
     length_distribution,
     node_lengths,
     reference_statistics,
     table5,
 )
-from syneval_nb import hybrid as hybrid_mod
-from syneval_nb.studies import hybridization as H6
 from syneval_nb.lexical import BLEU
 from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.trees import TreeFormatError, read_ptb, read_ptb_file
@@ -349,7 +350,7 @@ def _figure1_frame(figure1) -> pd.DataFrame:
 
 def test_hybridize_frame_and_syntactic_scores(figure1):
     df = _figure1_frame(figure1)
-    sets = hybrid_mod.hybridize_frame(df, ("ref", "refB"), ("ptb_ref", "ptb_refB"), progress=False)
+    sets = H6.hybridize_frame(df, ("ref", "refB"), ("ptb_ref", "ptb_refB"), progress=False)
     assert list(sets) == [0, 1] and [len(s) for s in sets.values()] == [8, 8]
     assert [read_ptb(p) for p in sets[0].ptbs] == [h.tree for h in sets[0].hybrids]
     parse_sets = {"orig": {0: [df.ptb_ref[0]], 1: [df.ptb_ref[0]]}, "ext": {s: v.ptbs for s, v in sets.items()}}
@@ -420,6 +421,6 @@ def test_reference_trees_names_a_malformed_parse(figure1):
     df.loc[df.seg_id == 1, "ptb_refB"] = "(S (NP (NN MT)"
     df.loc[df.seg_id == 0, "ptb_ref"] = "(())"
     with pytest.raises(TreeFormatError, match="seg_id 1, column 'ptb_refB'"):
-        hybrid_mod.reference_trees(df, ("ptb_ref", "ptb_refB"))
-    trees = hybrid_mod.reference_trees(df[df.seg_id == 0], ("ptb_ref", "ptb_refB"))
+        H6.reference_trees(df, ("ptb_ref", "ptb_refB"))
+    trees = H6.reference_trees(df[df.seg_id == 0], ("ptb_ref", "ptb_refB"))
     assert trees == [[None, figure1[1]]]  # (()) is a failed parse: None

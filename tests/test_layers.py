@@ -134,4 +134,4 @@ def test_no_module_imports_a_forwarder():
 def test_the_forwarders_are_the_former_flat_modules():
     assert sorted(FORWARDERS) == sorted(f"syneval_nb.{n}" for n in (
         "cache", "cli", "cluster", "combine", "discourse", "heads", "hybrid", "kernels", "learned", "lexical",
-        "parsing", "report", "rst_crf", "runner", "score", "syntactic"))
+        "parsing", "report", "rst_crf", "runner", "score", "stats_meta", "syntactic"))

@@ -308,9 +308,10 @@ def test_class_accuracy_hand():
 
 def test_deen_pool_sizes(deen_dir):
     from syneval_nb.data import load_wmt21_deen
+    from syneval_nb.studies.learned_metric import deen_long
 
     wmt = load_wmt21_deen(deen_dir.parent)
-    pool = build_pool(learned.deen_long(wmt.segments), human="ref_B", reference="ref_A")
+    pool = build_pool(deen_long(wmt.segments), human="ref_B", reference="ref_A")
     assert (pool.label == 1).sum() == 1000 and (pool.label == 0).sum() == 19000
     assert (pool.loc[pool.label == 1, "hyp"].to_numpy() == wmt.segments.drop_duplicates("seg_id")["ref_B"]).all()
     bal = balance(pool, seed=0)

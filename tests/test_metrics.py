@@ -46,17 +46,22 @@ def learned_model(real):
 
 
 def family_corpus(name: str, real: dict, learned_model) -> float:
-    """The family module's own corpus score, computed without metrics.py."""
+    """The same family given trees (nltk trees, RST dicts) instead of a corpus with parse strings."""
     if name in lexical.ALL_METRICS:
         return lexical.ALL_METRICS[name]().corpus_score(real["hyps"], real["refs"]).score
     if name in ("STM", "DSTM", "HWCM"):
         return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"]).score
     if name in ("TKM", "DTKM"):
-        return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"])
+        return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"]).score
     if name in ("DR", "DR-lex"):
-        return discourse.DiscourseSimilarity(lexicalized=name == "DR-lex").corpus_score(real["hyp_rst"], real["rst_r"])
+        return discourse.DiscourseSimilarity(lexicalized=name == "DR-lex").corpus_score(real["hyp_rst"], real["rst_r"]).score
     if name == "Learned":
         return learned_model.corpus_score(real["hyps"], real["refs"])
+    if name in ("chrF", "chrF++"):  # an independent check: sacrebleu itself (0-100, its reference streams)
+        from sacrebleu.metrics import CHRF as SacreCHRF
+
+        streams = [list(t) for t in zip(*real["refs"])]
+        return SacreCHRF(word_order=2 if name == "chrF++" else 0).corpus_score(real["hyps"], streams).score / 100
     raise AssertionError(name)
 
 
@@ -127,12 +132,12 @@ def test_depth_scores_match_syntactic_depth_score():
 
 def test_family_defaults_are_taken(real):
     """No default is hard-coded: the registry's objects carry the family constructors' defaults."""
-    stm = metrics.get("stm").family
+    stm = metrics.get("stm")
     ref = syntactic.STM()
     assert (stm.depth, stm.effective_order) == (ref.depth, ref.effective_order)
-    assert metrics.get("hwcm").family.epsilon == syntactic.HWCM().epsilon
-    assert metrics.get("bleu").family.signature() == lexical.BLEU().signature()
-    assert metrics.get("hwcm", depth=2, effective_order=False).family.effective_order is False
+    assert metrics.get("hwcm").epsilon == syntactic.HWCM().epsilon
+    assert metrics.get("bleu").signature() == lexical.BLEU().signature()
+    assert metrics.get("hwcm", depth=2, effective_order=False).effective_order is False
 
 
 @pytest.mark.parametrize("spec,want", [

@@ -9,6 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from syneval_nb import stats as S
+from syneval_nb.studies.dependency_metrics import rank_gap
 
 
 def _data(seed: int, n: int = 200, ties: bool = False):
@@ -555,21 +556,22 @@ def test_permuted_human_scores_never_give_holds():
 
 
 def test_rank_gap_by_hand():
+    """rank_gap is chapter-04 code (studies.dependency_metrics); its test stays here."""
     # percentile ranks over 5 items: a -> .2 .4 .6 .8 1.0; b -> 1.0 .8 .6 .4 .2; gaps -.8 -.4 0 .4 .8
     a, b = [1, 2, 3, 4, 5], [50, 40, 30, 20, 10]
-    assert S.rank_gap(a, b) == (4, 1.0, 0.2)
-    assert S.rank_gap(a, b, eligible=[True, True, True, False, False]) == (2, 0.6, 0.6)
-    assert S.rank_gap(a, b, eligible=[False] * 5) == (4, 1.0, 0.2)  # nothing eligible: every item
+    assert rank_gap(a, b) == (4, 1.0, 0.2)
+    assert rank_gap(a, b, eligible=[True, True, True, False, False]) == (2, 0.6, 0.6)
+    assert rank_gap(a, b, eligible=[False] * 5) == (4, 1.0, 0.2)  # nothing eligible: every item
     # ties: items 0 and 1 share a (avg rank 1.5/4 = .375) and b (avg .375): gap 0 for both; tiebreak decides
     a2, b2 = [1, 1, 2, 3], [1, 1, 3, 2]
-    assert S.rank_gap(a2, b2, eligible=[True, True, False, False], tiebreak=[0, 5, 0, 0])[0] == 1
-    assert S.rank_gap(a2, b2, eligible=[True, True, False, False])[0] == 0  # no tiebreak: the first
+    assert rank_gap(a2, b2, eligible=[True, True, False, False], tiebreak=[0, 5, 0, 0])[0] == 1
+    assert rank_gap(a2, b2, eligible=[True, True, False, False])[0] == 0  # no tiebreak: the first
     with pytest.raises(ValueError, match="same, non-zero length"):
-        S.rank_gap([1, 2], [1])
+        rank_gap([1, 2], [1])
     with pytest.raises(ValueError, match="eligible has 1 entries"):
-        S.rank_gap([1, 2], [2, 1], eligible=[True])
+        rank_gap([1, 2], [2, 1], eligible=[True])
     with pytest.raises(ValueError, match="non-finite"):
-        S.rank_gap([1, float("nan")], [2, 1])
+        rank_gap([1, float("nan")], [2, 1])
 
 
 def test_partial_correlation_formula_and_scipy():

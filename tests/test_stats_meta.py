@@ -1,4 +1,4 @@
-"""syneval_nb.stats_meta held equal to mt-metrics-eval's own code (the oracle in ../shared/oracles) on real data.
+"""syneval_nb.stats.meta held equal to mt-metrics-eval's own code (the oracle in ../shared/oracles) on real data.
 
 Real inputs: TED zh-en (WMT21), the 13 MT systems x 529 segments, sentence chrF (sacrebleu) of each MT output
 against refB (the WMT21 reference of this set) and against ref (A), human = expert MQM (rater-normalised
@@ -8,6 +8,7 @@ The oracle is imported by the tests only; the package never imports it.
 from __future__ import annotations
 
 import doctest
+import importlib
 import math
 import sys
 from pathlib import Path
@@ -17,9 +18,9 @@ import pytest
 import sacrebleu
 import scipy.stats
 
-from syneval_nb import stats_meta
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen
-from syneval_nb.stats_meta import (
+from syneval_nb.stats import meta
+from syneval_nb.stats.meta import (
     item_grouped_correlation,
     pairwise_accuracy_tie_calibrated,
     pairwise_permutation_p_values,
@@ -408,12 +409,18 @@ def test_bad_input_raises_a_value_error_naming_the_argument(call, match):
 
 
 def test_module_doctests_run_and_pass():
-    result = doctest.testmod(stats_meta, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(meta, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted >= 25
 
 
 def test_the_package_never_imports_the_oracle_or_other_kit_modules():
-    source = Path(stats_meta.__file__).read_text()
+    assert Path(meta.__file__).parts[-2:] == ("stats", "meta.py")
+    source = Path(meta.__file__).read_text()
     imports = [line.strip() for line in source.splitlines() if line.startswith(("import ", "from "))]
     assert imports == ["from __future__ import annotations", "import math", "import numbers", "import warnings",
                        "from dataclasses import dataclass", "import numpy as np", "import scipy.stats"]
+
+
+def test_the_former_module_name_is_the_same_module_object():
+    """``syneval_nb.stats_meta`` is a forwarder: old imports and monkeypatches reach ``syneval_nb.stats.meta``."""
+    assert importlib.import_module("syneval_nb.stats_meta") is meta

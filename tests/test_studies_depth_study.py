@@ -2,6 +2,8 @@
 lines x 19 systems), values recomputed with scipy / numpy from the scores the study returns."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy.stats import pearsonr
@@ -103,3 +105,33 @@ def test_verdict_keys_and_permuted_run(shared_data, ch):
     assert common.no_holds({**p.verdicts, **p.variants}) == []
     with pytest.raises(ValueError, match="PRIMARY_DEPTH"):
         ds.run_chapter(("STM",), shared_data, sample=8, max_depth=3)
+
+
+# moved from tests/test_discourse.py with combine.depth_scores
+def test_depth_scores_by_hand():
+    """Liu & Gildea's STM example (Sec. 2: depth 3 = (6/7 + 3/4 + 1/2) / 3), BLEU_1 and the controls by hand."""
+    hyp_ptb = "(S (NP (PRON I)) (VP (V have) (NP (PRON it))))"
+    ref_ptb = "(S (NP (PRON I)) (VP (V have) (NP (ART a) (N pen))))"
+    seg, corpus = ds.depth_scores(["I have it"] * 2, [["I have a pen"]] * 2, [hyp_ptb] * 2, [[ref_ptb]] * 2,
+                                  ["s1", "s2"], max_depth=3, progress=False)
+    stm3 = (6 / 7 + 3 / 4 + 1 / 2) / 3
+    assert seg[("STM", 3)].tolist() == pytest.approx([stm3, stm3])
+    # BLEU_1: unigram precision 2/3 (I, have) times the brevity penalty exp(1 - 4/3)
+    assert seg[("BLEU", 1)].tolist() == pytest.approx([2 / 3 * math.exp(-1 / 3)] * 2)
+    assert seg[("-|len diff|", None)].tolist() == [-1.0, -1.0] and seg[("len ratio", None)].tolist() == [0.75, 0.75]
+    assert ("TKM", None) in seg and ("HWCM", 3) in seg and ("DSTM", 1) in seg
+    # one segment per system: each corpus score is that segment's score
+    assert list(corpus.index) == ["s1", "s2"]
+    assert corpus.loc["s1", ("STM", 3)] == pytest.approx(stm3)
+    assert corpus.loc["s2", ("BLEU", 1)] == pytest.approx(2 / 3 * math.exp(-1 / 3))
+    assert ds.metric_key("hwcm_7") == ("HWCM", 7) and ds.metric_key("dtkm") == ("DTKM", None)
+    # the kernel decay reaches TKM: the sentence-level tkm() at lam = 0.5, not the lam = 1 score above
+    seg_half, _ = ds.depth_scores(["I have it"], [["I have a pen"]], [hyp_ptb], [[ref_ptb]], ["s1"], max_depth=1,
+                                  syntactic_metrics=("tkm",), progress=False, lam=0.5)
+    from syneval_nb import syntactic
+    from syneval_nb.trees import read_ptb
+    want = syntactic.tkm(read_ptb(hyp_ptb), [read_ptb(ref_ptb)], lam=0.5).score
+    assert seg_half[("TKM", None)].tolist() == pytest.approx([want])
+    assert want != pytest.approx(seg[("TKM", None)][0])
+    with pytest.raises(ValueError, match="1, 2, 2, 2, 2 entries"):
+        ds.depth_scores(["x"], [["y"]] * 2, ["(S x)"] * 2, [["(S y)"]] * 2, ["a", "a"])

@@ -82,9 +82,9 @@ def test_literal_mean_is_the_default_and_effective_order_the_variant():
     lit = stm(short, [ref], depth=3)
     assert lit.score == pytest.approx((1 + 1 + 0) / 3)
     assert lit.fractions[:2] == (1.0, 1.0) and math.isnan(lit.fractions[2])
-    assert "eff:no" in lit.signature() and "eff:no" in STM(3).signature()
+    assert "eff:no" in lit.signature and "eff:no" in STM(3).signature()
     eff = STM(3, effective_order=True).sentence_score(short, [ref])
-    assert eff.score == pytest.approx(1.0) and "eff:yes" in eff.signature()  # depths 1, 2 only: 2/2 and 1/1
+    assert eff.score == pytest.approx(1.0) and "eff:yes" in eff.signature  # depths 1, 2 only: 2/2 and 1/1
     # fractions below 1: depth 1 NP DT JJ NN against NP DT NN -> 3/4 (JJ unmatched); depth 2 NP -> DT JJ NN is
     # not in the reference -> 0/1; depth 3 absent. Literal (3/4 + 0 + 0) / 3, effective order (3/4 + 0) / 2.
     h2 = T("(NP (DT the) (JJ big) (NN dog))")
@@ -121,7 +121,7 @@ def test_tkm_is_the_best_reference_cosine():
     assert res.score == max(res.cosines) and res.best_ref == 1
     ex = res.explain()
     assert ex["shared"].sum() > 0 and set(ex.columns) == {"node", "shared", "share"}
-    assert tkm(h, [r1], lam=0.5).signature().startswith("TKM|lam:0.5")
+    assert tkm(h, [r1], lam=0.5).signature.startswith("TKM|lam:0.5")
 
 
 # ------------------------------------------------------------------------------------------ dependency metrics
@@ -368,19 +368,19 @@ def test_scoring_makes_no_reference_cycles():
 
 
 def test_depth_scores_treat_missing_orders_alike_for_bleu_and_stm():
-    """combine.depth_scores passes effective_order to BLEU and to the syntactic metrics, so a comparison is like
+    """depth_study.depth_scores passes effective_order to BLEU and to the syntactic metrics, so a comparison is like
     for like. "I have it" (3 words; S > VP > NP > PRON: subtrees of depth 1..4) against "I have a pen" (hand
     arithmetic): STM fractions 6/7, 3/4, 1/2, 0/1 and no depth-5 subtree; BLEU: p1 = 2/3, p2 = 1/2 ("I have"),
     p3 = 0 and no 4-gram, both epsilon (Liu & Gildea's 10^-3), brevity penalty exp(1 - 4/3)."""
-    from syneval_nb import combine
+    from syneval_nb.studies import depth_study
 
     hyp_ptb = "(S (NP (PRON I)) (VP (V have) (NP (PRON it))))"
     ref_ptb = "(S (NP (PRON I)) (VP (V have) (NP (ART a) (N pen))))"
     bp, eps = math.exp(1 - 4 / 3), EPSILON
     args = (["I have it"], [["I have a pen"]], [hyp_ptb], [[ref_ptb]], ["s1"])
-    lit, _ = combine.depth_scores(*args, max_depth=5, syntactic_metrics=("stm",), progress=False)
-    eff, _ = combine.depth_scores(*args, max_depth=5, syntactic_metrics=("stm",), progress=False,
-                                  effective_order=True)
+    lit, _ = depth_study.depth_scores(*args, max_depth=5, syntactic_metrics=("stm",), progress=False)
+    eff, _ = depth_study.depth_scores(*args, max_depth=5, syntactic_metrics=("stm",), progress=False,
+                                      effective_order=True)
     assert lit[("STM", 5)][0] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2 + 0 + 0) / 5)
     assert eff[("STM", 5)][0] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2 + 0) / 4)
     assert lit[("BLEU", 4)][0] == pytest.approx(bp * (2 / 3 * 1 / 2 * eps * eps) ** (1 / 4))

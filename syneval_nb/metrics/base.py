@@ -44,11 +44,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from syneval_nb import __version__
 from syneval_nb.parsers.frontend import parse_rst, parse_strings
-from syneval_nb.trees.ptb import is_empty_parse
+from nltk import Tree
+
+from syneval_nb.trees.ptb import FlatTree, is_empty_parse
 
 
 __all__ = ["Score", "Metric", "Corpus", "Segment", "ReferenceLayoutError", "make_signature", "prepare",
-           "normalize_refs", "depth_scores"]
+           "normalize_refs", "depth_scores", "mean_rows"]
 
 
 # ============================================================================================== results
@@ -56,11 +58,11 @@ __all__ = ["Score", "Metric", "Corpus", "Segment", "ReferenceLayoutError", "make
 
 @dataclass
 class Score:
-    """One metric value: ``name`` (the canonical name), ``score``, ``parts`` (the family's parts: precisions,
-    brevity penalty, per-depth fractions, ...), ``signature``, ``n`` (segments) and ``n_missing`` (segments that
-    could not be scored and are left out, e.g. unparsed). ``detail`` is the family's own result (a
-    :class:`~syneval_nb.syntactic.DepthResult`, :class:`~syneval_nb.syntactic.KernelResult`,
-    :class:`~syneval_nb.lexical.LexicalScore`, ...): :meth:`explain` and :meth:`draw` go to it."""
+    """One metric value, the only result type of every metric: ``name`` (the canonical name), ``score``, ``parts``
+    (the family's parts: precisions and brevity penalty, matches/totals/fractions per depth, cosines, ...; readable
+    as attributes, ``s.precisions``, ``s.fractions``), ``signature``, ``n`` (segments) and ``n_missing`` (segments
+    that could not be scored and are left out, e.g. unparsed). Sentence-level syntactic scores :meth:`explain`
+    themselves, and STM/DSTM :meth:`draw` the matched subtrees."""
 
     name: str
     score: float
@@ -68,20 +70,29 @@ class Score:
     signature: str = ""
     n: int = 1
     n_missing: int = 0
-    detail: Any = field(default=None, repr=False, compare=False)
+    explain_fn: Any = field(default=None, repr=False, compare=False)
+    draw_fn: Any = field(default=None, repr=False, compare=False)
+
+    def __getattr__(self, name: str) -> Any:
+        parts = self.__dict__.get("parts", {})
+        if name in parts:
+            return parts[name]
+        raise AttributeError(f"{self.__dict__.get('name', 'score')} has no part {name!r}; parts: {sorted(parts)}")
 
     def __float__(self) -> float:
         return float(self.score)
 
     def explain(self):
-        if self.detail is None or not hasattr(self.detail, "explain"):
+        """The metric's own account of this score (a DataFrame; sentence-level STM, DSTM, HWCM, TKM, DTKM)."""
+        if self.explain_fn is None:
             raise ValueError(f"{self.name}: this result has no explanation (sentence-level syntactic results do)")
-        return self.detail.explain()
+        return self.explain_fn()
 
     def draw(self, depth: int = 2):
-        if self.detail is None or not hasattr(self.detail, "draw"):
+        """STM/DSTM of one sentence: the hypothesis tree with its matched depth-``depth`` subtrees coloured."""
+        if self.draw_fn is None:
             raise ValueError(f"{self.name}: nothing to draw (only sentence-level STM and DSTM results draw)")
-        return self.detail.draw(depth)
+        return self.draw_fn(depth)
 
     def to_dict(self) -> dict:
         """JSON-ready, sacrebleu-shaped: ``name``, ``score``, ``signature``, ``n``, ``n_missing`` and the parts."""
@@ -102,18 +113,6 @@ def make_signature(name: str, options: Mapping[str, Any]) -> str:
     order given; every option that changes the number is one of them)."""
     parts = [name] + [f"{k}:{v}" for k, v in options.items() if k != "version"]
     return "|".join(parts + [f"version:syneval-nb-{__version__}"])
-
-
-def _family_options(sig: str) -> dict[str, str]:
-    """``key:value`` pairs of a family module's own signature (its first field, the name, and its version field
-    dropped)."""
-    out: dict[str, str] = {}
-    for tok in sig.split("|")[1:]:
-        if ":" in tok:
-            k, v = tok.split(":", 1)
-            if k != "version":
-                out[k] = v
-    return out
 
 
 # ============================================================================================== inputs
@@ -157,7 +156,7 @@ def normalize_refs(refs: Any, n_segments: int, layout: str = "segments") -> list
                                    f"references of segment i.{hint}")
     out = []
     for i, r in enumerate(refs):
-        rs = [r] if isinstance(r, str) or r is None or isinstance(r, Mapping) else _as_list(r, f"refs[{i}]")
+        rs = [r] if isinstance(r, (str, Mapping, Tree, FlatTree)) or r is None else _as_list(r, f"refs[{i}]")
         if not rs:
             raise ValueError(f"segment {i} has no reference")
         out.append(rs)
@@ -198,6 +197,28 @@ class Corpus:
 
     def __len__(self) -> int:
         return len(self.hyps)
+
+    @classmethod
+    def of(cls, hyps: Any, refs: Any, *, ref_layout: str = "segments", kind: str = "text") -> "Corpus":
+        """A corpus from what a metric was given: texts, or -- for a parse-based metric (``kind="ptb"``) -- trees
+        (``nltk.Tree`` / :class:`~syneval_nb.trees.ptb.FlatTree`, ``None`` for unparsed), or for a discourse metric
+        (``kind="rst"``) RST trees as dicts. Given trees are used as they are; texts are parsed when needed."""
+        hyps = _as_list(hyps, "hyps")
+        given = kind != "text" and any(not isinstance(h, str) for h in hyps)
+        if not given:
+            return cls(hyps, refs, ref_layout=ref_layout)
+        ok = (Tree, FlatTree, str, type(None)) if kind == "ptb" else (Mapping, type(None))
+        for i, h in enumerate(hyps):
+            if not isinstance(h, ok):
+                raise TypeError(f"hypothesis {i} is {type(h).__name__}: give texts, or {kind} trees")
+        if kind == "ptb" and isinstance(refs, Tree):
+            raise TypeError("refs must be a list of trees (one per reference), not a single tree")
+        trees = normalize_refs(refs, len(hyps), ref_layout)
+        texts, ref_texts = [""] * len(hyps), [[""] * len(rs) for rs in trees]  # placeholders: the trees are scored
+        if kind == "ptb":
+            return cls(texts, ref_texts, hyp_ptb=hyps, ref_ptb=trees, parse_source="given")
+        return cls(texts, ref_texts, hyp_rst=hyps, ref_rst=trees)
+
 
     @property
     def n_refs(self) -> set[int]:
@@ -289,69 +310,77 @@ def _fill(corpora: Sequence[Corpus], kind: str, parse_fn) -> None:
         c._record_failures(kind)
 
 
-def _as_corpus(hyps: Any, refs: Any, ref_layout: str) -> Corpus:
-    if isinstance(hyps, Corpus):
-        if refs is not None:
-            raise TypeError("pass either a Corpus or (hyps, refs), not both")
-        return hyps
-    if refs is None:
-        raise TypeError("refs are missing (pass hyps and refs, or a Corpus)")
-    return Corpus(hyps, refs, ref_layout=ref_layout)
-
-
 # ============================================================================================== metrics
 
 
 class Metric:
-    """The common face (see the module docstring). Subclasses wrap one family object (``self.family``) and
-    define ``inputs``, ``_stats(corpus) -> (n, k) array`` (NaN rows for unscorable segments),
-    ``score_from_stats(sums) -> scores`` (vectorised over rows) and ``_corpus_detail(sums)``."""
+    """The one base of every metric of the kit (see the module docstring), sacrebleu's shape. A family defines
+
+    * ``name``, ``inputs`` (among ``"text"``, ``"ptb"``, ``"rst"``) and ``higher_is_better``;
+    * ``_options() -> dict``: every option that changes the number, in signature order;
+    * ``_corpus_stats(corpus) -> (n, k) array``: one statistics row per segment, a row of NaN where the segment
+      cannot be scored (e.g. unparsed);
+    * ``score_from_stats(sums) -> scores``: the score of summed rows, vectorised over rows (``(B, k) -> (B,)``);
+    * optionally ``_parts(sums) -> dict`` (the parts of a corpus score), ``_check_sentence(corpus)`` and
+      ``_sentence_extras(corpus, score)`` (what a sentence-level :class:`Score` adds: explain, draw, parts).
+
+    Everything else -- ``segment_stats``, ``sentence_scores``, ``sentence_score``, ``corpus_score``,
+    ``corpus_from_stats`` and ``signature`` -- is defined here once."""
 
     name = ""
     inputs: tuple[str, ...] = ("text",)
     higher_is_better = True
 
-    def __init__(self, family: Any) -> None:
-        self.family = family
-        self._last: Corpus | None = None
+    def __init__(self) -> None:
+        self._nrefs: set[int] = set()
+        self._parse_source: str | None = None
 
     # -- signature ------------------------------------------------------------------------------------------
     def _options(self) -> dict[str, Any]:
-        return _family_options(self.family.signature())
+        return {}
 
     def signature(self) -> str:
-        opts = self._options()
-        if self._last is not None:
-            nr = sorted(self._last.n_refs)
+        """``name|option:value|...|nrefs:N|version:syneval-nb-X``: every option that changes the number; ``nrefs``
+        (``var`` if it varied) and, for parse-based metrics, ``parses`` (the parser) after the first scoring call."""
+        opts = dict(self._options())
+        if self._nrefs:
+            nr = sorted(self._nrefs)
             opts["nrefs"] = str(nr[0]) if len(nr) == 1 else "var"
-            if "ptb" in self.inputs and self._last.parse_source:
-                opts["parses"] = self._last.parse_source
+        if "ptb" in self.inputs and self._parse_source:
+            opts["parses"] = self._parse_source
         return make_signature(self.name, opts)
 
     # -- the statistics protocol ----------------------------------------------------------------------------
-    def _stats(self, corpus: Corpus) -> np.ndarray:  # pragma: no cover - abstract
+    def _corpus_stats(self, corpus: Corpus) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def segment_stats(self, hyps: Any, refs: Any = None, *, ref_layout: str = "segments") -> np.ndarray:
         """Sufficient statistics, one row per segment; an unscorable segment is a row of NaN."""
-        corpus = _as_corpus(hyps, refs, ref_layout)
-        self._last = corpus
-        return np.asarray(self._stats(corpus), dtype=float)
+        corpus = self._as_corpus(hyps, refs, ref_layout)
+        stats = np.asarray(self._corpus_stats(corpus), dtype=float)
+        self._nrefs, self._parse_source = corpus.n_refs, corpus.parse_source
+        return stats
 
     def score_from_stats(self, sums: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         """Scores of summed statistics rows (shape (B, k) -> (B,)), e.g. bootstrap resamples."""
         raise NotImplementedError
 
-    def _corpus_detail(self, sums: np.ndarray) -> tuple[float, dict, Any]:
-        return float(self.score_from_stats(sums[None, :])[0]), {}, None
+    def _parts(self, sums: np.ndarray) -> dict:
+        return {}
+
+    def _corpus_detail(self, sums: np.ndarray) -> tuple[float, dict]:
+        """Score and parts of one summed statistics row."""
+        return float(self.score_from_stats(sums[None, :])[0]), self._parts(sums)
 
     def corpus_from_stats(self, stats: np.ndarray) -> Score:
         """The corpus :class:`Score` of a statistics matrix (NaN rows are left out and counted as missing)."""
-        stats = np.asarray(stats, dtype=float)
+        stats = np.atleast_2d(np.asarray(stats, dtype=float))
         bad = np.isnan(stats).any(axis=1)
         sums = np.where(bad[:, None], 0.0, stats).sum(axis=0)
-        score, parts, detail = self._corpus_detail(sums)
-        return Score(self.name, score, parts, self.signature(), len(stats), int(bad.sum()), detail)
+        score, parts = self._corpus_detail(sums)
+        if len(stats) and bad.all():
+            score = math.nan
+        return Score(self.name, score, parts, self.signature(), len(stats), int(bad.sum()))
 
     # -- public API ---------------------------------------------------------------------------------------------
     def corpus_score(self, hyps: Any, refs: Any = None, *, ref_layout: str = "segments") -> Score:
@@ -365,27 +394,49 @@ class Metric:
         """Every segment's score at once (NaN where unscorable)."""
         stats = self.segment_stats(hyps, refs, ref_layout=ref_layout)
         out = np.full(len(stats), np.nan)
-        ok = ~np.isnan(stats).any(axis=1)
+        ok = ~np.isnan(stats).any(axis=1) if stats.ndim == 2 else np.zeros(0, bool)
         if ok.any():
             out[ok] = self.score_from_stats(stats[ok])
         return out
 
     def sentence_score(self, hyp: Any, refs: Any = None) -> Score:
-        """One segment's :class:`Score` (``hyp`` a string with ``refs`` its references, or a :class:`Segment`)."""
-        corpus = hyp if isinstance(hyp, Corpus) else _as_corpus([hyp], [refs] if refs is not None else None,
-                                                                "segments")
+        """One segment's :class:`Score` (``hyp`` with ``refs`` its references, or a :class:`Segment`)."""
+        if isinstance(hyp, Corpus):
+            corpus = self._as_corpus(hyp, refs, "segments")
+        else:
+            if refs is None:
+                raise TypeError("refs are missing (pass hyp and its references, or a Segment)")
+            if isinstance(refs, (Tree, FlatTree)):
+                raise TypeError("refs must be a list of trees (one per reference), not a single tree")
+            if isinstance(refs, (str, Mapping)) or not hasattr(refs, "__len__"):
+                refs = [refs]
+            elif len(refs) == 0:
+                raise ValueError(f"{self.name}: no references given")
+            corpus = self._as_corpus([hyp], [list(refs)], "segments")
         if len(corpus) != 1:
             raise ValueError(f"sentence_score takes one segment, got {len(corpus)}")
-        return self._sentence(corpus)
-
-    def _sentence(self, corpus: Corpus) -> Score:
-        st = self.segment_stats(corpus)
-        s = self.corpus_from_stats(st)
+        self._check_sentence(corpus)
+        s = self.corpus_from_stats(self.segment_stats(corpus))
+        self._sentence_extras(corpus, s)
         return s
+
+    def _check_sentence(self, corpus: Corpus) -> None:
+        pass
+
+    def _sentence_extras(self, corpus: Corpus, score: Score) -> None:
+        pass
+
+    def _as_corpus(self, hyps: Any, refs: Any, ref_layout: str) -> Corpus:
+        if isinstance(hyps, Corpus):
+            if refs is not None:
+                raise TypeError("pass either a Corpus or (hyps, refs), not both")
+            return hyps
+        if refs is None:
+            raise TypeError("refs are missing (pass hyps and refs, or a Corpus)")
+        return Corpus.of(hyps, refs, ref_layout=ref_layout, kind=self.inputs[-1])
 
     def __repr__(self) -> str:
         return f"<metric {self.name}: {self.signature()}>"
-
 
 
 def depth_scores(M: np.ndarray, T: np.ndarray, effective_order: bool, epsilon: float | None) -> np.ndarray:
@@ -403,3 +454,8 @@ def depth_scores(M: np.ndarray, T: np.ndarray, effective_order: bool, epsilon: f
         return np.where(cnt > 0, num / np.maximum(cnt, 1), np.nan)
 
 
+def mean_rows(sums: np.ndarray) -> np.ndarray:
+    """Scores of ``[sum of scores, count]`` rows: the mean (the corpus score of the kernel metrics)."""
+    sums = np.atleast_2d(sums)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1.0), np.nan)

@@ -14,8 +14,8 @@
 * **Controls** (:func:`single_edu_ties`, :func:`length_control`, :func:`partial_correlation`): single-EDU ties,
   the length-difference baseline, and correlations with length partialled out.
 
-* **Scores by depth** (:func:`depth_scores`, notebooks 03, 04 and 08): BLEU_n, the syntactic metrics by depth and
-  the length controls, segment and per-system corpus scores from one pass (Liu & Gildea 2005).
+* **Scores by depth** (BLEU_n, the syntactic metrics by depth and the length controls of notebooks 03, 04 and 08)
+  are chapter code: :func:`syneval_nb.studies.depth_study.depth_scores`, on :func:`_syntactic_by_system` here.
 
 Base metrics (:data:`BASE_METRICS`) are the registry's (:func:`syneval_nb.metrics.get`): lexical ones scored
 together by :func:`syneval_nb.lexical.evaluate` on the registry objects' families, syntactic ones by the registry
@@ -34,7 +34,6 @@ from syneval_nb.metrics import registry as metrics
 from syneval_nb.metrics.base import Corpus
 from syneval_nb.trees.rst import is_void
 from syneval_nb.metrics.lexical import evaluate, tokenize
-from syneval_nb.metrics import lexical
 from syneval_nb.metrics.syntactic import score_corpus
 from syneval_nb.parsers.frontend import dask_backend
 
@@ -56,7 +55,7 @@ class MetricSpec:
     name: str
 
     def make(self):
-        """The registry's metric object (:class:`syneval_nb.metrics.Metric`; ``.family`` is the family object)."""
+        """The registry's metric object (:class:`syneval_nb.metrics.Metric`)."""
 
         return metrics.get(self.name)
 
@@ -172,7 +171,7 @@ def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Se
     seg, corpus_df = pd.DataFrame(index=range(len(hyps))), pd.DataFrame()
     if text:
 
-        ev = evaluate({n: BASE_METRICS[n].make().family for n in text}, list(hyps), [list(r) for r in refs], sys_,
+        ev = evaluate({n: BASE_METRICS[n].make() for n in text}, list(hyps), [list(r) for r in refs], sys_,
                       progress)
         seg, corpus_df = ev.segment.set_axis(range(len(hyps))), ev.system
     if syn:
@@ -399,73 +398,3 @@ def partial_correlation(x: Sequence[float], y: Sequence[float], z: np.ndarray | 
     """:func:`syneval_nb.stats.partial_correlation` dropping rows with a missing value (NaN metric scores)."""
     return stats.partial_correlation(x, y, z, nan_policy="omit")
 
-
-# ---------------------------------------------------------------------------------------------------------------
-# scores indexed by max n / depth (Liu & Gildea 2005; used by notebook 08)
-# ---------------------------------------------------------------------------------------------------------------
-
-DEPTH_METRICS = ("stm", "hwcm", "dstm", "tkm", "dtkm")
-"""The syntactic metrics of Liu & Gildea (2005), as :func:`syneval_nb.syntactic.score_corpus` names them."""
-LENGTH_CONTROLS = {"neg_abs_len_diff": "-|len diff|", "len_ratio": "len ratio"}
-"""Row names of the length-only controls of :func:`syneval_nb.stats.length_controls`."""
-
-
-def metric_key(column: str) -> tuple[str, int | None]:
-    """``"stm_3"`` -> ``("STM", 3)``, ``"tkm"`` -> ``("TKM", None)`` (the keys of :func:`depth_scores`)."""
-    name, _, depth = column.partition("_")
-    return name.upper(), int(depth) if depth else None
-
-
-def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None],
-                 ptb_refs: Sequence[Sequence[str | None]], systems: Sequence[str], max_depth: int = 9,
-                 syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True, lam: float = 1.0,
-                 effective_order: bool = False, scheduler=None
-                 ) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
-    """Every segment scored by BLEU_n (n = 1..``max_depth``, epsilon smoothing as in Liu & Gildea, Sec. 3), the
-    syntactic metrics by depth and the two length controls; each system's corpus scores from the same pass.
-
-    ``txt_refs[i]`` / ``ptb_refs[i]``: the references (text / PTB) of segment ``i``; ``systems[i]`` its system.
-    Returns ``(segment, corpus)``: ``segment`` maps ``(metric, depth)`` (depth ``None`` for TKM, DTKM and the
-    controls ``-|len diff|``, ``len ratio``) to scores aligned with ``hyps``; ``corpus`` has one row per system
-    (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.lexical.evaluate`), the syntactic
-    corpus scores (:func:`syneval_nb.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
-    of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts). ``lam``: the tree-kernel
-    decay of TKM/DTKM (1.0, the paper's plain count). Notebooks 03, 04 and 08 score with it.
-
-    ``effective_order`` applies to both sides alike, so BLEU and the syntactic metrics treat the orders/depths a
-    hypothesis does not have in the same way: ``False`` (default, the papers' definitions) averages over every order
-    1..n (BLEU: an absent order is a zero precision, hence epsilon; STM/DSTM: a zero fraction; HWCM: epsilon);
-    ``True`` (the variant) averages over the orders the hypothesis has (:class:`syneval_nb.lexical.BLEU` and
-    :func:`syneval_nb.syntactic.score_corpus` ``effective_order``).
-
-    ``scheduler`` (a Dask scheduler address or ``distributed.Client``): the lexical statistics (one task per
-    metric) and the syntactic scores (one task per system) run on that cluster, with numbers identical to the local
-    run; without it Dask is not imported.
-
-    Corpus BLEU_n uses the same epsilon smoothing as the segments; that only matters when a system has no matching
-    n-gram of some order in the whole corpus (plain BLEU would then be 0)."""
-
-    hyps, ptb_hyps = list(hyps), list(ptb_hyps)
-    txt_refs, ptb_refs = [list(r) for r in txt_refs], [list(r) for r in ptb_refs]
-    sys_arr = np.asarray(list(systems), dtype=object)
-    if not len(hyps) == len(txt_refs) == len(ptb_hyps) == len(ptb_refs) == len(sys_arr):
-        raise ValueError(f"hyps, txt_refs, ptb_hyps, ptb_refs, systems have {len(hyps)}, {len(txt_refs)}, "
-                         f"{len(ptb_hyps)}, {len(ptb_refs)}, {len(sys_arr)} entries")
-    bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon", effective_order=effective_order)
-            for n in range(1, max_depth + 1)}
-    ev = lexical.evaluate(bleu, hyps, txt_refs, sys_arr, progress, scheduler=scheduler)
-    segment = {metric_key(c): ev.segment[c].to_numpy() for c in bleu}
-    names = sorted(set(sys_arr))
-    corpus: dict[str, dict] = {s: {metric_key(c): float(ev.system.loc[s, c]) for c in bleu} for s in names}
-    syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress,
-                                           lam, effective_order, scheduler)
-    segment.update({metric_key(c): v for c, v in syn.items()})
-    for s in names:
-        corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})
-    lens = stats.length_controls([len(lexical.tokenize(h)) for h in hyps],
-                                 [[len(lexical.tokenize(r)) for r in rs] for rs in txt_refs])
-    for k, name in LENGTH_CONTROLS.items():
-        segment[(name, None)] = lens[k]
-        for s in names:
-            corpus[s][(name, None)] = float(lens[k][sys_arr == s].mean())
-    return segment, pd.DataFrame.from_dict(corpus, orient="index")

@@ -47,10 +47,10 @@ not align: 2 of the 3,058 WMT21/TED references, at "3½" and "’”") :func:`de
 escapes are unescaped (``-LRB-`` -> ``(``) and nltk's Treebank detokenizer rejoins clitics (``do n't`` ->
 ``don't``) and punctuation, quotes becoming ``"``.
 
-**Tables of the trees** (notebook 06): :func:`hybridize_frame` (extended sets of a (system, segment) table),
-:func:`reference_trees`, and Table 5 / Figures 2-5: :func:`reference_statistics`, :func:`node_lengths`,
-:func:`length_distribution`, :func:`table5`. The evaluation with extended references (scores per reference set,
-gain tables, verdicts) is study code: :mod:`syneval_nb.studies.hybridization`.
+**Chapter code** (notebook 06) is in :mod:`syneval_nb.studies.hybridization`: the extended sets of a (system,
+segment) table (``hybridize_frame``, ``reference_trees``), the cap and detokenization reports, Table 5 / Figures
+2-5 (``reference_statistics``, ``node_lengths``, ``length_distribution``, ``table5``) and the evaluation with
+extended references (scores per reference set, gain tables, verdicts).
 
 **Trees.** Every :class:`Hybrid` carries its tree: the tree of the root it was derived from with the substituted
 subtrees of the other references. Unchanged subtrees are shared with the input trees (no copies); treat the
@@ -59,18 +59,14 @@ trees as read-only.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
-import numpy as np
-import pandas as pd
 from nltk import Tree
 from nltk.tokenize.treebank import TreebankWordDetokenizer
 from tqdm.auto import tqdm
-from syneval_nb.metrics.lexical import edit_distance, tokenize
-from syneval_nb.trees.ptb import EmptyParseError, Interner, TreeFormatError, encode, read_ptb, spans, unescape_word
+from syneval_nb.trees.ptb import Interner, encode, spans, unescape_word
 
 
 __all__ = [
@@ -83,16 +79,8 @@ __all__ = [
     "hybridize",
     "hybridize_segment",
     "hybridize_corpus",
-    "cap_report",
     "detokenize",
-    "detokenization_agreement",
     "align_leaves",
-    "reference_statistics",
-    "node_lengths",
-    "length_distribution",
-    "table5",
-    "hybridize_frame",
-    "reference_trees",
 ]
 
 DEFAULT_MAX_REFS = 64
@@ -609,150 +597,3 @@ def hybridize_corpus(segments: Sequence[Sequence[Tree | None]], *, max_refs: int
                            Hybrid(tuple(seg_texts[i].split()), seg_texts[i], None, True, i, (), "raw"))
         out.append(HybridSet(hybrids, hs.n_derivations + len(missing), hs.capped, max_refs))
     return out
-
-
-def cap_report(sets: Sequence[HybridSet]) -> dict[str, float]:
-    """How often the cap was reached, and the size of the extended sets (for the notebook and the benchmark)."""
-    sizes = np.array([len(s) for s in sets], dtype=float)
-    capped = np.array([s.capped for s in sets], dtype=bool)
-    return {
-        "n_segments": len(sets),
-        "n_capped": int(capped.sum()),
-        "capped_rate": float(capped.mean()) if len(sets) else 0.0,
-        "refs_per_segment": float(sizes.mean()) if len(sets) else 0.0,
-        "new_refs_per_segment": float(np.mean([sum(not h.is_original for h in s.hybrids) for s in sets]))
-        if len(sets) else 0.0,
-        "max_refs_per_segment": int(sizes.max()) if len(sets) else 0,
-        "derivations_per_segment_median": float(np.median([s.n_derivations for s in sets])) if len(sets) else 0.0,
-    }
-
-
-def detokenization_agreement(trees: Sequence[Tree | None], texts: Sequence[str],
-                             tokenizer: str = "13a") -> pd.DataFrame:
-    """How close ``tokenize(detokenize(tree words))`` is to ``tokenize(raw text)`` (the metrics' view of a
-    detokenized reference vs. of the original text), one row per reference with a tree: ``n_raw``, ``n_detok``
-    (token counts), ``edit_distance`` (word-level Levenshtein, :func:`lexical.edit_distance`), ``identical``, and
-    ``aligned`` (:func:`align_leaves` found every token, so hybrids use the raw characters instead)."""
-
-    if len(trees) != len(texts):
-        raise ValueError(f"{len(trees)} trees for {len(texts)} texts")
-    rows = []
-    for k, (t, raw) in enumerate(zip(trees, texts)):
-        if t is None:
-            continue
-        a = tokenize(raw, tokenizer)
-        b = tokenize(detokenize(t.leaves()), tokenizer)
-        rows.append((k, len(a), len(b), edit_distance(a, b), a == b, align_leaves(t.leaves(), raw) is not None))
-    return pd.DataFrame(rows, columns=["ref", "n_raw", "n_detok", "edit_distance", "identical", "aligned"])
-
-
-# ------------------------------------------------------------------------- Table 5, Figures 2-5
-
-
-def _segments_with_trees(segments: Sequence[Sequence[Tree | None]]) -> Iterator[tuple[int, list[Tree]]]:
-    for s, trees in enumerate(segments):
-        got = [t for t in trees if t is not None]
-        if got:
-            yield s, got
-
-
-def reference_statistics(segments: Sequence[Sequence[Tree | None]]) -> pd.DataFrame:
-    """One row per reference tree: ``seg, ref, n_words, n_nodes, n_equivalent_nodes`` (Table 5's inputs).
-
-    Nodes are the non-leaf nodes (preterminals included); an equivalent node is a node in at least one equivalent
-    pair with another reference of its segment (the roots always are, as soon as there are two references).
-    References without a tree are skipped.
-    """
-    rows = []
-    for s, trees in _segments_with_trees(segments):
-        flags = equivalent_nodes(trees)
-        for r, (t, f) in enumerate(zip(trees, flags)):
-            rows.append((s, r, len(t.leaves()), len(f), sum(f)))
-    return pd.DataFrame(rows, columns=["seg", "ref", "n_words", "n_nodes", "n_equivalent_nodes"])
-
-
-def node_lengths(segments: Sequence[Sequence[Tree | None]]) -> pd.DataFrame:
-    """One row per node of every reference tree: ``seg, ref, length`` (words covered), ``is_equivalent``."""
-    seg_col, ref_col, len_col, eq_col = [], [], [], []
-    for s, trees in _segments_with_trees(segments):
-        flags = equivalent_nodes(trees)
-        for r, (t, f) in enumerate(zip(trees, flags)):
-            lengths = [e - b for _, b, e in spans(t)]
-            seg_col += [s] * len(lengths)
-            ref_col += [r] * len(lengths)
-            len_col += lengths
-            eq_col += f
-    return pd.DataFrame({"seg": seg_col, "ref": ref_col, "length": len_col, "is_equivalent": eq_col})
-
-
-def length_distribution(lengths: pd.DataFrame, max_length: int = 50) -> pd.DataFrame:
-    """Figures 2-5: per node length 1..max_length, the counts of tree nodes and of equivalent nodes, and
-    ``proportion`` = equivalent nodes / tree nodes (NaN where there is no node of that length)."""
-    lengths = lengths[lengths["length"] <= max_length]
-    idx = pd.RangeIndex(1, max_length + 1, name="length")
-    tree_nodes = lengths.groupby("length").size().reindex(idx, fill_value=0)
-    eq_nodes = lengths[lengths["is_equivalent"]].groupby("length").size().reindex(idx, fill_value=0)
-    out = pd.DataFrame({"tree_nodes": tree_nodes, "equivalent_nodes": eq_nodes})
-    out["proportion"] = out["equivalent_nodes"] / out["tree_nodes"].where(out["tree_nodes"] > 0)
-    return out.reset_index()
-
-
-def table5(ref_stats: pd.DataFrame, sets: Sequence[HybridSet] | None = None) -> pd.Series:
-    """Table 5 of the paper (plus references per segment after hybridization when ``sets`` is given)."""
-    out = {
-        "Average length of reference": ref_stats["n_words"].mean(),
-        "Total tree nodes": int(ref_stats["n_nodes"].sum()),
-        "Total equivalent nodes": int(ref_stats["n_equivalent_nodes"].sum()),
-        "Average tree nodes": ref_stats["n_nodes"].mean(),
-        "Average equivalent nodes": ref_stats["n_equivalent_nodes"].mean(),
-    }
-    if sets is not None:
-        out["References per segment after hybridization"] = float(np.mean([len(s) for s in sets]))
-    return pd.Series(out)
-
-
-# ------------------------------------------------------------------ evaluation with extended references
-
-
-def _read_parse(p: str | None, where: str) -> Tree | None:
-    """A tree, or ``None`` for a missing value (None, NaN, empty) and the parser's ``(())``."""
-    if p is None or (isinstance(p, float) and np.isnan(p)) or not str(p).strip():
-        return None
-    try:
-        return read_ptb(p)
-    except EmptyParseError:
-        return None
-    except TreeFormatError as exc:
-        raise TreeFormatError(f"{where}: {exc}") from None
-
-
-def reference_trees(df: pd.DataFrame, ptb_cols: Sequence[str], seg_col: str = "seg_id") -> list[list[Tree | None]]:
-    """The reference trees of every segment of a (system, segment) table, in order of first appearance
-    (``None`` for a missing or failed parse; a malformed one raises :class:`trees.TreeFormatError` naming the
-    segment and the column)."""
-    missing = [c for c in [seg_col, *ptb_cols] if c not in df.columns]
-    if missing:
-        raise ValueError(f"columns {missing} not in the table")
-    seg = df.drop_duplicates(seg_col)
-    return [[_read_parse(p, f"{seg_col} {s!r}, column {c!r}") for c, p in zip(ptb_cols, row)]
-            for s, row in zip(seg[seg_col], seg[list(ptb_cols)].itertuples(index=False))]
-
-
-def hybridize_frame(df: pd.DataFrame, text_cols: Sequence[str], ptb_cols: Sequence[str], seg_col: str = "seg_id",
-                    max_refs: int | None = DEFAULT_MAX_REFS, progress: bool = True) -> dict:
-    """Extended reference sets of every segment of a (system, segment) table, e.g. ``load_ted_zhen_mqm()`` with
-    ``text_cols=("ref", "refB")``, ``ptb_cols=("ptb_ref", "ptb_refB")``: ``{seg_id: HybridSet}``."""
-    if len(text_cols) != len(ptb_cols):
-        raise ValueError(f"{len(text_cols)} text columns for {len(ptb_cols)} parse columns")
-    missing = [c for c in [seg_col, *text_cols] if c not in df.columns]
-    if missing:
-        raise ValueError(f"columns {missing} not in the table")
-    seg = df.drop_duplicates(seg_col)
-    trees = reference_trees(df, ptb_cols, seg_col)
-    texts = [[row[c] for c in text_cols] for _, row in seg.iterrows()]
-    sets = hybridize_corpus(trees, texts=texts, max_refs=max_refs, progress=progress)
-    return dict(zip(seg[seg_col], sets))
-
-
-# The chapter's evaluation with extended references (scores per reference set, gain tables, system level,
-# verdicts) is in syneval_nb.studies.hybridization.

@@ -53,7 +53,7 @@ translations excluded) for the correlation with human scores.
 Public API: :func:`features`, :data:`FEATURE_NAMES`, :class:`FeatureConfig`, :func:`feature_frame`,
 :func:`make_pipeline`, :class:`LearnedMetric` (``fit``, ``score_features``, ``decision_function``, ``predict``,
 ``sentence_scores``, ``sentence_score``, ``corpus_score``, ``save``, ``load``, ``signature``),
-:func:`grid_search` / :class:`GridResult`, :func:`class_accuracy`; data: :func:`deen_long`, :func:`build_pool`,
+:func:`grid_search` / :class:`GridResult`, :func:`class_accuracy`; data: :func:`build_pool`,
 :func:`split_sources`, :func:`balance`, :func:`training_sets`, :func:`pool_features`;
 experiments: :func:`run_experiment` / :class:`Experiment`. Notebook 05's study (baselines, correlation tables on
 :func:`syneval_nb.stats.correlation_table`, Figure 2's meta-correlation, verdicts) is in
@@ -73,7 +73,6 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 from syneval_nb.metrics import syntactic
-from syneval_nb.metrics.adapters import DepthMetric, KernelMetric
 from syneval_nb.metrics.base import Corpus, depth_scores
 from syneval_nb.metrics.lexical import ngram_counts, tokenize
 from syneval_nb.metrics import lexical
@@ -201,9 +200,6 @@ def syntactic_frame(hyp_parses: Sequence[str | None], ref_parses: Sequence[Seque
     depths 1..d are those of depth d's metric); ``tkm`` the best kernel cosine. An unparsed hypothesis or
     reference raises ``ValueError``.
     """
-    from tqdm.auto import tqdm
-
-
     names = syntactic_feature_names(depth)
     if len(hyp_parses) == 0:
         return pd.DataFrame(columns=names, dtype=float)
@@ -213,13 +209,13 @@ def syntactic_frame(hyp_parses: Sequence[str | None], ref_parses: Sequence[Seque
     cols: dict[str, np.ndarray] = {}
     for fam in tqdm(("STM", "HWCM", "TKM"), desc="syntactic features", disable=not progress, leave=False):
         if fam == "TKM":
-            cols["tkm"] = KernelMetric(syntactic.TKM()).sentence_scores(corpus)
+            cols["tkm"] = syntactic.TKM().sentence_scores(corpus)
             continue
-        m = DepthMetric(getattr(syntactic, fam)(depth=depth))
+        m = getattr(syntactic, fam)(depth=depth)
         S = m.segment_stats(corpus)
         bad_rows = np.isnan(S).any(axis=1)
         for d in range(1, depth + 1):
-            v = depth_scores(S[:, :d], S[:, depth:depth + d], m.family.effective_order, m.family.epsilon)
+            v = depth_scores(S[:, :d], S[:, depth:depth + d], m.effective_order, m.epsilon)
             cols[f"{fam.lower()}_{d}"] = np.where(bad_rows, np.nan, v)
     df = pd.DataFrame(cols)[names].astype(float)
     bad = np.flatnonzero(df.isna().any(axis=1).to_numpy())
@@ -528,19 +524,6 @@ def grid_search(
 # ---------------------------------------------------------------------------------------------------------------
 
 POOL_COLUMNS = ["seg_id", "system", "hyp", "ref", "hyp_ptb", "ref_ptb", "label"]
-
-
-def deen_long(segments: pd.DataFrame) -> pd.DataFrame:
-    """WMT21 de-en segments (``load_wmt21_deen().segments``) as one row per (system, seg_id) with the two
-    references added as systems ``ref_A`` / ``ref_B``: columns ``system, seg_id, target, ptb, is_human``."""
-    mt = segments[["system", "seg_id", "target", "ptb"]].assign(is_human=False)
-    one = segments.drop_duplicates("seg_id")
-    refs = [
-        pd.DataFrame({"system": name, "seg_id": one["seg_id"].to_numpy(), "target": one[name].to_numpy(),
-                      "ptb": one[f"ptb_{name}"].to_numpy(), "is_human": True})
-        for name in ("ref_A", "ref_B")
-    ]
-    return pd.concat([mt, *refs], ignore_index=True)
 
 
 def build_pool(

@@ -11,7 +11,7 @@ Public API
   :class:`RougeS`, :class:`MeteorExact`, :class:`TER`, each with
   ``.sentence_score(hyp, refs)``, ``.corpus_score(hyps, refs)`` (``refs[i]`` = the references of segment ``i``),
   the fast batch path ``.sentence_scores(hyps, refs) -> np.ndarray`` and ``.segment_stats(hyps, refs)``;
-* results are :class:`LexicalScore` objects: ``.score`` on the 0-1 scale (NIST, which has no upper bound, is the
+* results are :class:`~syneval_nb.metrics.base.Score` objects: ``.score`` on the 0-1 scale (NIST, which has no upper bound, is the
   exception; see :class:`NIST`) plus named parts (``.precisions``, ``.bp``, ...);
 * plain functions :func:`tokenize`, :func:`edit_distance` (word-level Levenshtein) and :func:`ngram_counts` (the
   kit's one n-gram counter), used by other modules.
@@ -41,23 +41,22 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from syneval_nb import __version__
 from syneval_nb.parsers.frontend import dask_backend
+from syneval_nb.metrics.base import Corpus, Metric, Score
 
 __all__ = [
-    "tokenize", "edit_distance", "ngram_counts", "LexicalScore", "LexicalMetric",
+    "tokenize", "edit_distance", "ngram_counts", "LexicalMetric",
     "BLEU", "NIST", "WER", "PER", "FMeasure", "GTM", "RougeS", "MeteorExact", "TER",
     "gtm_runs", "meteor_alignment", "skip_bigrams", "ALL_METRICS", "LOWER_IS_BETTER", "make_metrics",
     "evaluate", "LexicalEvaluation",
 ]
 
 TOKENIZERS = ("13a", "none", "ptb")
-_VERSION = "syneval-nb"
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -132,29 +131,6 @@ def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
 # ----------------------------------------------------------------------------------------------------------------
 # results and the common metric machinery
 # ----------------------------------------------------------------------------------------------------------------
-@dataclass
-class LexicalScore:
-    """A metric value and its parts. ``score`` is on the 0-1 scale (an error rate for WER/PER/TER, where lower
-    is better; unbounded for NIST). Parts are readable as attributes: ``s.precisions``, ``s.bp``, ..."""
-
-    metric: str
-    score: float
-    parts: dict[str, Any] = field(default_factory=dict)
-
-    def __getattr__(self, name: str) -> Any:
-        parts = self.__dict__.get("parts", {})
-        if name in parts:
-            return parts[name]
-        raise AttributeError(f"{self.metric} score has no part {name!r}; parts: {sorted(parts)}")
-
-    def __float__(self) -> float:
-        return float(self.score)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={_fmt(v)}" for k, v in self.parts.items())
-        return f"{self.metric}(score={self.score:.6g}, {shown})"
-
-
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.6g}"
@@ -166,80 +142,46 @@ def _fmt(v: Any) -> str:
 Tokens = tuple[str, ...]
 
 
-def _as_sequence(x: Any, message: str) -> Sequence:
-    """``x`` as a sequence: lists and tuples as they are; numpy arrays and pandas Series/Index (anything with
-    ``ndim`` and ``tolist``) as lists (a 2-D array of references becomes a list of rows). A string, a set or a
-    mapping is refused (``TypeError`` with ``message``): they are not per-segment sequences."""
-    if isinstance(x, (str, bytes, set, frozenset, dict)):
-        raise TypeError(f"{message}, got {type(x).__name__}")
-    if isinstance(x, Sequence):
-        return x
-    if hasattr(x, "ndim") and hasattr(x, "tolist"):
-        return x.tolist()
-    raise TypeError(f"{message}, got {type(x).__name__}")
-
-class LexicalMetric:
-    """Base class: validation, tokenization, statistics aggregation. Subclasses define
+class LexicalMetric(Metric):
+    """Base class of the lexical families: validation, tokenization, statistics aggregation. Subclasses define
 
     * ``name`` and ``n_stats`` (length of the statistics vector),
     * ``_stats(hyp: Tokens, refs: list[Tokens]) -> list[float]`` (one segment),
     * ``_score_rows(stats: np.ndarray) -> np.ndarray`` (vectorised score of many statistics rows),
-    * ``_result(stats: np.ndarray) -> LexicalScore`` (score plus parts from one statistics row),
-    * ``_options() -> dict`` (for the signature).
-    """
+    * ``_result(stats: np.ndarray) -> Score`` (score plus parts from one statistics row),
+    * ``_metric_options() -> dict`` (the family's options, for the signature).
+
+    The signature is ``name|opt:value|...|tok:..|case:..|nrefs:..|version:..`` (``nrefs``: the number of references
+    per segment of the last scoring call, ``var`` if it varied)."""
 
     name = "metric"
     n_stats = 0
+    inputs = ("text",)
 
     def __init__(self, tokenizer: str = "13a", lowercase: bool = False) -> None:
+        super().__init__()
         if tokenizer not in TOKENIZERS:
             raise ValueError(f"unknown tokenizer {tokenizer!r}; choose one of {TOKENIZERS}")
         self.tokenizer = tokenizer
         self.lowercase = bool(lowercase)
-        self._nrefs: set[int] = set()
+        self.higher_is_better = self.name not in LOWER_IS_BETTER
 
     # --- options and signature -----------------------------------------------------------------------------
-    def _options(self) -> dict[str, Any]:
+    def _metric_options(self) -> dict[str, Any]:
         return {}
 
-    def signature(self) -> str:
-        """``name|opt:value|...|tok:..|case:..|nrefs:..|version:..``: every option that changes the number.
-        ``nrefs`` is the number of references per segment seen by the last scoring call (``var`` if it varied,
-        ``?`` before any call)."""
-        opts = dict(self._options())
-        opts["tok"] = self.tokenizer
-        opts["case"] = "lc" if self.lowercase else "mixed"
-        nr = sorted(self._nrefs)
-        opts["nrefs"] = "?" if not nr else (str(nr[0]) if len(nr) == 1 else "var")
-
-        opts["version"] = f"{_VERSION}-{__version__}"
-        return "|".join([self.name] + [f"{k}:{v}" for k, v in opts.items()])
+    def _options(self) -> dict[str, Any]:
+        return {**self._metric_options(), "tok": self.tokenizer, "case": "lc" if self.lowercase else "mixed"}
 
     # --- input handling ------------------------------------------------------------------------------------
     def _tok(self, text: str) -> Tokens:
         return _tokenize_cached(text, self.tokenizer, self.lowercase)
 
     def _prepare(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple[list[Tokens], list[list[Tokens]]]:
-        hyps = _as_sequence(hyps, f"{self.name}: hyps must be a sequence of strings")
-        refs = _as_sequence(refs, f"{self.name}: refs must be a sequence (one entry per segment) of sequences of "
-                                  "strings")
-        if len(hyps) != len(refs):
-            raise ValueError(f"{self.name}: {len(hyps)} hypotheses but {len(refs)} reference entries; refs[i] must "
-                             f"hold the references of segment i")
+        """Tokens of a corpus's hypotheses and references (laid out and type-checked by the :class:`Corpus`)."""
         th: list[Tokens] = []
         tr: list[list[Tokens]] = []
-        seen: set[int] = set()
         for i, (h, rs) in enumerate(zip(hyps, refs)):
-            if not isinstance(h, str):
-                raise TypeError(f"{self.name}: hypothesis {i} is {type(h).__name__}, not str")
-            if isinstance(rs, str):
-                raise TypeError(f"{self.name}: refs[{i}] is a string; it must be a sequence of reference strings "
-                                f"(did you pass one reference stream instead of per-segment lists?)")
-            if not hasattr(rs, "__len__") or not hasattr(rs, "__iter__"):
-                raise TypeError(f"{self.name}: refs[{i}] is {type(rs).__name__}; it must be a sequence of reference "
-                                f"strings")
-            if len(rs) == 0:
-                raise ValueError(f"{self.name}: segment {i} has no reference")
             toks = []
             for k, r in enumerate(rs):
                 if not isinstance(r, str):
@@ -248,18 +190,12 @@ class LexicalMetric:
                 if not t:
                     raise ValueError(f"{self.name}: reference {k} of segment {i} is empty")
                 toks.append(t)
-            seen.add(len(rs))
             th.append(self._tok(h))
             tr.append(toks)
-        self._nrefs = seen
         return th, tr
 
-    def _check_sentence(self, hyp: str, refs: Sequence[str]) -> None:
-        if not isinstance(hyp, str):
-            raise TypeError(f"{self.name}: hyp must be a str, got {type(hyp).__name__}")
-        if isinstance(refs, str):
-            raise TypeError(f"{self.name}: refs must be a sequence of reference strings, not one string")
-        if not hyp.strip():
+    def _check_sentence(self, corpus: Corpus) -> None:
+        if not corpus.hyps[0].strip():
             raise ValueError(f"{self.name}: empty hypothesis; a sentence score is undefined for it (corpus_score and "
                              f"sentence_scores accept empty segments, see the lexical module docstring)")
 
@@ -273,32 +209,17 @@ class LexicalMetric:
             out[i] = self._stats(h, rs)
         return out
 
-    def segment_stats(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+    def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
         """Sufficient statistics, one row per segment (the columns are listed in the class docstring).
         Summing rows and scoring the sum gives the corpus score (useful for bootstrap resampling)."""
-        th, tr = self._prepare(hyps, refs)
-        return self._stats_matrix(th, tr)
+        return self._stats_matrix(*self._prepare(corpus.hyps, corpus.refs))
 
-    def sentence_scores(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-        """The segment-level score of every segment at once (the fast path for thousands of segments)."""
-        stats = self.segment_stats(hyps, refs)
-        return self._score_rows(stats) if len(stats) else np.zeros(0)
+    def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
+        return np.asarray(self._score_rows(np.atleast_2d(np.asarray(sums, dtype=float))), dtype=float)
 
-    def sentence_score(self, hyp: str, refs: Sequence[str]) -> LexicalScore:
-        """Score one hypothesis against its references (see the module docstring for empty input)."""
-        self._check_sentence(hyp, refs)
-        return self._result(self.segment_stats([hyp], [refs])[0])
-
-    def corpus_score(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> LexicalScore:
-        """Score a corpus: statistics summed over segments, then one score. ``refs[i]`` = references of segment i."""
-        stats = self.segment_stats(hyps, refs)
-        if len(stats) == 0:
-            raise ValueError(f"{self.name}: no segments to score")
-        return self.corpus_score_from_stats(stats)
-
-    def corpus_score_from_stats(self, stats: np.ndarray) -> LexicalScore:
-        """Corpus score from a statistics matrix (rows = segments), e.g. a bootstrap resample."""
-        return self._result(np.asarray(stats, dtype=float).sum(axis=0))
+    def _corpus_detail(self, sums: np.ndarray) -> tuple[float, dict]:
+        r = self._result(sums)
+        return float(r.score), r.parts
 
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -308,12 +229,8 @@ class LexicalMetric:
         (ties: the first) -- the best-reference rule of F-measure, GTM, ROUGE-S and METEOR."""
         return rows[int(np.argmax(self._score_rows(np.asarray(rows, dtype=float))))]
 
-    def _result(self, row: np.ndarray) -> LexicalScore:  # pragma: no cover - abstract
+    def _result(self, row: np.ndarray) -> Score:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.signature()})"
-
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     num = np.asarray(num, dtype=float)
@@ -424,7 +341,7 @@ class BLEU(_ClippedNgrams):
         self.smooth_value = self.SMOOTH_DEFAULTS[smooth] if smooth_value is None else float(smooth_value)
         self.effective_order = bool(effective_order)
 
-    def _options(self) -> dict[str, Any]:
+    def _metric_options(self) -> dict[str, Any]:
         sm = self.smooth if self.smooth_value is None else f"{self.smooth}[{self.smooth_value:g}]"
         return {"n": self.max_n, "smooth": sm, "eff": "yes" if self.effective_order else "no"}
 
@@ -487,10 +404,10 @@ class BLEU(_ClippedNgrams):
         prec = np.where(any_match[:, None], prec, 0.0)
         return score, prec, bp
 
-    def _result(self, row: np.ndarray) -> LexicalScore:
+    def _result(self, row: np.ndarray) -> Score:
         score, prec, bp = self._compute(np.atleast_2d(row))
         n = self.max_n
-        return LexicalScore(self.name, float(score[0]), {
+        return Score(self.name, float(score[0]), {
             "precisions": [float(p) for p in prec[0]], "bp": float(bp[0]),
             "counts": [int(c) for c in row[2:2 + n]], "totals": [int(t) for t in row[2 + n:]],
             "sys_len": int(row[0]), "ref_len": int(row[1]),
@@ -542,7 +459,7 @@ class NIST(_ClippedNgrams):
             refs = [[self._tok(r) for r in rs] for rs in reference_corpus]
             self._fixed_info = self.information_weights(refs)
 
-    def _options(self) -> dict[str, Any]:
+    def _metric_options(self) -> dict[str, Any]:
         return {"n": self.max_n, "info": "fixed" if self._fixed_info is not None else "call-refs"}
 
     def information_weights(self, refs: Sequence[Sequence[Tokens]]) -> dict[tuple[str, ...], float]:
@@ -581,9 +498,9 @@ class NIST(_ClippedNgrams):
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return self._compute(np.atleast_2d(stats))[0]
 
-    def _result(self, row: np.ndarray) -> LexicalScore:
+    def _result(self, row: np.ndarray) -> Score:
         score, per_order, lp = self._compute(np.atleast_2d(row))
-        return LexicalScore(self.name, float(score[0]), {
+        return Score(self.name, float(score[0]), {
             "per_order": [float(x) for x in per_order[0]], "length_penalty": float(lp[0]),
             "sys_len": float(row[0]), "ref_len": float(row[1]),
         })
@@ -617,8 +534,8 @@ class _ErrorRate(LexicalMetric):
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return _safe_div(stats[:, 0], stats[:, 1])
 
-    def _result(self, row: np.ndarray) -> LexicalScore:
-        return LexicalScore(self.name, float(_safe_div(row[0], row[1])),
+    def _result(self, row: np.ndarray) -> Score:
+        return Score(self.name, float(_safe_div(row[0], row[1])),
                             {"errors": int(row[0]), "ref_len": int(row[1])})
 
 
@@ -667,10 +584,10 @@ class _MatchF(LexicalMetric):
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return self._prf(stats)[2]
 
-    def _result(self, row: np.ndarray) -> LexicalScore:
+    def _result(self, row: np.ndarray) -> Score:
         p, r, f = self._prf(np.atleast_2d(row))
         m, h, rf = self._part_names
-        return LexicalScore(self.name, float(f[0]), {"precision": float(p[0]), "recall": float(r[0]),
+        return Score(self.name, float(f[0]), {"precision": float(p[0]), "recall": float(r[0]),
                                                      m: self._match_type(row[0]), h: int(row[1]), rf: int(row[2])})
 
 
@@ -743,7 +660,7 @@ class GTM(_MatchF):
             raise ValueError(f"GTM: exponent must be >= 1, got {exponent}")
         self.e = float(exponent)
 
-    def _options(self) -> dict[str, Any]:
+    def _metric_options(self) -> dict[str, Any]:
         return {"e": f"{self.e:g}", "multiref": "best-f", "mms": "greedy"}
 
     def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
@@ -797,7 +714,7 @@ class RougeS(_MatchF):
         self.window = window
         self.beta = float(beta)
 
-    def _options(self) -> dict[str, Any]:
+    def _metric_options(self) -> dict[str, Any]:
         return {"window": "inf" if self.window is None else self.window, "beta": f"{self.beta:g}",
                 "multiref": "best-f"}
 
@@ -918,7 +835,7 @@ class MeteorExact(LexicalMetric):
         self.max_combinations = int(max_combinations)
         self.last_inexact = 0
 
-    def _options(self) -> dict[str, Any]:
+    def _metric_options(self) -> dict[str, Any]:
         return {"modules": "exact", "alpha": f"{self.alpha:g}", "beta": f"{self.beta:g}",
                 "gamma": f"{self.gamma:g}"}
 
@@ -945,9 +862,9 @@ class MeteorExact(LexicalMetric):
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return self._parts(stats)[4]
 
-    def _result(self, row: np.ndarray) -> LexicalScore:
+    def _result(self, row: np.ndarray) -> Score:
         p, r, fmean, pen, score = (float(x[0]) for x in self._parts(np.atleast_2d(row)))
-        return LexicalScore(self.name, score, {"precision": p, "recall": r, "fmean": fmean, "penalty": pen,
+        return Score(self.name, score, {"precision": p, "recall": r, "fmean": fmean, "penalty": pen,
                                                "matches": int(row[0]), "chunks": int(row[1]),
                                                "hyp_len": int(row[2]), "ref_len": int(row[3])})
 
@@ -992,8 +909,8 @@ class TER(LexicalMetric):
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return _safe_div(stats[:, 0], stats[:, 1])
 
-    def _result(self, row: np.ndarray) -> LexicalScore:
-        return LexicalScore(self.name, float(_safe_div(row[0], row[1])),
+    def _result(self, row: np.ndarray) -> Score:
+        return Score(self.name, float(_safe_div(row[0], row[1])),
                             {"edits": int(row[0]), "ref_len": float(row[1])})
 
 
@@ -1082,7 +999,7 @@ def evaluate(metrics: dict[str, LexicalMetric], hyps: Sequence[str], refs: Seque
         stats = m.segment_stats(hyps, refs) if remote is None else remote[name]
         seg[name] = m._score_rows(stats) if len(stats) else np.zeros(0)
         if labels is not None:
-            sys_scores[name] = {s: m.corpus_score_from_stats(stats[labels == s]).score
+            sys_scores[name] = {s: m.corpus_from_stats(stats[labels == s]).score
                                 for s in pd.unique(labels)}
     system = pd.DataFrame(sys_scores) if labels is not None else None
     if system is not None:

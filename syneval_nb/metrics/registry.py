@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import inspect
-import math
 import re
-import warnings
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from .base import *  # noqa: F401,F403  (the former syneval_nb.metrics names)
-from syneval_nb import __version__
 from syneval_nb.metrics import discourse, lexical, syntactic
-from syneval_nb.metrics.adapters import DepthMetric, DiscourseMetric, KernelMetric, LexicalMetric
-from syneval_nb.metrics.base import Corpus, Metric, Score, _family_options, depth_scores, prepare
+from syneval_nb.metrics import chrf
+from syneval_nb.metrics.base import Corpus, Metric, mean_rows
 from syneval_nb.metrics.learned import LearnedMetric
 
 __all__ = [
@@ -29,28 +25,37 @@ __all__ = [
 
 
 class LearnedMetricFace(Metric):
-    """Kulesza & Shieber's SVM metric (a fitted :class:`syneval_nb.learned.LearnedMetric`); corpus = mean."""
+    """Kulesza & Shieber's SVM metric: a fitted :class:`syneval_nb.metrics.learned.LearnedMetric` (``self.model``)
+    scored through the one protocol; statistics ``[score, 1]``, corpus = mean."""
 
     name = "Learned"
 
-    def __init__(self, family: Any) -> None:
-        super().__init__(family)
-        family._require_fitted()
-        self.inputs = ("text", "ptb") if family.config.syntax else ("text",)
+    def __init__(self, model: LearnedMetric) -> None:
+        super().__init__()
+        model._require_fitted()
+        self.model = model
+        self.inputs = ("text", "ptb") if model.config.syntax else ("text",)
 
     def _options(self) -> dict[str, Any]:
-        sig = self.family.signature()
-        return {"model": sig.split("|")[0], **_family_options(sig), "format": sig.split("|")[-1]}
+        sig = self.model.signature()
+        opts = {"model": sig.split("|")[0]}
+        for tok in sig.split("|")[1:-1]:
+            k, _, v = tok.partition(":")
+            opts[k] = v
+        return {**opts, "format": sig.split("|")[-1]}
 
-    def _stats(self, corpus: Corpus) -> np.ndarray:
+    def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
         kw = {}
-        if self.family.config.syntax:
+        if self.model.config.syntax:
             kw["hyp_trees"], kw["ref_trees"] = corpus.ptb()
-        s = self.family.sentence_scores(corpus.hyps, corpus.refs, **kw)
+        s = self.model.sentence_scores(corpus.hyps, corpus.refs, **kw)
         return np.column_stack([s, np.ones(len(s))]) if len(s) else np.zeros((0, 2))
 
-    score_from_stats = KernelMetric.score_from_stats
-    _corpus_detail = KernelMetric._corpus_detail
+    def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
+        return mean_rows(sums)
+
+    def _parts(self, sums: np.ndarray) -> dict:
+        return {"n_scored": int(sums[1])}
 
 
 # ============================================================================================== registry
@@ -156,20 +161,24 @@ def _register_defaults() -> None:
 
     descriptions = {"BLEU": "BLEU (sacrebleu's corpus_bleu at corpus level)", "TER": "translation edit rate"}
     for nm, cls in lexical.ALL_METRICS.items():
-        register(nm, (lambda cls=cls: lambda **o: LexicalMetric(cls(**o)))(),
+        register(nm, cls,
                  aliases={"F-measure": ("fmeasure", "f"), "METEOR": ("meteor-exact",),
                           "ROUGE-S": ("rouges",)}.get(nm, ()), description=descriptions.get(nm, cls.__doc__.split(
                               "\n")[0] if cls.__doc__ else nm))
+    register("chrF", lambda **o: chrf.CHRF(**o),
+             description="chrF: character n-gram F-score (Popovic 2015), sacrebleu's CHRF, 0-1 scale")
+    register("chrF++", lambda **o: chrf.CHRF(word_order=2, **o), aliases=("chrfpp", "chrf++"),
+             description="chrF++: chrF with word uni- and bigrams (Popovic 2017), sacrebleu's CHRF(word_order=2)")
     default_depth = _family_default(syntactic.STM, "depth")
     for cls in (syntactic.STM, syntactic.DSTM, syntactic.HWCM):
-        register(cls.name, (lambda cls=cls: lambda **o: DepthMetric(cls(**o)))(), depth=True,
+        register(cls.family, cls, depth=True,
                  default_depth=default_depth, description=(cls.__doc__ or "").split("\n")[0])
     for cls in (syntactic.TKM, syntactic.DTKM):
-        register(cls.name, (lambda cls=cls: lambda **o: KernelMetric(cls(**o)))(),
+        register(cls.name, cls,
                  description=(cls.__doc__ or "").split("\n")[0])
-    register("DR", lambda **o: DiscourseMetric(discourse.DiscourseSimilarity(lexicalized=False, **o)),
+    register("DR", lambda **o: discourse.DiscourseSimilarity(lexicalized=False, **o),
              description="discourse tree kernel over RST trees (Guzman et al. 2014)")
-    register("DR-lex", lambda **o: DiscourseMetric(discourse.DiscourseSimilarity(lexicalized=True, **o)),
+    register("DR-lex", lambda **o: discourse.DiscourseSimilarity(lexicalized=True, **o),
              aliases=("drlex",), description="lexicalized discourse tree kernel (Guzman et al. 2014)")
 
     def learned(model: Any = None, **o: Any) -> Metric:

@@ -77,18 +77,19 @@ import math
 import warnings
 from collections import Counter, OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Callable, Iterable, Sequence
 
+import numpy as np
+import pandas as pd
 from nltk import Tree
 
 from .._accel import speedups as _C
-from syneval_nb import __version__
 from syneval_nb.trees.heads import _head_index, chain_counts, to_dependencies
 from syneval_nb.trees.kernels import KernelTree, _check_lam, cosine, kernel_contributions
 from syneval_nb.trees.ptb import EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, _preorder, encode, flatten, heights, read_ptb_flat, strip_label
 from syneval_nb.parsers.frontend import dask_backend
+from syneval_nb.metrics.base import Corpus, Metric, Score, depth_scores, mean_rows
 
 __all__ = [
     "DEFAULT_DEPTH",
@@ -99,8 +100,6 @@ __all__ = [
     "Parse",
     "RefSet",
     "References",
-    "DepthResult",
-    "KernelResult",
     "STM",
     "DSTM",
     "HWCM",
@@ -527,104 +526,6 @@ def depth_score(matches: Sequence[float], totals: Sequence[float], effective_ord
     return scores[-1] if scores else math.nan
 
 
-# ============================================================================================ results
-
-
-@dataclass(frozen=True)
-class DepthResult:
-    """STM / DSTM / HWCM of one hypothesis (or a corpus): clipped matches and totals per depth and the score.
-
-    ``fractions[d-1]`` is the clipped precision at depth (chain length) ``d`` (``NaN`` if the hypothesis has none);
-    ``scores_by_depth[d-1]`` is the metric with maximum depth ``D = d`` (the paper's tables are indexed this way).
-    """
-
-    metric: str
-    matches: tuple[int, ...]
-    totals: tuple[int, ...]
-    effective_order: bool
-    epsilon: float | None
-    signature_text: str
-    explain_fn: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
-    draw_fn: Callable[[int], Any] | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def depth(self) -> int:
-        return len(self.totals)
-
-    @property
-    def score(self) -> float:
-        if not self.totals:
-            return math.nan
-        return depth_score(self.matches, self.totals, self.effective_order, self.epsilon)
-
-    @property
-    def fractions(self) -> tuple[float, ...]:
-        return tuple(m / t if t else math.nan for m, t in zip(self.matches, self.totals))
-
-    @property
-    def scores_by_depth(self) -> tuple[float, ...]:
-        return tuple(_prefix_scores(self.matches, self.totals, self.effective_order, self.epsilon))
-
-    def signature(self) -> str:
-        return self.signature_text
-
-    def explain(self):
-        """A DataFrame with one row per distinct hypothesis subtree (chain): ``depth, item, count, ref_max,
-        clipped, matched``. Empty for an unparsed sentence or a corpus result."""
-        import pandas as pd
-
-        if self.explain_fn is None:
-            return pd.DataFrame(columns=["depth", "item", "count", "ref_max", "clipped", "matched"])
-        return self.explain_fn()
-
-    def draw(self, depth: int = 2):
-        """STM/DSTM: an svgling picture of the hypothesis tree in which every node that roots a depth-``depth``
-        subtree is coloured green (found in a reference) or red (not found), with the edges of the found subtrees
-        drawn green and thick. Nodes too low to root a depth-``depth`` subtree stay black."""
-        if self.draw_fn is None:
-            raise ValueError(f"{self.metric}: nothing to draw (only sentence-level STM and DSTM results draw)")
-        if not 1 <= depth <= self.depth:
-            raise ValueError(f"depth must be in 1..{self.depth}, got {depth}")
-        return self.draw_fn(depth)
-
-    def __float__(self) -> float:
-        return float(self.score)
-
-
-@dataclass(frozen=True)
-class KernelResult:
-    """TKM / DTKM of one hypothesis: the cosine with each reference, the best one and the score (their maximum)."""
-
-    metric: str
-    cosines: tuple[float, ...]
-    lam: float
-    signature_text: str
-    explain_fn: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def score(self) -> float:
-        return max(self.cosines) if self.cosines else math.nan
-
-    @property
-    def best_ref(self) -> int:
-        return max(range(len(self.cosines)), key=self.cosines.__getitem__) if self.cosines else -1
-
-    def signature(self) -> str:
-        return self.signature_text
-
-    def explain(self):
-        """A DataFrame with one row per hypothesis node: ``node`` (its production), ``shared`` (the number of
-        fragments rooted there that the best reference also has, ``lam``-weighted) and ``share`` of ``K(h, r)``."""
-        import pandas as pd
-
-        if self.explain_fn is None:
-            return pd.DataFrame(columns=["node", "shared", "share"])
-        return self.explain_fn()
-
-    def __float__(self) -> float:
-        return float(self.score)
-
-
 # ============================================================================================ reference sets
 
 
@@ -664,31 +565,39 @@ def _check_refs(refs: Sequence[Tree | None]) -> None:
         raise ValueError("no references given: refs must hold at least one tree")
 
 
-def _as_refset(refs: Sequence[Tree | None], space: Space) -> RefSet:
-    _check_refs(refs)
-    return RefSet([Parse(r, space, shared_deps=True) for r in refs])
-
-
 # ============================================================================================ metric objects
 
 
-def _sig(name: str, **opts: Any) -> str:
-    parts = [name] + [f"{k}:{v}" for k, v in opts.items()] + [f"version:{__version__}"]
-    return "|".join(parts)
+EXPLAIN_COLUMNS = ["depth", "item", "count", "ref_max", "clipped", "matched"]
 
 
-class _DepthMetric:
+def _refsets(corpus: Corpus, depth: int) -> Iterable[tuple[Parse, RefSet]]:
+    """Each segment's hypothesis :class:`Parse` and reference :class:`RefSet` (the references read once, through
+    :func:`_references`'s cache), parsing the corpus first if it has no parses."""
+    hyp_ptb, ref_ptb = corpus.ptb()
+    R = _references(ref_ptb, depth)
+    for i, h in enumerate(hyp_ptb):
+        yield Parse.from_ptb(h, R.space, where=f"segment {i}, hypothesis"), R.segments[i]
+
+
+class _DepthMetric(Metric):
     """Shared machinery of STM, DSTM and HWCM (clipped precision per depth, arithmetic mean over d = 1..D; with
-    ``effective_order=True``, over the depths the hypothesis has). ``signature()`` records ``eff:no`` / ``eff:yes``."""
+    ``effective_order=True``, over the depths the hypothesis has). Statistics ``[m_1..m_D, t_1..t_D]`` (clipped
+    matches and totals per depth); ``signature()`` records ``eff:no`` / ``eff:yes``. The metric's name is
+    ``FAMILY-D`` (``STM-4``)."""
 
-    name = ""
+    family = ""
+    inputs = ("ptb",)
     epsilon: float | None = None
+    drawable = False  # STM and DSTM can draw the hypothesis tree with its matched subtrees
 
     def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False) -> None:
+        super().__init__()
         if int(depth) < 1:
             raise ValueError(f"depth must be >= 1, got {depth}")
         self.depth = int(depth)
         self.effective_order = bool(effective_order)
+        self.name = f"{self.family}-{self.depth}"
 
     # -- to be specialised
     def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
@@ -697,68 +606,61 @@ class _DepthMetric:
     def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
         raise NotImplementedError
 
-    def signature(self) -> str:
-        opts = {"depth": self.depth, "eff": "yes" if self.effective_order else "no"}
+    def _draw(self, hyp: Parse, refs: RefSet, depth: int):
+        raise NotImplementedError
+
+    def _options(self) -> dict[str, Any]:
+        opts: dict[str, Any] = {"depth": self.depth, "eff": "yes" if self.effective_order else "no"}
         if self.epsilon is not None:
             opts["eps"] = self.epsilon
-        return _sig(self.name, **opts, **self._sig_extra())
+        return {**opts, **self._sig_extra()}
 
     def _sig_extra(self) -> dict:
         return {}
 
-    # -- public
+    # -- the statistics protocol
     def sentence_stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]] | None:
         """Clipped matches and totals per depth (the sufficient statistics); ``None`` if unscorable."""
         if not hyp.ok or not refs.ok:
             return None
         return self._stats(hyp, refs)
 
-    def _result(self, stats, explain_fn=None, draw_fn=None) -> DepthResult:
-        m, t = stats if stats is not None else ((), ())
-        return DepthResult(self.name, tuple(m), tuple(t), self.effective_order, self.epsilon, self.signature(),
-                           explain_fn, draw_fn)
+    def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
+        D = self.depth
+        out = np.full((len(corpus), 2 * D), np.nan)
+        for i, (h, rs) in enumerate(_refsets(corpus, D)):
+            st = self.sentence_stats(h, rs)
+            if st is not None:
+                out[i, :D], out[i, D:] = st
+        return out
 
-    drawable = False  # STM and DSTM can draw the hypothesis tree with its matched subtrees
+    def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
+        D = self.depth
+        sums = np.atleast_2d(sums)
+        return depth_scores(sums[:, :D], sums[:, D:], self.effective_order, self.epsilon)
 
-    def _draw(self, hyp: Parse, refs: RefSet, depth: int):
-        raise NotImplementedError
+    def _parts(self, sums: np.ndarray) -> dict:
+        D = self.depth
+        m, t = tuple(int(round(x)) for x in sums[:D]), tuple(int(round(x)) for x in sums[D:])
+        return {"fractions": tuple(a / b if b else math.nan for a, b in zip(m, t)),
+                "scores_by_depth": tuple(_prefix_scores(m, t, self.effective_order, self.epsilon)),
+                "matches": m, "totals": t}
 
-    def sentence_score(self, hyp: Tree | None, refs: Sequence[Tree | None]) -> DepthResult:
-        """Score one hypothesis tree against its reference trees (``None`` entries are unparsed sentences)."""
-        space = Space()
-        rs = _as_refset(refs, space)
-        h = Parse(hyp, space, shared_deps=True)
-        stats = self.sentence_stats(h, rs)
-        if stats is None:
-            return self._result(None)
-
-        def explain():
-            import pandas as pd
-
-            return pd.DataFrame(self._explain_rows(h, rs))
-
-        draw = None
+    def _sentence_extras(self, corpus: Corpus, score: Score) -> None:
+        """A sentence score explains itself (one row per distinct hypothesis subtree or chain: ``depth, item,
+        count, ref_max, clipped, matched``; empty when unscorable); STM and DSTM also draw."""
+        h, rs = next(iter(_refsets(corpus, self.depth)))
+        if self.sentence_stats(h, rs) is None:  # (the references' statistics first: they define the shape ids)
+            score.explain_fn = lambda: pd.DataFrame(columns=EXPLAIN_COLUMNS)
+            return
+        score.explain_fn = lambda: pd.DataFrame(self._explain_rows(h, rs))
         if self.drawable:
             def draw(depth: int):
+                if not 1 <= depth <= self.depth:
+                    raise ValueError(f"depth must be in 1..{self.depth}, got {depth}")
                 return self._draw(h, rs, depth)
 
-        return self._result(stats, explain, draw)
-
-    def corpus_score(self, hyps: Sequence[Tree | None], refs: Sequence[Sequence[Tree | None]]) -> DepthResult:
-        """Corpus-level score from the summed statistics of all scorable segments (unscorable ones are skipped)."""
-        if len(hyps) != len(refs):
-            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
-        M = [0] * self.depth
-        T = [0] * self.depth
-        for h, r in zip(hyps, refs):
-            space = Space()
-            st = self.sentence_stats(Parse(h, space, shared_deps=True), _as_refset(r, space))
-            if st is None:
-                continue
-            for d in range(self.depth):
-                M[d] += st[0][d]
-                T[d] += st[1][d]
-        return self._result((M, T))
+            score.draw_fn = draw
 
 
 class STM(_DepthMetric):
@@ -767,7 +669,7 @@ class STM(_DepthMetric):
     ``effective_order=False`` (default): the paper's literal mean over d = 1..D (a depth without hypothesis
     subtrees is a zero fraction); ``True``: the effective-order variant (such depths left out; ``eff:yes``)."""
 
-    name = "STM"
+    family = "STM"
     dependency = False
     drawable = True
 
@@ -831,7 +733,7 @@ class STM(_DepthMetric):
 class DSTM(STM):
     """STM on the Collins-head dependency trees (word-labelled nodes)."""
 
-    name = "DSTM"
+    family = "DSTM"
     dependency = True
 
 
@@ -841,7 +743,7 @@ class HWCM(_DepthMetric):
     ``effective_order=False`` (default): the paper's literal mean over lengths 1..D (a length without hypothesis
     chains is a zero precision, hence ``epsilon``); ``True``: the effective-order variant (``eff:yes``)."""
 
-    name = "HWCM"
+    family = "HWCM"
 
     def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False, epsilon: float = EPSILON) -> None:
         super().__init__(depth, effective_order)
@@ -862,17 +764,22 @@ class HWCM(_DepthMetric):
         return rows
 
 
-class TKM:
-    """Liu & Gildea's tree kernel metric: the maximum over references of the all-subtree kernel's cosine."""
+class TKM(Metric):
+    """Liu & Gildea's tree kernel metric: the maximum over references of the all-subtree kernel's cosine.
+
+    Statistics ``[score, 1]``: a cosine has no additive statistic, so the corpus score is the mean sentence score
+    over the scorable segments. A sentence score's parts are ``cosines`` (one per reference) and ``best_ref``."""
 
     name = "TKM"
+    inputs = ("ptb",)
     dependency = False
 
     def __init__(self, lam: float = 1.0) -> None:
+        super().__init__()
         self.lam = _check_lam(lam)
 
-    def signature(self) -> str:
-        return _sig(self.name, lam=self.lam, tree="dependency" if self.dependency else "constituency")
+    def _options(self) -> dict[str, Any]:
+        return {"lam": self.lam, "tree": "dependency" if self.dependency else "constituency"}
 
     def _kt(self, p: Parse) -> KernelTree:
         return p.dep_ktree if self.dependency else p.ktree
@@ -884,34 +791,40 @@ class TKM:
         h = self._kt(hyp)
         return tuple(cosine(h, self._kt(r), self.lam) for r in refs.parses)
 
-    def sentence_score(self, hyp: Tree | None, refs: Sequence[Tree | None]) -> KernelResult:
-        space = Space()
-        rs = _as_refset(refs, space)
-        h = Parse(hyp, space, shared_deps=True)
-        cos = self.sentence_stats(h, rs)
-        if cos is None:
-            return KernelResult(self.name, (), self.lam, self.signature())
+    def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
+        out = np.full((len(corpus), 2), np.nan)
+        for i, (h, rs) in enumerate(_refsets(corpus, 1)):
+            st = self.sentence_stats(h, rs)
+            if st:
+                out[i] = (max(st), 1.0)
+        return out
+
+    def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
+        return mean_rows(sums)
+
+    def _parts(self, sums: np.ndarray) -> dict:
+        return {"n_scored": int(sums[1])}
+
+    def _sentence_extras(self, corpus: Corpus, score: Score) -> None:
+        """A sentence score: parts ``cosines`` and ``best_ref`` (``()`` and -1 when unscorable), and an explanation
+        with one row per hypothesis node: ``node`` (its production), ``shared`` (the number of fragments rooted
+        there that the best reference also has, ``lam``-weighted) and ``share`` of ``K(h, r)``."""
+        h, rs = next(iter(_refsets(corpus, 1)))
+        cos = self.sentence_stats(h, rs) or ()
+        best = max(range(len(cos)), key=cos.__getitem__) if cos else -1
+        score.parts = {"cosines": cos, "best_ref": best}
+        if not cos:
+            score.explain_fn = lambda: pd.DataFrame(columns=["node", "shared", "share"])
+            return
 
         def explain():
-            import pandas as pd
-
-            best = max(range(len(cos)), key=cos.__getitem__)
             a, b = self._kt(h), self._kt(rs.parses[best])
             per = kernel_contributions(a, b, self.lam)
             total = sum(per) or 1.0
-            rows = [{"node": _production_text(a.enc.nodes[i]), "shared": v, "share": v / total}
-                    for i, v in enumerate(per)]
-            return pd.DataFrame(rows)
+            return pd.DataFrame([{"node": _production_text(a.enc.nodes[i]), "shared": v, "share": v / total}
+                                 for i, v in enumerate(per)])
 
-        return KernelResult(self.name, cos, self.lam, self.signature(), explain)
-
-    def corpus_score(self, hyps: Sequence[Tree | None], refs: Sequence[Sequence[Tree | None]]) -> float:
-        """The mean sentence score over the scorable segments (a cosine has no additive statistic)."""
-        if len(hyps) != len(refs):
-            raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference sets")
-        vals = [self.sentence_score(h, r).score for h, r in zip(hyps, refs)]
-        vals = [v for v in vals if not math.isnan(v)]
-        return sum(vals) / len(vals) if vals else math.nan
+        score.explain_fn = explain
 
 
 class DTKM(TKM):
@@ -930,29 +843,29 @@ def _production_text(node: Tree) -> str:
 
 
 def stm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH,
-        effective_order: bool = False) -> DepthResult:
+        effective_order: bool = False) -> Score:
     """STM of one hypothesis tree against its reference trees (see :class:`STM`)."""
     return STM(depth, effective_order).sentence_score(hyp, refs)
 
 
 def dstm(hyp: Tree | None, refs: Sequence[Tree | None], depth: int = DEFAULT_DEPTH,
-         effective_order: bool = False) -> DepthResult:
+         effective_order: bool = False) -> Score:
     """DSTM: STM on the Collins-head dependency trees (see :class:`DSTM`)."""
     return DSTM(depth, effective_order).sentence_score(hyp, refs)
 
 
 def hwcm(hyp: Tree | None, refs: Sequence[Tree | None], length: int = DEFAULT_DEPTH, effective_order: bool = False,
-         epsilon: float = EPSILON) -> DepthResult:
+         epsilon: float = EPSILON) -> Score:
     """HWCM over headword chains of length 1..``length`` (see :class:`HWCM`)."""
     return HWCM(length, effective_order, epsilon).sentence_score(hyp, refs)
 
 
-def tkm(hyp: Tree | None, refs: Sequence[Tree | None], lam: float = 1.0) -> KernelResult:
+def tkm(hyp: Tree | None, refs: Sequence[Tree | None], lam: float = 1.0) -> Score:
     """TKM: maximum over references of the all-subtree kernel cosine (see :class:`TKM`)."""
     return TKM(lam).sentence_score(hyp, refs)
 
 
-def dtkm(hyp: Tree | None, refs: Sequence[Tree | None], lam: float = 1.0) -> KernelResult:
+def dtkm(hyp: Tree | None, refs: Sequence[Tree | None], lam: float = 1.0) -> Score:
     """DTKM: TKM on the Collins-head dependency trees (see :class:`DTKM`)."""
     return DTKM(lam).sentence_score(hyp, refs)
 
@@ -1090,9 +1003,6 @@ class References:
     def score(self, hyp_parses: Sequence[str | None], metrics: Sequence[str] = METRICS, lam: float = 1.0,
               effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False):
         """Segment-level scores of one system (see :func:`score_corpus` for the columns and ``attrs``)."""
-        import numpy as np
-        import pandas as pd
-
         objs = self._metric_objects(tuple(metrics), lam, effective_order, epsilon)
         if len(hyp_parses) != len(self.segments):
             raise ValueError(f"{len(hyp_parses)} hypothesis parses but {len(self.segments)} reference sets")

@@ -5,6 +5,7 @@ The paper's worked example (:func:`worked_example`), the shared depth study
 segment picked by a fixed rule (:func:`table7_example`)."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from syneval_nb import stats
 from syneval_nb.metrics import lexical, syntactic
@@ -13,7 +14,7 @@ from syneval_nb.trees import heads
 from syneval_nb.trees.ptb import read_ptb
 
 
-__all__ = ["FAMILIES", "PEN_REF", "PEN_HYP", "worked_example", "run", "table7_example", "results"]
+__all__ = ["FAMILIES", "PEN_REF", "PEN_HYP", "worked_example", "run", "rank_gap", "table7_example", "results"]
 
 FAMILIES = ("HWCM", "DSTM", "DTKM")
 PEN_REF = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ red) (NN pen))))"
@@ -37,8 +38,37 @@ def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, lam: floa
                                    alpha, progress)
 
 
+def rank_gap(a: stats.ArrayLike, b: stats.ArrayLike, eligible: stats.ArrayLike | None = None,
+             tiebreak: stats.ArrayLike | None = None) -> tuple[int, float, float]:
+    """The item that metric ``a`` ranks highest relative to metric ``b`` (for examples like Liu & Gildea's Table 7:
+    a hypothesis HWCM rates high and BLEU low).
+
+    Percentile ranks are taken over all items (``pandas.Series.rank(pct=True)``: ties get their average rank).
+    Among the ``eligible`` items (a boolean mask; all items when ``None`` or when none is eligible) the one with
+    the largest ``pct_a - pct_b`` is chosen; ties go to the larger ``tiebreak`` value (e.g. the human score), then
+    to the smaller index. Returns ``(index, pct_a, pct_b)``.
+    """
+    x, y = stats._vec(a, "a"), stats._vec(b, "b")
+    if len(x) != len(y) or not len(x):
+        raise ValueError(f"a and b need the same, non-zero length, got {len(x)} and {len(y)}")
+    ok = np.ones(len(x), dtype=bool)
+    if eligible is not None:
+        e = np.asarray(eligible, dtype=bool)
+        if e.shape != x.shape:
+            raise ValueError(f"eligible has {e.size} entries for {len(x)} items")
+        if e.any():
+            ok = e
+    tb = np.zeros(len(x)) if tiebreak is None else stats._vec(tiebreak, "tiebreak")
+    if tb.shape != x.shape:
+        raise ValueError(f"tiebreak has {tb.size} entries for {len(x)} items")
+    pa, pb = pd.Series(x).rank(pct=True).to_numpy(), pd.Series(y).rank(pct=True).to_numpy()
+    frame = pd.DataFrame({"gap": pa - pb, "tb": tb, "i": np.arange(len(x))})[ok]
+    i = int(frame.sort_values(["gap", "tb", "i"], ascending=[False, False, True])["i"].iloc[0])
+    return i, float(pa[i]), float(pb[i])
+
+
 def table7_example(ch: depth_study.DepthChapter, order: int = 4, min_words: int = 10) -> dict:
-    """The Table-7-like segment by a fixed rule (:func:`syneval_nb.stats.rank_gap`): among segments without any
+    """The Table-7-like segment by a fixed rule (:func:`rank_gap`): among segments without any
     MQM Fluency error and with at least ``min_words`` hypothesis words, the largest gap between the HWCM-``order``
     percentile rank and the BLEU-``order`` one, ties broken by the lower MQM penalty. Returns the row, the HWCM
     result (with ``explain()``), BLEU, the percentiles and a display ``table``. (With ``permute_human`` the MQM
@@ -46,9 +76,9 @@ def table7_example(ch: depth_study.DepthChapter, order: int = 4, min_words: int 
     lit = ch.literal
     f = lit.frame
     n_words = f["target"].str.split().str.len().to_numpy()
-    i, pct_h, pct_b = stats.rank_gap(lit.segment[("HWCM", order)], lit.segment[("BLEU", order)],
-                                     eligible=(f["mqm_fluency"].to_numpy() == 0) & (n_words >= min_words),
-                                     tiebreak=f["mqm"].to_numpy())
+    i, pct_h, pct_b = rank_gap(lit.segment[("HWCM", order)], lit.segment[("BLEU", order)],
+                               eligible=(f["mqm_fluency"].to_numpy() == 0) & (n_words >= min_words),
+                               tiebreak=f["mqm"].to_numpy())
     row = f.iloc[i]
     hw = syntactic.hwcm(read_ptb(row["ptb"]), [read_ptb(row["ptb_reference"])], length=order)
     bleu = float(lexical.BLEU(max_ngram_order=order, smooth="epsilon").sentence_score(

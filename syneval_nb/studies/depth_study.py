@@ -1,7 +1,7 @@
 """The depth-vs-BLEU study of Liu & Gildea (2005) that notebooks 03, 04 and 08 repeat, once.
 
 Every TED zh-en segment is scored by BLEU-n (n = 1..D), the syntactic metrics by depth and the length-only control
-``-|len diff|`` (:func:`syneval_nb.combine.depth_scores`), twice: with the paper's literal mean over d = 1..D (the
+``-|len diff|`` (:func:`depth_scores`), twice: with the paper's literal mean over d = 1..D (the
 default, for BLEU and the syntactic metrics alike) and with effective order (the named variant, both sides alike).
 
 * **Headline** (fixed before looking at the data): each family at :data:`syneval_nb.syntactic.PRIMARY_DEPTH` (4)
@@ -22,19 +22,92 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from syneval_nb import stats
-from syneval_nb.metrics.combine import depth_scores
+from syneval_nb.metrics import lexical
+from syneval_nb.metrics.combine import _syntactic_by_system
 from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
 from syneval_nb.studies.common import ASPECTS, HUMANS, load_deen, load_ted, verdict_contrast, verdicts_json
 
 
-__all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "DepthScores", "score", "score_both", "metric_rows",
+__all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "DEPTH_METRICS", "LENGTH_CONTROLS", "metric_key",
+           "depth_scores", "DepthScores", "score", "score_both", "metric_rows",
            "curve_tables", "headline_table", "headline_tables", "headline_display", "aspect_tables",
            "system_table", "per_system_table", "verdicts", "verdict_stability", "plot_curves", "headline_numbers"]
 
 DEPTH_FAMILIES = ("STM", "HWCM", "DSTM")
 KERNELS = ("TKM", "DTKM")
 LENGTH_KEY = ("-|len diff|", None)
-"""The row of :func:`syneval_nb.combine.depth_scores` used as the length-only control (row ``"length"``)."""
+"""The row of :func:`depth_scores` used as the length-only control (row ``"length"``)."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# scores indexed by max n / depth (Liu & Gildea 2005)
+# ---------------------------------------------------------------------------------------------------------------
+
+DEPTH_METRICS = ("stm", "hwcm", "dstm", "tkm", "dtkm")
+"""The syntactic metrics of Liu & Gildea (2005), as :func:`syneval_nb.syntactic.score_corpus` names them."""
+LENGTH_CONTROLS = {"neg_abs_len_diff": "-|len diff|", "len_ratio": "len ratio"}
+"""Row names of the length-only controls of :func:`syneval_nb.stats.length_controls`."""
+
+
+def metric_key(column: str) -> tuple[str, int | None]:
+    """``"stm_3"`` -> ``("STM", 3)``, ``"tkm"`` -> ``("TKM", None)`` (the keys of :func:`depth_scores`)."""
+    name, _, depth = column.partition("_")
+    return name.upper(), int(depth) if depth else None
+
+
+def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None],
+                 ptb_refs: Sequence[Sequence[str | None]], systems: Sequence[str], max_depth: int = 9,
+                 syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True, lam: float = 1.0,
+                 effective_order: bool = False, scheduler=None
+                 ) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
+    """Every segment scored by BLEU_n (n = 1..``max_depth``, epsilon smoothing as in Liu & Gildea, Sec. 3), the
+    syntactic metrics by depth and the two length controls; each system's corpus scores from the same pass.
+
+    ``txt_refs[i]`` / ``ptb_refs[i]``: the references (text / PTB) of segment ``i``; ``systems[i]`` its system.
+    Returns ``(segment, corpus)``: ``segment`` maps ``(metric, depth)`` (depth ``None`` for TKM, DTKM and the
+    controls ``-|len diff|``, ``len ratio``) to scores aligned with ``hyps``; ``corpus`` has one row per system
+    (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.lexical.evaluate`), the syntactic
+    corpus scores (:func:`syneval_nb.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
+    of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts). ``lam``: the tree-kernel
+    decay of TKM/DTKM (1.0, the paper's plain count). Notebooks 03, 04 and 08 score with it.
+
+    ``effective_order`` applies to both sides alike, so BLEU and the syntactic metrics treat the orders/depths a
+    hypothesis does not have in the same way: ``False`` (default, the papers' definitions) averages over every order
+    1..n (BLEU: an absent order is a zero precision, hence epsilon; STM/DSTM: a zero fraction; HWCM: epsilon);
+    ``True`` (the variant) averages over the orders the hypothesis has (:class:`syneval_nb.lexical.BLEU` and
+    :func:`syneval_nb.syntactic.score_corpus` ``effective_order``).
+
+    ``scheduler`` (a Dask scheduler address or ``distributed.Client``): the lexical statistics (one task per
+    metric) and the syntactic scores (one task per system) run on that cluster, with numbers identical to the local
+    run; without it Dask is not imported.
+
+    Corpus BLEU_n uses the same epsilon smoothing as the segments; that only matters when a system has no matching
+    n-gram of some order in the whole corpus (plain BLEU would then be 0)."""
+
+    hyps, ptb_hyps = list(hyps), list(ptb_hyps)
+    txt_refs, ptb_refs = [list(r) for r in txt_refs], [list(r) for r in ptb_refs]
+    sys_arr = np.asarray(list(systems), dtype=object)
+    if not len(hyps) == len(txt_refs) == len(ptb_hyps) == len(ptb_refs) == len(sys_arr):
+        raise ValueError(f"hyps, txt_refs, ptb_hyps, ptb_refs, systems have {len(hyps)}, {len(txt_refs)}, "
+                         f"{len(ptb_hyps)}, {len(ptb_refs)}, {len(sys_arr)} entries")
+    bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon", effective_order=effective_order)
+            for n in range(1, max_depth + 1)}
+    ev = lexical.evaluate(bleu, hyps, txt_refs, sys_arr, progress, scheduler=scheduler)
+    segment = {metric_key(c): ev.segment[c].to_numpy() for c in bleu}
+    names = sorted(set(sys_arr))
+    corpus: dict[str, dict] = {s: {metric_key(c): float(ev.system.loc[s, c]) for c in bleu} for s in names}
+    syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress,
+                                           lam, effective_order, scheduler)
+    segment.update({metric_key(c): v for c, v in syn.items()})
+    for s in names:
+        corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})
+    lens = stats.length_controls([len(lexical.tokenize(h)) for h in hyps],
+                                 [[len(lexical.tokenize(r)) for r in rs] for rs in txt_refs])
+    for k, name in LENGTH_CONTROLS.items():
+        segment[(name, None)] = lens[k]
+        for s in names:
+            corpus[s][(name, None)] = float(lens[k][sys_arr == s].mean())
+    return segment, pd.DataFrame.from_dict(corpus, orient="index")
 
 
 @dataclass
@@ -59,7 +132,7 @@ def score(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam:
           effective_order: bool = False, ref_cols: Sequence[str] = ("reference",), progress: bool = True,
           scheduler=None) -> DepthScores:
     """Score ``frame`` (columns ``target, ptb, system`` and, for each reference column ``c`` of ``ref_cols``,
-    ``c`` and ``ptb_c``) with :func:`syneval_nb.combine.depth_scores` for the metric ``families`` (e.g.
+    ``c`` and ``ptb_c``) with :func:`depth_scores` for the metric ``families`` (e.g.
     ``("STM", "TKM")``); rows where a metric is NaN (an unparsed sentence) are dropped and counted.
     ``scheduler``: a Dask scheduler address or ``distributed.Client`` to score the systems on (same numbers)."""
 

@@ -6,6 +6,10 @@ holds what the chapter does with them: the two data sets scored (:func:`ted_scor
 combination tables with their placebo and length-only columns and their clustered intervals
 (:func:`uniform_scores`, :func:`tuned_scores`, :func:`combination_table`, :func:`system_table`), the controls
 (:func:`control_table`, :func:`correlation_table`), the Figure 4 example and the verdicts (:func:`verdicts`).
+The notebook's cells call the chapter functions at the end (:class:`Settings`, :func:`worked_example`,
+:func:`edu_counts`, :func:`score` -> :class:`DiscourseChapter`, :func:`figure4`, :func:`table2`, :func:`table3`,
+:func:`table4`, :func:`controls`, :func:`chapter_correlations`, :func:`chapter_verdicts`, the ``plot_*``
+functions and :func:`results`).
 
 Inference: every interval comes from one paired bootstrap that resamples source segments (all systems' rows of a
 drawn segment together; ``clusters=`` talks as the variant) and evaluates every column on the same resamples,
@@ -15,16 +19,19 @@ rows' source segments of the out-of-fold predictions (the fit is not repeated pe
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from syneval_nb import stats
-from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segment_ids, ted_rst, wmt21_rst
-from syneval_nb.metrics.combine import DEFAULT_THRESHOLD, base_scores, higher_is_better, human_pair_ties, length_control, normalize, partial_correlation, segment_tau, single_edu_ties, system_base_scores, tuned_cv, tuned_half, uniform
-from syneval_nb.metrics.discourse import DiscourseSimilarity
-from syneval_nb.metrics.learned import LearnedMetric, balance, build_pool, deen_long, feature_frame
-from syneval_nb.trees.rst import DEFAULT_LAM, n_edus
+from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, rst_files, sample_segment_ids, ted_rst, wmt21_rst
+from syneval_nb.metrics.combine import BASE_METRICS, DEFAULT_THRESHOLD, base_scores, higher_is_better, human_pair_ties, length_control, normalize, partial_correlation, segment_tau, single_edu_ties, system_base_scores, tuned_cv, tuned_half, uniform
+from syneval_nb.metrics.discourse import DiscourseSimilarity, dr, dr_lex
+from syneval_nb.metrics.learned import LearnedMetric, balance, build_pool, feature_frame
+from syneval_nb.studies.common import plot_distributions, plot_scatter
+from syneval_nb.studies.learned_metric import deen_long
+from syneval_nb.trees.rst import DEFAULT_LAM, load_rst_jsonl, n_edus, rst_to_nltk
 
 
 EXTRAS = ("DR", "DR-lex", stats.PLACEBO, stats.LENGTH)
@@ -474,3 +481,376 @@ def table_dict(table: pd.DataFrame) -> dict:
             "low": table.attrs["low"].round(6).to_dict(orient="index"),
             "high": table.attrs["high"].round(6).to_dict(orient="index"),
             "effects": table.attrs["effects"].round(6).to_dict(orient="index")}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the chapter, table by table (notebook 07)
+# ---------------------------------------------------------------------------------------------------------------
+
+EXAMPLE_T = {"label": "Elaboration[N][S]", "children": [
+    "voters worried", {"label": "Attribution[S][N]", "children": ["analysts suggest",
+                                                                 "the ECB should be the lender of last resort"]}]}
+"""The worked example's tree T = Elaboration[N][S](EDU, Attribution[S][N](EDU, EDU))."""
+EXAMPLE_U = {"label": "Elaboration[N][S]", "children": ["a b", "c d"]}
+"""The worked example's tree U = Elaboration[N][S](EDU, EDU)."""
+EXAMPLE_CAT = {"label": "EDU", "children": ["the cat"]}
+EXAMPLE_DOG = {"label": "EDU", "children": ["the dog"]}
+TED_DATA = "TED zh-en (all 15 translations)"
+DEEN_DATA = "WMT21 de-en (19 systems + 2 refs)"
+MAIN_HUMAN = "MQM z (verdicts)"
+
+
+@dataclass
+class Settings:
+    """The chapter's parameters (the notebook's ``parameters`` cell); :meth:`params` is what the results file
+    records of them."""
+
+    sample: int | None = None
+    seed: int = 0
+    ted_reference: str = "refB"
+    deen_reference: str = "A"
+    threshold: float = DEFAULT_THRESHOLD
+    threshold_z: float = THRESHOLD_Z
+    n_folds: int = 10
+    C: float = 1.0
+    lam: float = DEFAULT_LAM
+    with_learned: bool = True
+    n_resamples: int = 1000
+    resample: str = "segment"
+    permute_human: int | None = None
+    metrics: Sequence[str] | None = None
+
+    def params(self) -> dict[str, Any]:
+        return {"sample": self.sample, "seed": self.seed, "ted_reference": self.ted_reference,
+                "deen_reference": self.deen_reference, "threshold": self.threshold, "threshold_z": self.threshold_z,
+                "n_folds": self.n_folds, "C": self.C, "lam": self.lam, "with_learned": self.with_learned,
+                "n_resamples": self.n_resamples, "resample": self.resample, "permute_human": self.permute_human}
+
+    def humans(self) -> dict[str, tuple[str, float]]:
+        """``{table label: (human score column, pair threshold)}``: MQM z (the verdicts) and raw MQM."""
+        return {MAIN_HUMAN: ("mqm_z", self.threshold_z), "MQM (raw)": ("mqm", self.threshold)}
+
+
+def worked_example(lam: float = DEFAULT_LAM) -> dict[str, float]:
+    """The hand arithmetic of the worked example: DR(T, U) and the void pairs at lambda = 1 (and DR-lex of the
+    void pair at 0.4), and DR / DR-lex of T with itself at ``lam`` (1 by normalization)."""
+    T, U, cat, dog = EXAMPLE_T, EXAMPLE_U, EXAMPLE_CAT, EXAMPLE_DOG
+    return {"dr_T_U": dr(T, U, lam=1.0), "dr_void_void": dr(cat, dog, lam=1.0),
+            "dr_lex_void_void": dr_lex(cat, dog, lam=1.0), "dr_lex_void_void_lam04": dr_lex(cat, dog, lam=0.4),
+            "dr_T_T": dr(T, T, lam=lam), "dr_lex_T_T": dr_lex(T, T, lam=lam)}
+
+
+def edu_counts(folder=None) -> pd.DataFrame:
+    """EDUs of every shipped discourse tree (``data``, ``edus``), whatever the sample: TED zh-en (all 15
+    translations) and WMT21 de-en (19 systems and the 2 references); missing trees left out."""
+    ted_trees = load_rst_jsonl(rst_files("ted-zhen-mqm", folder) / "texts.tsv.jsonl")
+    deen_trees = [t for f in sorted(rst_files("wmt21-deen", folder).glob("*.jsonl")) for t in load_rst_jsonl(f)]
+    return pd.concat([pd.DataFrame({"data": TED_DATA, "edus": [n_edus(t) for t in ted_trees if t]}),
+                      pd.DataFrame({"data": DEEN_DATA, "edus": [n_edus(t) for t in deen_trees if t]})])
+
+
+def non_void_table(counts: pd.DataFrame) -> pd.DataFrame:
+    """Per data set: texts, texts with more than one EDU (a discourse tree), mean EDUs, share non-void."""
+    nonvoid = counts.assign(non_void=counts["edus"] > 1).groupby("data").agg(
+        texts=("edus", "size"), non_void=("non_void", "sum"), mean_edus=("edus", "mean"))
+    nonvoid["share_non_void"] = nonvoid["non_void"] / nonvoid["texts"]
+    return nonvoid
+
+
+def plot_edu_counts(counts: pd.DataFrame, nonvoid: pd.DataFrame):
+    """EDUs per segment (10 = 10 or more) of both data sets, the title giving the share with a discourse tree."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, ax = plt.subplots()
+    sns.histplot(data=counts.assign(edus=counts["edus"].clip(upper=10)), x="edus", hue="data", discrete=True,
+                 stat="percent", common_norm=False, multiple="dodge", shrink=0.8, ax=ax)
+    ax.set(xlabel="EDUs per segment (10 = 10 or more)", ylabel="% of segments",
+           title=f"{nonvoid['share_non_void'].min():.0%}-{nonvoid['share_non_void'].max():.0%} of segments have a "
+                 "discourse tree; the rest are single EDUs (void DR)")
+    return fig
+
+
+@dataclass
+class DiscourseChapter:
+    """Both data sets scored (:func:`score`): ``ted`` (:func:`ted_scores`), ``deen`` and ``da``
+    (:func:`wmt21_scores`), the base metrics ``base`` (with ``learned`` when trained) and ``norm``, the TED
+    base metrics and extras min-max normalized (:func:`syneval_nb.combine.normalize`)."""
+
+    settings: Settings
+    ted: pd.DataFrame
+    deen: pd.DataFrame
+    da: pd.DataFrame
+    base: list
+    norm: pd.DataFrame
+    learned: Any = field(default=None, repr=False)
+
+    @property
+    def segs(self) -> np.ndarray:
+        return self.ted["seg_id"].to_numpy()
+
+    @property
+    def texts(self) -> np.ndarray:
+        return self.ted["target"].to_numpy(dtype=object)
+
+    @property
+    def talks(self) -> np.ndarray:
+        return self.ted["doc"].to_numpy()
+
+    @property
+    def clusters(self) -> np.ndarray | None:
+        """The resampling clusters of the segment-level tables: the talks with ``resample="talk"``, else None
+        (source segments)."""
+        return self.talks if self.settings.resample == "talk" else None
+
+
+def score(folder, settings: Settings, progress: bool = True) -> DiscourseChapter:
+    """Train the learned metric (``with_learned``, :func:`train_learned`) and score both data sets with the base
+    metrics (``settings.metrics``, default every :data:`syneval_nb.combine.BASE_METRICS`), DR and DR-lex."""
+    s = settings
+    base = list(s.metrics or BASE_METRICS)
+    model = train_learned(folder, seed=s.seed) if s.with_learned else None
+    ted = ted_scores(folder, reference=s.ted_reference, sample=s.sample, seed=s.seed, metrics=base, lam=s.lam,
+                     learned=model, progress=progress, permute_human=s.permute_human)
+    deen, da = wmt21_scores(folder, reference=s.deen_reference, sample=s.sample, seed=s.seed, metrics=base,
+                            lam=s.lam, learned=model, progress=progress, permute_human=s.permute_human)
+    base = [m for m in [*base, "learned"] if m in ted.columns]
+    return DiscourseChapter(s, ted, deen, da, base, normalize(ted[base + list(EXTRAS)]), model)
+
+
+def preview(ch: DiscourseChapter, n: int = 5) -> pd.DataFrame:
+    """The first rows of the scored TED frame: ids, MQM, the base metrics, DR, DR-lex and the controls."""
+    return ch.ted[["system", "seg_id", "mqm", "mqm_z", *ch.base, "DR", "DR-lex", stats.LENGTH, stats.PLACEBO]].head(n)
+
+
+def plot_family_distributions(ted: pd.DataFrame):
+    """DR and DR-lex per TED segment (rows where both and MQM z exist)."""
+    family = ted[["DR", "DR-lex", "mqm_z"]].dropna()
+    return plot_distributions({m: family[m] for m in ("DR", "DR-lex")}, "DR / DR-lex per segment")
+
+
+def plot_family_scatter(ted: pd.DataFrame):
+    """DR and DR-lex against MQM z (pooled rows; r in each panel's title)."""
+    family = ted[["DR", "DR-lex", "mqm_z"]].dropna()
+    return plot_scatter({m: family[m] for m in ("DR", "DR-lex")}, family["mqm_z"], "MQM z")
+
+
+@dataclass
+class Figure4:
+    """The Figure 4 analog (:func:`figure4_example`): the segment, the best and worst system, their rows
+    (indexed by system) and ``panels``, ``(caption, tree)`` of the reference and of both systems."""
+
+    seg_id: int
+    best: str
+    worst: str
+    rows: pd.DataFrame
+    panels: list
+
+    def json(self) -> dict:
+        return {"seg_id": self.seg_id, "best": self.best, "worst": self.worst,
+                "dr_best": float(self.rows.loc[self.best, "DR"]), "dr_worst": float(self.rows.loc[self.worst, "DR"])}
+
+
+def figure4(ted: pd.DataFrame, reference: str = "refB", min_edus: int = 3) -> Figure4:
+    """:func:`figure4_example` with the trees to draw (:func:`syneval_nb.trees.rst.rst_to_nltk`)."""
+    seg, best, worst = figure4_example(ted, min_edus)
+    rows = ted[ted["seg_id"] == seg].set_index("system")
+    panels = [(f"segment {seg}: reference ({reference})", rst_to_nltk(rows.iloc[0]["rst_reference"]))]
+    for name in (best, worst):
+        r = rows.loc[name]
+        panels.append((f"{name}: DR = {r['DR']:.3f}, DR-lex = {r['DR-lex']:.3f}, MQM = {r['mqm']:.1f}",
+                       rst_to_nltk(r["rst"])))
+    return Figure4(seg, best, worst, rows, panels)
+
+
+def table2(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
+    """Table 2 analog (:func:`system_table`): WMT21 de-en against DA z, TED against the systems' mean MQM z and
+    mean raw MQM."""
+    s = ch.settings
+    kw = dict(n_resamples=s.n_resamples, seed=s.seed)
+    return {"WMT21 de-en DA": system_table(ch.deen, ch.da.set_index("system")["da_z"], ch.base, **kw),
+            "TED zh-en MQM z": system_table(ch.ted, ch.ted.groupby("system")["mqm_z"].mean(), ch.base, **kw),
+            "TED zh-en MQM (raw)": system_table(ch.ted, ch.ted.groupby("system")["mqm"].mean(), ch.base, **kw)}
+
+
+def combination_display(tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Labelled combination tables side by side, and their average effects with intervals (3 decimals)."""
+    return (pd.concat(tables, axis=1).round(3),
+            pd.concat({k: v.attrs["effects"] for k, v in tables.items()}).round(3))
+
+
+def plot_table2(t2: Mapping[str, pd.DataFrame]):
+    """Spearman of every metric and combination per data set; the title gives the average change with DR-lex
+    and with the random column."""
+    import seaborn as sns
+
+    table = pd.concat(t2, axis=1)
+    long2 = (table.drop(index=["average", "diff."]).stack(level=0, future_stack=True).rename_axis(["metric", "data"])
+             .reset_index().melt(id_vars=["metric", "data"], var_name="combination", value_name="spearman"))
+    g = sns.catplot(data=long2.dropna(), x="metric", y="spearman", hue="combination", col="data", kind="bar",
+                    height=3.8, aspect=1.3)
+    g.figure.suptitle("System level, average change: " + "; ".join(
+        f"{k}: +DR-lex {v.loc['diff.', '+dr-lex']:+.3f}, +placebo {v.loc['diff.', '+placebo']:+.3f}"
+        for k, v in t2.items()), y=1.04)
+    g.set_xticklabels(rotation=45)
+    return g
+
+
+def table3(ch: DiscourseChapter) -> dict[tuple[str, str], pd.DataFrame]:
+    """Table 3 analog: :func:`combination_table` of the uniform combinations for each human score and both tie
+    treatments (``"discordant"``: WMT12; ``"exclude"``: without the tie penalty)."""
+    s = ch.settings
+    uniform_ = uniform_scores(ch.norm, ch.base)
+    return {(human, ties): combination_table(uniform_, ch.ted[col], ch.segs, threshold=thr, texts=ch.texts,
+                                             metric_ties=ties, clusters=ch.clusters, n_resamples=s.n_resamples,
+                                             seed=s.seed)
+            for human, (col, thr) in s.humans().items() for ties in ("discordant", "exclude")}
+
+
+def table3_labels(t3: Mapping[tuple[str, str], pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    return {f"{h}, metric ties {t}": v for (h, t), v in t3.items()}
+
+
+def plot_table3(t3: Mapping[tuple[str, str], pd.DataFrame]):
+    """WMT12 tau (MQM z) of every metric and uniform combination; the title gives the average changes."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    main3 = t3[(MAIN_HUMAN, "discordant")]
+    long3 = main3.drop(index=["average", "diff."]).rename_axis("metric").reset_index().melt(
+        id_vars="metric", var_name="combination", value_name="tau")
+    fig, ax = plt.subplots()
+    sns.barplot(data=long3.dropna(), x="metric", y="tau", hue="combination", ax=ax)
+    ax.set(ylabel="WMT12 Kendall tau (MQM z)", title=f"Segment level, uniform: average change +DR "
+           f"{main3.loc['diff.', '+dr']:+.3f}, +DR-lex {main3.loc['diff.', '+dr-lex']:+.3f}, random column "
+           f"{main3.loc['diff.', '+placebo']:+.3f}")
+    ax.tick_params(axis="x", rotation=45)
+    return fig
+
+
+def table4(ch: DiscourseChapter) -> dict[tuple[str, str, str], pd.DataFrame]:
+    """Table 4 / 5 analogs: :func:`tuned_scores` cross-validated over whole talks (``"cv"``) and tuned on one half
+    of the talks (``"half"``), for each human score; :func:`combination_table` with both tie treatments."""
+    s = ch.settings
+    humans = s.humans()
+    tuned = {(human, mode): tuned_scores(ch.norm, ch.ted[col], ch.segs, ch.talks, ch.base, mode=mode,
+                                         n_folds=s.n_folds, seed=s.seed, threshold=thr, C=s.C)
+             for human, (col, thr) in humans.items() for mode in ("cv", "half")}
+    return {(human, mode, ties): combination_table(tuned[(human, mode)], ch.ted[humans[human][0]], ch.segs,
+                                                   threshold=humans[human][1], texts=ch.texts, metric_ties=ties,
+                                                   clusters=ch.clusters, n_resamples=s.n_resamples, seed=s.seed)
+            for human, mode in tuned for ties in ("discordant", "exclude")}
+
+
+def _protocol_labels(ch: DiscourseChapter) -> dict[str, str]:
+    n_talks = ch.ted["doc"].nunique()
+    return {"cv": f"cross-validated ({min(ch.settings.n_folds, n_talks)} folds over {n_talks} talks)",
+            "half": "half/half"}
+
+
+def table4_labels(ch: DiscourseChapter, t4: Mapping[tuple[str, str, str], pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    label = _protocol_labels(ch)
+    return {f"{h}, {label[m]}, ties {t}": v for (h, m, t), v in t4.items()}
+
+
+def plot_table4(ch: DiscourseChapter, t4: Mapping[tuple[str, str, str], pd.DataFrame]):
+    """WMT12 tau (MQM z) of every metric and tuned combination, per protocol; the title gives the
+    cross-validated average changes."""
+    import seaborn as sns
+
+    label = _protocol_labels(ch)
+    main4 = {m: t4[(MAIN_HUMAN, m, "discordant")] for m in ("cv", "half")}
+    long4 = pd.concat({label[m]: v for m, v in main4.items()}).drop(
+        index=["average", "diff.", "DR", "DR-lex"], level=1).rename_axis(["protocol", "metric"]).reset_index().melt(
+        id_vars=["protocol", "metric"], var_name="combination", value_name="tau")
+    g = sns.catplot(data=long4, x="metric", y="tau", hue="combination", col="protocol", kind="bar", height=3.8,
+                    aspect=1.5)
+    g.figure.suptitle(f"Segment level, tuned (cross-validated, MQM z): average change +DR "
+                      f"{main4['cv'].loc['diff.', '+dr']:+.3f}, +DR-lex {main4['cv'].loc['diff.', '+dr-lex']:+.3f}, "
+                      f"random column {main4['cv'].loc['diff.', '+placebo']:+.3f}", y=1.04)
+    g.set_xticklabels(rotation=45)
+    return g
+
+
+def controls(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
+    """:func:`control_table` of DR, DR-lex and the base metrics for each human score."""
+    return {human: control_table(ch.ted, ["DR", "DR-lex", *ch.base], human=col, threshold=thr)
+            for human, (col, thr) in ch.settings.humans().items()}
+
+
+def chapter_correlations(ch: DiscourseChapter) -> pd.DataFrame:
+    """:func:`correlation_table` of DR, DR-lex and the base metrics with MQM z (talks as clusters with
+    ``resample="talk"``)."""
+    s = ch.settings
+    return correlation_table(ch.ted, ["DR", "DR-lex", *ch.base], "mqm_z", n_resamples=s.n_resamples, seed=s.seed,
+                             clusters="doc" if s.resample == "talk" else None)
+
+
+def plot_controls(ctl: pd.DataFrame):
+    """Pearson r with MQM z, alone and with length (and EDU difference) partialled out, per metric."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    long_c = ctl.drop(columns=["tau", "tau_no_tie_penalty", "tie_rate"]).rename_axis("metric").reset_index().melt(
+        id_vars="metric", var_name="correlation", value_name="r")
+    fig, ax = plt.subplots()
+    sns.barplot(data=long_c.dropna(), x="metric", y="r", hue="correlation", ax=ax)
+    ax.set(ylabel="Pearson r with MQM z (segment level)",
+           title=f"DR: r = {ctl.loc['DR', 'pearson']:.3f}, {ctl.loc['DR', 'partial_length']:.3f} with length "
+                 f"partialled out (length alone {ctl.loc[stats.LENGTH, 'pearson']:.3f})")
+    ax.tick_params(axis="x", rotation=45)
+    return fig
+
+
+def plot_lambda(lam_table: pd.DataFrame):
+    """Segment-level WMT12 tau of DR and DR-lex alone per kernel decay; the title names the best."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, ax = plt.subplots()
+    sns.pointplot(data=lam_table, x="lam", y="segment tau", hue="metric", ax=ax)
+    best = lam_table.loc[lam_table["segment tau"].idxmax()]
+    ax.set(xlabel="kernel decay λ", ylabel="WMT12 Kendall tau (TED, MQM z)",
+           title=f"Best segment tau {best['segment tau']:+.3f}: {best['metric']} at λ = {best['lam']}")
+    return fig
+
+
+def chapter_verdicts(t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping,
+                     correlations: pd.DataFrame) -> dict[str, dict]:
+    """:func:`verdicts` of the tables judged (MQM z): uniform and tuned (cross-validated) at segment level with
+    and without the tie penalty, uniform at system level on both data sets, and the correlations."""
+    judged = {"uniform, segment level, WMT12 tau": t3[(MAIN_HUMAN, "discordant")],
+              "uniform, segment level, tau without tie penalty": t3[(MAIN_HUMAN, "exclude")],
+              "tuned cross-validated, segment level, WMT12 tau": t4[(MAIN_HUMAN, "cv", "discordant")],
+              "tuned cross-validated, segment level, tau without tie penalty": t4[(MAIN_HUMAN, "cv", "exclude")],
+              "uniform, system level, WMT21 de-en DA": t2["WMT21 de-en DA"],
+              "uniform, system level, TED MQM z": t2["TED zh-en MQM z"]}
+    return verdicts(judged, correlations)
+
+
+def results(ch: DiscourseChapter, worked: Mapping[str, float], nonvoid: pd.DataFrame, fig4: Figure4,
+            t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping, voids: pd.DataFrame,
+            controls_: Mapping[str, pd.DataFrame], corr: pd.DataFrame, lam_table: pd.DataFrame,
+            verdicts_: Mapping[str, dict], seconds: float) -> dict:
+    """The results file (JSON-ready)."""
+    return {
+        "params": ch.settings.params(),
+        "worked_example": dict(worked),
+        "non_void": {"ted": int(nonvoid.loc[TED_DATA, "non_void"]), "ted_texts": int(nonvoid.loc[TED_DATA, "texts"]),
+                     "deen": int(nonvoid.loc[DEEN_DATA, "non_void"]),
+                     "deen_texts": int(nonvoid.loc[DEEN_DATA, "texts"])},
+        "base_metrics": ch.base,
+        "n_ted_rows": len(ch.ted), "n_ted_segments": int(ch.ted["seg_id"].nunique()),
+        "n_deen_rows": len(ch.deen), "n_deen_segments": int(ch.deen["seg_id"].nunique()),
+        "figure4": fig4.json(),
+        "table2": {k: table_dict(v) for k, v in t2.items()},
+        "table3": {f"{h} | ties {t}": table_dict(v) for (h, t), v in t3.items()},
+        "table4": {f"{h} | {m} | ties {t}": table_dict(v) for (h, m, t), v in t4.items()},
+        "voids": voids.to_dict(orient="index"),
+        "controls": {h: c.round(6).to_dict(orient="index") for h, c in controls_.items()},
+        "correlations_mqm_z": corr.set_index("metric")[["r", "low", "high"]].round(6).to_dict(orient="index"),
+        "lambda": lam_table.round(6).to_dict(orient="records"),
+        "verdicts": dict(verdicts_),
+        "verdict": verdict_text(verdicts_),
+        "seconds": seconds,
+    }

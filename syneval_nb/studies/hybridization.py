@@ -1,20 +1,195 @@
-"""Study code of notebook 06 (syntactic hybridization of references, Wang et al.): every metric scored with every
-reference set (:func:`lexical_scores`, :func:`syntactic_scores`), what a reference set gains over another
-(:func:`reference_gain_table`, on :func:`syneval_nb.stats.correlation_table`: paired bootstrap over source
-segments), the system level (:func:`system_table`, Williams test: independent systems), the Table 6 comparison in
-both framings (:func:`reference_value`) and the verdicts (:func:`verdicts`). The hybridization itself (equivalent
-pairs, :func:`syneval_nb.hybrid.hybridize`, the Table 5 statistics of the trees) stays in :mod:`syneval_nb.hybrid`.
+"""Study code of notebook 06 (syntactic hybridization of references, Wang et al.).
+
+The hybridization itself (equivalent pairs, :func:`syneval_nb.metrics.hybrid.hybridize`, the cap, the text of the
+hybrids) is in :mod:`syneval_nb.metrics.hybrid`; this module holds what the chapter does with it:
+
+* the paper's worked examples (:func:`figure1`, :func:`alabama_additional`);
+* the chapter's data and their extended reference sets (:func:`prepare` -> :class:`HybridChapter`, on
+  :func:`hybridize_frame` and :func:`reference_trees`), the cap and detokenization reports (:func:`cap_report`,
+  :func:`cap_table`, :func:`detokenization_agreement`, :func:`detokenization_table`, :func:`text_sources`);
+* Table 5 and Figures 2-5 (:func:`reference_statistics`, :func:`node_lengths`, :func:`length_distribution`,
+  :func:`table5`, :func:`table5_table`, :func:`length_distributions`, :func:`plot_length_distributions`);
+* every metric scored with every reference set (:func:`lexical_scores`, :func:`syntactic_scores`), what a
+  reference set gains over another (:func:`reference_gain_table`, on :func:`syneval_nb.stats.correlation_table`:
+  paired bootstrap over source segments; :func:`gain_tables`, :func:`table3_display`, :func:`plot_gains`), the
+  system level (:func:`system_table`, :func:`table4`, Williams test: independent systems), the Table 6
+  comparison in both framings (:func:`reference_value`, :func:`table6`), STM / HWCM with the hybrids' trees
+  (:func:`syntactic_gain_tables`, :func:`syntactic_system_table`);
+* the verdicts (:func:`verdicts`, :func:`chapter_verdicts`, :func:`system_summary`) and the results file
+  (:func:`results`).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from nltk import Tree
 from tqdm.auto import tqdm
 from syneval_nb import stats
+from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
+from syneval_nb.metrics import lexical
+from syneval_nb.metrics.hybrid import (DEFAULT_MAX_REFS, HybridSet, align_leaves, detokenize, equivalent_nodes,
+                                       equivalent_pairs, hybridize, hybridize_corpus)
+from syneval_nb.metrics.lexical import edit_distance, tokenize
 from syneval_nb.metrics.syntactic import References
+from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.stats import pearson, williams_from_scores
+from syneval_nb.trees import read_ptb_file
+from syneval_nb.trees.ptb import EmptyParseError, TreeFormatError, read_ptb, spans
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# extended sets of the chapter's tables, cap and detokenization reports, Table 5 and Figures 2-5 (trees)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def cap_report(sets: Sequence[HybridSet]) -> dict[str, float]:
+    """How often the cap was reached, and the size of the extended sets (for the notebook and the benchmark)."""
+    sizes = np.array([len(s) for s in sets], dtype=float)
+    capped = np.array([s.capped for s in sets], dtype=bool)
+    return {
+        "n_segments": len(sets),
+        "n_capped": int(capped.sum()),
+        "capped_rate": float(capped.mean()) if len(sets) else 0.0,
+        "refs_per_segment": float(sizes.mean()) if len(sets) else 0.0,
+        "new_refs_per_segment": float(np.mean([sum(not h.is_original for h in s.hybrids) for s in sets]))
+        if len(sets) else 0.0,
+        "max_refs_per_segment": int(sizes.max()) if len(sets) else 0,
+        "derivations_per_segment_median": float(np.median([s.n_derivations for s in sets])) if len(sets) else 0.0,
+    }
+
+
+def detokenization_agreement(trees: Sequence[Tree | None], texts: Sequence[str],
+                             tokenizer: str = "13a") -> pd.DataFrame:
+    """How close ``tokenize(detokenize(tree words))`` is to ``tokenize(raw text)`` (the metrics' view of a
+    detokenized reference vs. of the original text), one row per reference with a tree: ``n_raw``, ``n_detok``
+    (token counts), ``edit_distance`` (word-level Levenshtein, :func:`lexical.edit_distance`), ``identical``, and
+    ``aligned`` (:func:`align_leaves` found every token, so hybrids use the raw characters instead)."""
+
+    if len(trees) != len(texts):
+        raise ValueError(f"{len(trees)} trees for {len(texts)} texts")
+    rows = []
+    for k, (t, raw) in enumerate(zip(trees, texts)):
+        if t is None:
+            continue
+        a = tokenize(raw, tokenizer)
+        b = tokenize(detokenize(t.leaves()), tokenizer)
+        rows.append((k, len(a), len(b), edit_distance(a, b), a == b, align_leaves(t.leaves(), raw) is not None))
+    return pd.DataFrame(rows, columns=["ref", "n_raw", "n_detok", "edit_distance", "identical", "aligned"])
+
+
+# ------------------------------------------------------------------------- Table 5, Figures 2-5
+
+
+def _segments_with_trees(segments: Sequence[Sequence[Tree | None]]) -> Iterator[tuple[int, list[Tree]]]:
+    for s, trees in enumerate(segments):
+        got = [t for t in trees if t is not None]
+        if got:
+            yield s, got
+
+
+def reference_statistics(segments: Sequence[Sequence[Tree | None]]) -> pd.DataFrame:
+    """One row per reference tree: ``seg, ref, n_words, n_nodes, n_equivalent_nodes`` (Table 5's inputs).
+
+    Nodes are the non-leaf nodes (preterminals included); an equivalent node is a node in at least one equivalent
+    pair with another reference of its segment (the roots always are, as soon as there are two references).
+    References without a tree are skipped.
+    """
+    rows = []
+    for s, trees in _segments_with_trees(segments):
+        flags = equivalent_nodes(trees)
+        for r, (t, f) in enumerate(zip(trees, flags)):
+            rows.append((s, r, len(t.leaves()), len(f), sum(f)))
+    return pd.DataFrame(rows, columns=["seg", "ref", "n_words", "n_nodes", "n_equivalent_nodes"])
+
+
+def node_lengths(segments: Sequence[Sequence[Tree | None]]) -> pd.DataFrame:
+    """One row per node of every reference tree: ``seg, ref, length`` (words covered), ``is_equivalent``."""
+    seg_col, ref_col, len_col, eq_col = [], [], [], []
+    for s, trees in _segments_with_trees(segments):
+        flags = equivalent_nodes(trees)
+        for r, (t, f) in enumerate(zip(trees, flags)):
+            lengths = [e - b for _, b, e in spans(t)]
+            seg_col += [s] * len(lengths)
+            ref_col += [r] * len(lengths)
+            len_col += lengths
+            eq_col += f
+    return pd.DataFrame({"seg": seg_col, "ref": ref_col, "length": len_col, "is_equivalent": eq_col})
+
+
+def length_distribution(lengths: pd.DataFrame, max_length: int = 50) -> pd.DataFrame:
+    """Figures 2-5: per node length 1..max_length, the counts of tree nodes and of equivalent nodes, and
+    ``proportion`` = equivalent nodes / tree nodes (NaN where there is no node of that length)."""
+    lengths = lengths[lengths["length"] <= max_length]
+    idx = pd.RangeIndex(1, max_length + 1, name="length")
+    tree_nodes = lengths.groupby("length").size().reindex(idx, fill_value=0)
+    eq_nodes = lengths[lengths["is_equivalent"]].groupby("length").size().reindex(idx, fill_value=0)
+    out = pd.DataFrame({"tree_nodes": tree_nodes, "equivalent_nodes": eq_nodes})
+    out["proportion"] = out["equivalent_nodes"] / out["tree_nodes"].where(out["tree_nodes"] > 0)
+    return out.reset_index()
+
+
+def table5(ref_stats: pd.DataFrame, sets: Sequence[HybridSet] | None = None) -> pd.Series:
+    """Table 5 of the paper (plus references per segment after hybridization when ``sets`` is given)."""
+    out = {
+        "Average length of reference": ref_stats["n_words"].mean(),
+        "Total tree nodes": int(ref_stats["n_nodes"].sum()),
+        "Total equivalent nodes": int(ref_stats["n_equivalent_nodes"].sum()),
+        "Average tree nodes": ref_stats["n_nodes"].mean(),
+        "Average equivalent nodes": ref_stats["n_equivalent_nodes"].mean(),
+    }
+    if sets is not None:
+        out["References per segment after hybridization"] = float(np.mean([len(s) for s in sets]))
+    return pd.Series(out)
+
+
+
+def _read_parse(p: str | None, where: str) -> Tree | None:
+    """A tree, or ``None`` for a missing value (None, NaN, empty) and the parser's ``(())``."""
+    if p is None or (isinstance(p, float) and np.isnan(p)) or not str(p).strip():
+        return None
+    try:
+        return read_ptb(p)
+    except EmptyParseError:
+        return None
+    except TreeFormatError as exc:
+        raise TreeFormatError(f"{where}: {exc}") from None
+
+
+def reference_trees(df: pd.DataFrame, ptb_cols: Sequence[str], seg_col: str = "seg_id") -> list[list[Tree | None]]:
+    """The reference trees of every segment of a (system, segment) table, in order of first appearance
+    (``None`` for a missing or failed parse; a malformed one raises :class:`trees.TreeFormatError` naming the
+    segment and the column)."""
+    missing = [c for c in [seg_col, *ptb_cols] if c not in df.columns]
+    if missing:
+        raise ValueError(f"columns {missing} not in the table")
+    seg = df.drop_duplicates(seg_col)
+    return [[_read_parse(p, f"{seg_col} {s!r}, column {c!r}") for c, p in zip(ptb_cols, row)]
+            for s, row in zip(seg[seg_col], seg[list(ptb_cols)].itertuples(index=False))]
+
+
+def hybridize_frame(df: pd.DataFrame, text_cols: Sequence[str], ptb_cols: Sequence[str], seg_col: str = "seg_id",
+                    max_refs: int | None = DEFAULT_MAX_REFS, progress: bool = True) -> dict:
+    """Extended reference sets of every segment of a (system, segment) table, e.g. ``load_ted_zhen_mqm()`` with
+    ``text_cols=("ref", "refB")``, ``ptb_cols=("ptb_ref", "ptb_refB")``: ``{seg_id: HybridSet}``."""
+    if len(text_cols) != len(ptb_cols):
+        raise ValueError(f"{len(text_cols)} text columns for {len(ptb_cols)} parse columns")
+    missing = [c for c in [seg_col, *text_cols] if c not in df.columns]
+    if missing:
+        raise ValueError(f"columns {missing} not in the table")
+    seg = df.drop_duplicates(seg_col)
+    trees = reference_trees(df, ptb_cols, seg_col)
+    texts = [[row[c] for c in text_cols] for _, row in seg.iterrows()]
+    sets = hybridize_corpus(trees, texts=texts, max_refs=max_refs, progress=progress)
+    return dict(zip(seg[seg_col], sets))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# scores with every reference set, gain tables, system level
+# ---------------------------------------------------------------------------------------------------------------
 
 
 def lexical_scores(metrics: Mapping[str, Any], hyps: Sequence[str], ref_sets: Mapping[str, Sequence[Sequence[str]]],
@@ -220,3 +395,346 @@ def verdicts(gains: pd.DataFrame, value: pd.DataFrame, metric: str = "BLEU", *, 
 def verdict_text(verdicts_: Mapping[str, dict]) -> str:
     """The verdict sentences (:func:`syneval_nb.stats.verdict_sentence`), one per line."""
     return "\n".join(stats.verdict_sentence(c, v) for c, v in verdicts_.items())
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the chapter, table by table (notebook 06)
+# ---------------------------------------------------------------------------------------------------------------
+
+FIGURE1_REFERENCES = tuple(f"{a} {b} {c}" for a in ("Machine Translation", "MT") for b in ("develops", "progresses")
+                           for c in ("constantly", "persistently"))
+"""Section 3 of the paper: the eight references of the Figure 1 pair (originals included)."""
+ALABAMA_ADDITIONAL = (
+    "Torching of ten churches in ten days in the American state of Alabama",
+    "Torching of ten churches within ten days in the American state of Alabama",
+    "Torching of ten churches in ten days in American state of Alabama",
+    "Burning of ten churches within ten days in American state of Alabama",
+    "Burning of ten churches within ten days in the American state of Alabama",
+    "Burning of ten churches in ten days in American state of Alabama")
+"""Section 4 of the paper: the six additional references of the Alabama example."""
+PAPER_TABLE5 = {"paper LDC2006T04": [31.52, 211231, 21807, 57.46, 5.93, 31],
+                "paper LDC2008E43": [34.43, 62569, 10073, 62.82, 10.11, 66]}
+"""Table 5 of the paper, in the row order of :func:`table5` (with references per segment after hybridization)."""
+PAPER_TABLE6 = {"1 manual (average)": 0.2565, "2 manual": 0.3057, "2 manual + hybrid": 0.3082}
+"""Table 6 of the paper (BLEU, LDC2006T04)."""
+HUMAN_COLUMNS = {"MQM z": "mqm_z", "MQM": "mqm"}
+"""The TED human scores of the tables: rater-normalized MQM (the verdicts) and raw MQM."""
+EXTENDED = "2 manual + hybrid"
+ORIGINAL = "2 manual"
+
+
+@dataclass
+class Figure1:
+    """Figure 1 of the paper: the two ``trees``, the equivalent ``pairs`` (``node, S1, S2``) and the extended set
+    ``references`` (``reference, original, swaps``)."""
+
+    trees: list
+    pairs: pd.DataFrame
+    references: pd.DataFrame
+
+
+def figure1() -> Figure1:
+    """Figure 1 ("Machine translation develops constantly" / "MT progresses persistently"), from the trees in
+    ``data/examples/wang_figure1.ptb``, hybridized without a cap."""
+    trees = read_ptb_file(KIT_DATA_DIR / "examples" / "wang_figure1.ptb")
+    pairs = equivalent_pairs(*trees)
+    refs = hybridize(trees, max_refs=None)
+    return Figure1(trees, pd.DataFrame([(p.label1, " ".join(p.seg1), " ".join(p.seg2)) for p in pairs],
+                                       columns=["node", "S1", "S2"]),
+                   pd.DataFrame([(h.text, h.is_original, h.n_swaps) for h in refs],
+                                columns=["reference", "original", "swaps"]))
+
+
+def alabama_additional() -> pd.DataFrame:
+    """The additional references (``additional reference``) of the Alabama example (Section 4; the Collins-parser
+    trees of ``data/examples/wang_alabama.ptb``), hybridized without a cap."""
+    refs = hybridize(read_ptb_file(KIT_DATA_DIR / "examples" / "wang_alabama.ptb"), max_refs=None)
+    return pd.DataFrame({"additional reference": [h.text for h in refs if not h.is_original]})
+
+
+@dataclass
+class HybridChapter:
+    """The chapter's data: ``ted`` (TED zh-en MT rows, MQM columns permuted with ``permute_human``), ``seg``
+    (WMT21 de-en rows sorted by system and line), ``da`` (system DA z of the MT systems, ``{system: da_z}``,
+    permuted the same way), their extended reference sets ``ted_sets`` / ``deen_sets`` (``{seg_id: HybridSet}``)
+    and the reference ``trees`` of each data set (``{"TED zh-en": ..., "WMT21 de-en": ...}``)."""
+
+    ted: pd.DataFrame
+    seg: pd.DataFrame
+    da: dict
+    ted_sets: dict
+    deen_sets: dict
+    trees: dict = field(default_factory=dict)
+
+
+def prepare(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: int | None = None,
+            max_refs: int | None = DEFAULT_MAX_REFS, progress: bool = True) -> HybridChapter:
+    """Load both data sets (``sample`` source segments of each, the same for every system), apply the
+    ``permute_human`` switch (:func:`syneval_nb.stats.permute_human`: MQM across rows, DA across systems) and
+    hybridize both references of every segment (:func:`hybridize_frame`, at most ``max_refs`` per segment)."""
+    ted = load_ted_zhen_mqm(data_dir)
+    ted = ted[~ted["is_human"]].reset_index(drop=True)
+    for col in ("mqm", "mqm_z"):
+        ted[col] = stats.permute_human(ted[col].to_numpy(dtype=float), permute_human)
+    deen = load_wmt21_deen(data_dir)
+    ted = sample_segments(ted, sample, seed)  # the same source segments for every system
+    seg = sample_segments(deen.segments, sample, seed)
+    seg = seg.sort_values(["system", "seg_id"]).reset_index(drop=True)
+    da = deen.system_da[~deen.system_da["is_human"]].set_index("system")["da_z"]
+    da = pd.Series(stats.permute_human(da.to_numpy(dtype=float), permute_human), index=da.index).to_dict()
+    ted_sets = hybridize_frame(ted, ("ref", "refB"), ("ptb_ref", "ptb_refB"), max_refs=max_refs, progress=progress)
+    deen_sets = hybridize_frame(seg, ("ref_A", "ref_B"), ("ptb_ref_A", "ptb_ref_B"), max_refs=max_refs,
+                                progress=progress)
+    trees = {"TED zh-en": reference_trees(ted, ("ptb_ref", "ptb_refB")),
+             "WMT21 de-en": reference_trees(seg, ("ptb_ref_A", "ptb_ref_B"))}
+    return HybridChapter(ted, seg, da, ted_sets, deen_sets, trees)
+
+
+def cap_table(ch: HybridChapter) -> pd.DataFrame:
+    """:func:`cap_report` of both data sets, one column each."""
+    return pd.DataFrame({"TED zh-en": cap_report(list(ch.ted_sets.values())),
+                         "WMT21 de-en": cap_report(list(ch.deen_sets.values()))})
+
+
+def detokenization_table(seg: pd.DataFrame) -> pd.DataFrame:
+    """:func:`detokenization_agreement` of WMT21 de-en references A and B (one column each): the share of
+    references with identical 13a tokens, the token edit rate, the share aligned to their raw text, ``n``."""
+    deen_refs = seg.drop_duplicates("seg_id")
+    detok = {}
+    for name in ("A", "B"):
+        agree = detokenization_agreement([t for (t,) in reference_trees(deen_refs, [f"ptb_ref_{name}"])],
+                                         list(deen_refs[f"ref_{name}"]))
+        detok[f"reference {name}"] = {"identical 13a tokens": agree["identical"].mean(),
+                                      "token edit rate": agree["edit_distance"].sum() / agree["n_raw"].sum(),
+                                      "aligned": agree["aligned"].mean(), "n": len(agree)}
+    return pd.DataFrame(detok)
+
+
+def text_sources(sets: Mapping[Any, HybridSet]) -> pd.Series:
+    """How the text of every reference of the extended sets was written (``Hybrid.text_from`` counts)."""
+    return pd.Series([h.text_from for s in sets.values() for h in s.hybrids]).value_counts()
+
+
+def table5_table(ch: HybridChapter) -> pd.DataFrame:
+    """Table 5 analog: :func:`table5` of both data sets (with references per segment after hybridization) next
+    to the paper's two columns."""
+    return pd.DataFrame({"TED zh-en": table5(reference_statistics(ch.trees["TED zh-en"]), list(ch.ted_sets.values())),
+                         "WMT21 de-en": table5(reference_statistics(ch.trees["WMT21 de-en"]),
+                                               list(ch.deen_sets.values())),
+                         **PAPER_TABLE5})
+
+
+def length_distributions(trees: Mapping[str, Sequence], max_length: int = 50) -> pd.DataFrame:
+    """Figures 2-5 data: :func:`length_distribution` of every data set's trees (``{name: trees}``), column ``data``."""
+    return pd.concat([length_distribution(node_lengths(t), max_length).assign(data=name) for name, t in trees.items()])
+
+
+def length_shares(dist: pd.DataFrame) -> dict[str, pd.Series]:
+    """Per data set: ``share_short`` (share of the equivalent nodes that are at most 5 words long),
+    ``prop_short`` / ``prop_long`` (equivalent / all nodes of length <= 5 / >= 20)."""
+    short = dist[dist["length"] <= 5].groupby("data")[["equivalent_nodes", "tree_nodes"]].sum()
+    long_ = dist[dist["length"] >= 20].groupby("data")[["equivalent_nodes", "tree_nodes"]].sum()
+    return {"share_short": short["equivalent_nodes"] / dist.groupby("data")["equivalent_nodes"].sum(),
+            "prop_short": short["equivalent_nodes"] / short["tree_nodes"],
+            "prop_long": long_["equivalent_nodes"] / long_["tree_nodes"]}
+
+
+def plot_length_distributions(dist: pd.DataFrame, max_length: int = 50):
+    """Figures 2-5 analogs: equivalent nodes by length and their proportion of all nodes, per data set, with a
+    title computed from :func:`length_shares`."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    sh = length_shares(dist)
+    names = list(dict.fromkeys(dist["data"]))
+    fig, axes = plt.subplots(2, len(names), figsize=(12, 7), sharex=True, squeeze=False)
+    for k, name in enumerate(names):
+        d = dist[dist["data"] == name]
+        sns.barplot(data=d, x="length", y="equivalent_nodes", ax=axes[0, k], color="tab:blue")
+        axes[0, k].set(title=f"{name}: equivalent nodes by length (Fig. {2 + k} analog)", ylabel="count")
+        sns.barplot(data=d, x="length", y="proportion", ax=axes[1, k], color="tab:orange")
+        axes[1, k].set(title=f"{name}: equivalent / all nodes (Fig. {4 + k} analog)", ylabel="proportion",
+                       xlabel="node length (words)")
+        axes[1, k].set_xticks(range(0, max_length, 5), labels=range(1, max_length + 1, 5))
+    fig.suptitle(f"Short nodes make {sh['share_short'].min():.0%}-{sh['share_short'].max():.0%} of the equivalents "
+                 f"(length <= 5), but nodes of >= 20 words are equivalent more often "
+                 f"({sh['prop_long'].min():.0%}-{sh['prop_long'].max():.0%} vs "
+                 f"{sh['prop_short'].min():.0%}-{sh['prop_short'].max():.0%})")
+    fig.tight_layout()
+    return fig
+
+
+def make_metrics() -> dict[str, Any]:
+    """The paper's lexical metrics and settings: BLEU n=4 (sacrebleu's ``exp`` smoothing, effective order), GTM
+    e=2, ROUGE-S window 9, METEOR exact module."""
+    return {"BLEU": lexical.BLEU(max_ngram_order=4, smooth="exp", effective_order=True),
+            "GTM": lexical.GTM(exponent=2), "ROUGE-S": lexical.RougeS(window=9), "METEOR": lexical.MeteorExact()}
+
+
+def ted_reference_sets(ch: HybridChapter) -> dict[str, list[list[str]]]:
+    """The TED reference sets of every row: each human reference alone, both, both plus their hybrids."""
+    ted = ch.ted
+    return {"1 manual (ref)": [[r] for r in ted["ref"]], "1 manual (refB)": [[r] for r in ted["refB"]],
+            ORIGINAL: [[a, b] for a, b in zip(ted["ref"], ted["refB"])],
+            EXTENDED: [ch.ted_sets[s].texts for s in ted["seg_id"]]}
+
+
+def ted_lexical_scores(ch: HybridChapter, metrics: Mapping[str, Any], progress: bool = True) -> pd.DataFrame:
+    """:func:`lexical_scores` of the TED MT rows with every set of :func:`ted_reference_sets`."""
+    return lexical_scores(metrics, list(ch.ted["target"]), ted_reference_sets(ch), progress)
+
+
+def gain_tables(scores: pd.DataFrame, ted: pd.DataFrame, *, n_resamples: int = 1000,
+                seed: int = 0) -> dict[str, pd.DataFrame]:
+    """:func:`reference_gain_table` against the two human references (``"2 manual"``) for each human score of
+    :data:`HUMAN_COLUMNS`, resampling TED source segments."""
+    return {human: reference_gain_table(scores, ted[col], baseline=ORIGINAL, segments=ted["seg_id"],
+                                        n_resamples=n_resamples, seed=seed)
+            for human, col in HUMAN_COLUMNS.items()}
+
+
+def table3_display(corr: Mapping[str, pd.DataFrame], metrics: Sequence[str]) -> pd.DataFrame:
+    """Table 3 analog: r with the original and the extended set and the gain with its interval and p, per human
+    score (columns) and metric (rows, in the order of ``metrics``)."""
+    table3 = {h: t[t["references"].isin([ORIGINAL, EXTENDED])] for h, t in corr.items()}
+    return pd.concat({h: t.pivot(index="metric", columns="references", values="r").join(
+        t[t["references"] == EXTENDED].set_index("metric")[["delta", "delta_low", "delta_high", "p_better"]])
+        for h, t in table3.items()}, axis=1).loc[list(metrics)]
+
+
+def plot_gains(corr: pd.DataFrame, metrics: Sequence[str], human: str = "MQM z"):
+    """r(extended) - r(original) of every metric with its 95% interval (one :func:`reference_gain_table`), the
+    title counting the metrics it raises and those it raises significantly."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    ext = corr[corr["references"] == EXTENDED].set_index("metric").loc[list(metrics)]
+    n_up = int((ext["delta"] > 0).sum())
+    n_sig = int((ext["delta_low"] > 0).sum())
+    fig, ax = plt.subplots()
+    sns.pointplot(data=ext.reset_index(), x="metric", y="delta", linestyle="none", color="tab:blue", ax=ax)
+    ax.errorbar(range(len(ext)), ext["delta"], yerr=[ext["delta"] - ext["delta_low"], ext["delta_high"] - ext["delta"]],
+                fmt="none", color="tab:blue", capsize=4)
+    ax.axhline(0, color="grey", lw=1)
+    ax.set(ylabel=f"r(extended) - r(original), 95% CI ({human})", xlabel="",
+           title=f"TED zh-en: hybrids raise r for {n_up} of {len(ext)} metrics, significantly for {n_sig}")
+    return fig
+
+
+def table4(ch: HybridChapter, metrics: Mapping[str, Any], progress: bool = True) -> pd.DataFrame:
+    """Table 4 analog: :func:`system_table` of the WMT21 de-en systems' corpus scores with both references and
+    with the extended sets against DA z (every system must have the same lines in the same order)."""
+    seg = ch.seg
+    hyps = {s: list(g["target"]) for s, g in seg.groupby("system")}
+    order = seg[seg["system"] == seg["system"].iloc[0]]["seg_id"]
+    if not all((g["seg_id"].to_numpy() == order.to_numpy()).all() for _, g in seg.groupby("system")):
+        raise ValueError("the WMT21 de-en systems do not have the same lines in the same order")
+    ref_sets = {ORIGINAL: [[a, b] for a, b in zip(*[seg.drop_duplicates("seg_id")[c] for c in ("ref_A", "ref_B")])],
+                EXTENDED: [ch.deen_sets[s].texts for s in order]}
+    return system_table(metrics, hyps, ref_sets, ch.da, baseline=ORIGINAL, progress=progress)
+
+
+def table4_display(table: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """Table 4 analog for display: r with each set, the change with the extended set and its Williams p."""
+    ext = table[table["references"] == EXTENDED].set_index("metric")
+    return table.pivot(index="metric", columns="references", values="r").join(
+        ext[["delta", "p_value"]].rename(columns={"p_value": "williams_p"})).loc[list(metrics)]
+
+
+def table6(scores: pd.DataFrame, ted: pd.DataFrame, metric: str = "BLEU", *, n_resamples: int = 1000,
+           seed: int = 0) -> dict[str, pd.DataFrame]:
+    """Table 6 analog: :func:`reference_value` of ``metric`` for each human score of :data:`HUMAN_COLUMNS`."""
+    return {human: reference_value(scores, metric, ted[col], ted["seg_id"], n_resamples=n_resamples, seed=seed)
+            for human, col in HUMAN_COLUMNS.items()}
+
+
+def table6_display(value: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The Table 6 analogs next to the paper's column."""
+    paper6 = pd.Series(PAPER_TABLE6, name="paper LDC2006T04")
+    return pd.concat({**value, "paper LDC2006T04": paper6.to_frame("r")}, axis=1)
+
+
+def _parse_sets(frame: pd.DataFrame, sets: Mapping[Any, HybridSet], ptb_cols: Sequence[str]) -> dict:
+    first = frame.drop_duplicates("seg_id").set_index("seg_id")
+    return {ORIGINAL: {s: [first.at[s, c] for c in ptb_cols] for s in first.index},
+            EXTENDED: {s: sets[s].trees for s in first.index}}
+
+
+def syntactic_gain_tables(ch: HybridChapter, depth: int = 4, metrics: Sequence[str] = ("stm", "hwcm"), *,
+                          n_resamples: int = 1000, seed: int = 0, progress: bool = True) -> dict[str, pd.DataFrame]:
+    """STM / HWCM (:func:`syntactic_scores`, the hypotheses' shipped parses) of the TED rows with both references'
+    trees and with the extended sets' trees, and :func:`gain_tables` of them."""
+    scores = syntactic_scores(ch.ted, _parse_sets(ch.ted, ch.ted_sets, ("ptb_ref", "ptb_refB")), metrics=metrics,
+                              depth=depth, progress=progress)
+    return gain_tables(scores, ch.ted, n_resamples=n_resamples, seed=seed)
+
+
+def syntactic_system_table(ch: HybridChapter, depth: int = 4, metrics: Sequence[str] = ("stm", "hwcm"),
+                           progress: bool = True) -> pd.DataFrame:
+    """System level on WMT21 de-en: corpus STM / HWCM (summed statistics) with both references and with the
+    extended sets, :func:`system_correlations` with DA z (Williams test against the original set)."""
+    scores = syntactic_scores(ch.seg, _parse_sets(ch.seg, ch.deen_sets, ("ptb_ref_A", "ptb_ref_B")),
+                              metrics=metrics, depth=depth, progress=progress)
+    return system_correlations(scores.attrs["corpus"], ch.da, baseline=ORIGINAL)
+
+
+def chapter_verdicts(corr: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame],
+                     value: Mapping[str, pd.DataFrame], human: str = "MQM z") -> dict[str, dict]:
+    """The chapter's verdicts on ``human``: :func:`verdicts` of the lexical gain tables and Table 6, plus
+    "hybrids help" for the syntactic metrics."""
+    return {**verdicts(corr[human], value[human]),
+            **{c: v for c, v in verdicts(syn_corr[human], value[human]).items() if "hybrids help" in c}}
+
+
+def system_summary(table: pd.DataFrame, syn_sys: pd.DataFrame) -> str:
+    """One sentence: the change of system-level r with the extended set (Williams p) of every metric."""
+    sys_ext = table[table["references"] == EXTENDED].set_index("metric")
+    syn_sys_ext = syn_sys[syn_sys["references"] == EXTENDED].set_index("metric")
+    return (f"System level (WMT21 de-en, DA z, {int(sys_ext['n_systems'].iloc[0])} systems), change of r with the "
+            "extended set (Williams p): " + ", ".join(f"{m} {r['delta']:+.4f} ({r['p_value']:.2f})"
+                                                      for m, r in pd.concat([sys_ext, syn_sys_ext]).iterrows()))
+
+
+def _rows(t: pd.DataFrame, refs: str = EXTENDED,
+          keys: Sequence[str] = ("r", "delta", "delta_low", "delta_high", "p_better", "p_value")) -> dict:
+    t = t[t["references"] == refs].set_index("metric")
+    return {m: {k: float(v) for k, v in r.items() if k in keys} for m, r in t.iterrows()}
+
+
+def _original_r(t: pd.DataFrame) -> dict:
+    return {m: float(r) for m, r in t[t["references"] == ORIGINAL].set_index("metric")["r"].items()}
+
+
+def _columns(frame: pd.DataFrame) -> dict:
+    return {k: {m: float(v) for m, v in col.items()} for k, col in frame.items()}
+
+
+def results(fig1: Figure1, alabama: pd.DataFrame, ch: HybridChapter, cap: pd.DataFrame, detok: pd.DataFrame,
+            corr: Mapping[str, pd.DataFrame], table4_: pd.DataFrame, table5_: pd.DataFrame,
+            table6_: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame], syn_sys: pd.DataFrame,
+            verdicts_: Mapping[str, dict], metrics: Mapping[str, Any], max_refs: int | None) -> dict:
+    """The results file (JSON-ready)."""
+    return {
+        "figure1_n_references": len(fig1.references),
+        "figure1_n_pairs": len(fig1.pairs),
+        "alabama_n_additional": len(alabama),
+        "ted_n_segments": int(ch.ted["seg_id"].nunique()),
+        "ted_n_rows": len(ch.ted),
+        "deen_n_segments": int(ch.seg["seg_id"].nunique()),
+        "cap": _columns(cap),
+        "detokenization": _columns(detok),
+        "table3_original_r": {h: _original_r(t) for h, t in corr.items()},
+        "table3_extended": {h: _rows(t) for h, t in corr.items()},
+        "table4_original_r": _original_r(table4_),
+        "table4_extended": _rows(table4_),
+        "table5": _columns(table5_),
+        "table6": {h: {k: {c: float(x) for c, x in r.items()} for k, r in t.iterrows()} for h, t in table6_.items()},
+        "syntactic_original_r": {h: _original_r(t) for h, t in syn_corr.items()},
+        "syntactic_extended": {h: _rows(t) for h, t in syn_corr.items()},
+        "syntactic_system_original_r": _original_r(syn_sys),
+        "syntactic_system_extended": _rows(syn_sys),
+        "verdicts": verdicts_,
+        "verdict": verdict_text(verdicts_),
+        "signatures": {m: obj.signature() for m, obj in metrics.items()},
+        "max_refs": max_refs,
+    }

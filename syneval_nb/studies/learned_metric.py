@@ -56,6 +56,19 @@ PAPER_META_R = 0.855
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def deen_long(segments: pd.DataFrame) -> pd.DataFrame:
+    """WMT21 de-en segments (``load_wmt21_deen().segments``) as one row per (system, seg_id) with the two
+    references added as systems ``ref_A`` / ``ref_B``: columns ``system, seg_id, target, ptb, is_human``."""
+    mt = segments[["system", "seg_id", "target", "ptb"]].assign(is_human=False)
+    one = segments.drop_duplicates("seg_id")
+    refs = [
+        pd.DataFrame({"system": name, "seg_id": one["seg_id"].to_numpy(), "target": one[name].to_numpy(),
+                      "ptb": one[f"ptb_{name}"].to_numpy(), "is_human": True})
+        for name in ("ref_A", "ref_B")
+    ]
+    return pd.concat([mt, *refs], ignore_index=True)
+
+
 def sample_sources(pool: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.DataFrame:
     """Restrict a pool to ``n`` source segments (``None`` = all): the notebooks' ``sample``, drawn by
     :func:`syneval_nb.data.sample_segments` like every other notebook's."""
@@ -160,7 +173,7 @@ def build_pools(d: Data, sample: int | None = None, seed: int = 0, ted_human: st
     ``ted_reference``), carrying ``mqm``, ``mqm_z`` and ``rater``."""
     keep = ("mqm", "mqm_z", "rater")
     return {
-        "de-en": sample_sources(learned.build_pool(learned.deen_long(d.wmt.segments), human="ref_B",
+        "de-en": sample_sources(learned.build_pool(deen_long(d.wmt.segments), human="ref_B",
                                                    reference="ref_A"), sample, seed=seed),
         "TED": sample_sources(learned.build_pool(d.ted, human=ted_human, reference=ted_reference, keep=keep),
                               sample, seed=seed),

@@ -1,0 +1,366 @@
+"""The bootstrap and the controls: one protocol for every interval and every paired difference.
+
+Every interval and every paired difference comes from a **paired percentile bootstrap that resamples source
+segments** (``segments``; talks/documents as the variant ``clusters=``), all metrics of a table on the same
+resamples: :func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`holm` (the table itself is
+:func:`syneval_nb.stats.tables.correlation_table`). Pearson and ``within`` are vectorised (resampling weights times
+sufficient statistics, :func:`bootstrap_pearson_samples`), ``darr`` too (per-segment pair counts); Spearman and
+Kendall recompute scipy's statistic on each resample.
+
+Controls: :func:`placebo` (a random column) and :func:`permute_human` (the ``permute_human`` switch: shuffled human
+scores, under which no "beats" or "correlates" claim may hold).
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from syneval_nb.stats.correlation import (
+    _BASIC,
+    METHODS,
+    ArrayLike,
+    _labels,
+    _multi,
+    _pair,
+    _vec,
+    better_worse_pairs,
+    center_within,
+    correlation,
+)
+
+# ----------------------------------------------------------------------------------------------------------------
+# bootstrap
+# ----------------------------------------------------------------------------------------------------------------
+
+def _group_index(n: int, groups: Sequence | None) -> tuple[np.ndarray, int]:
+    if groups is None:
+        return np.arange(n), n
+    inv = _labels(groups, n, "groups")
+    return inv, int(inv.max()) + 1 if n else 0
+
+
+def _unit_weights(n_units: int, n_resamples: int, seed: int = 0, chunk: int = 100):
+    """Yield (B_chunk, n_units) arrays: how often each resampling unit is drawn in each resample (G draws with
+    replacement from G units, counted with one bincount per chunk)."""
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < n_resamples:
+        b = min(chunk, n_resamples - done)
+        draws = rng.integers(0, n_units, size=(b, n_units)) + (np.arange(b) * n_units)[:, None]
+        yield np.bincount(draws.ravel(), minlength=b * n_units).reshape(b, n_units).astype(np.float64)
+        done += b
+
+
+def bootstrap_weights(n_items: int, n_resamples: int, seed: int = 0, groups: Sequence | None = None,
+                      chunk: int = 100):
+    """Yield (B_chunk, n_items) float arrays: how often each item appears in each bootstrap resample.
+
+    Resampling unit: the item, or the group (e.g. the source segment, so all systems' translations of a drawn
+    segment enter together; or the talk) when ``groups`` is given. Each resample draws G units uniformly with
+    replacement from the G units, so it has as many units as the data. The same seed and units give the same
+    resamples to every call (every metric of a table, and both sides of a paired comparison, see the same ones).
+    """
+    inv, n_units = _group_index(n_items, groups)
+    for w in _unit_weights(n_units, n_resamples, seed, chunk):
+        yield w[:, inv]
+
+
+def bootstrap_pearson_samples(metrics: np.ndarray, human: ArrayLike, n_resamples: int = 1000, seed: int = 0,
+                              groups: Sequence | None = None) -> np.ndarray:
+    r"""Pearson r of each metric (rows of ``metrics``, shape (k, n)) with ``human`` in each bootstrap resample.
+
+    Vectorised: with resample weights W (B x n), the weighted sums S_x = W x, S_xx = W x^2, S_xy = W (x y), ...
+    give r = (N S_xy - S_x S_y) / \sqrt{(N S_xx - S_x^2)(N S_yy - S_y^2)}, N = W 1 — one matrix product per
+    chunk of resamples for all k metrics at once. This is an algebraic identity: the Pearson r of the resample
+    written out item by item (``tests/test_stats.py`` checks it against ``scipy.stats.pearsonr`` on expanded
+    resamples). Returns an array (n_resamples, k); NaN where a resample is constant. Values are centred first
+    to keep the sums well conditioned.
+    """
+    h = _vec(human, "human")
+    m = np.atleast_2d(np.asarray(metrics, dtype=float))
+    if m.shape[1] != len(h):
+        raise ValueError(f"metrics has {m.shape[1]} columns but human has {len(h)} values")
+    if not np.isfinite(m).all():
+        raise ValueError("metrics has non-finite values")
+    h = h - h.mean()
+    m = m - m.mean(axis=1, keepdims=True)
+    cols = np.column_stack([np.ones_like(h), h, h * h, m.T, (m * m).T, (m * h).T])  # (n, 3 + 3k)
+    k = m.shape[0]
+    out = []
+    for w in bootstrap_weights(len(h), n_resamples, seed, groups):
+        out.append(_r_from_sums(w @ cols, k))
+    return np.clip(np.concatenate(out), -1.0, 1.0)
+
+
+def _r_from_sums(s: np.ndarray, k: int) -> np.ndarray:
+    """Pearson r of k metrics from weighted sums ``[N, S_y, S_yy, S_x (k), S_xx (k), S_xy (k)]`` per resample.
+    A resample in which a variable is constant (its variance at rounding level, e.g. one segment drawn every
+    time) gives NaN, never a ratio of rounding errors."""
+    n_, sy, syy = s[:, :1], s[:, 1:2], s[:, 2:3]
+    sx, sxx, sxy = s[:, 3:3 + k], s[:, 3 + k:3 + 2 * k], s[:, 3 + 2 * k:]
+    vx, vy = n_ * sxx - sx**2, n_ * syy - sy**2
+    flat = (vx <= 1e-10 * n_ * sxx) | (vy <= 1e-10 * n_ * syy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (n_ * sxy - sx * sy) / np.sqrt(np.where(flat, 1.0, vx * vy))
+    return np.where(flat, np.nan, r)
+
+
+def _resample_stat(statistic: Callable[[np.ndarray, np.ndarray], float], x: np.ndarray, y: np.ndarray,
+                   n_resamples: int, seed: int, groups: Sequence | None) -> np.ndarray:
+    """Any statistic, one resample at a time (the same resamples as the vectorised path)."""
+    from tqdm.auto import tqdm
+
+    vals = []
+    with tqdm(total=n_resamples, desc="bootstrap", leave=False, disable=n_resamples < 200) as bar:
+        for w in bootstrap_weights(len(x), n_resamples, seed, groups):
+            for row in w:
+                idx = np.repeat(np.arange(len(x)), row.astype(int))
+                vals.append(statistic(x[idx], y[idx]))
+            bar.update(len(w))
+    return np.asarray(vals, dtype=float)
+
+
+def _units(n: int, method: str, segments: np.ndarray | None, clusters: Sequence | None) -> np.ndarray:
+    """The resampling unit of each item: ``clusters`` if given, else the segment, else the item itself. For the
+    within-segment methods every segment must lie inside one cluster (a resample then draws whole segments)."""
+    c = _labels(clusters, n, "clusters")
+    if c is None:
+        return segments if segments is not None else np.arange(n)
+    if method in ("within", "darr") and segments is not None:
+        per_seg = np.zeros(int(segments.max()) + 1, dtype=np.int64) - 1
+        per_seg[segments] = c
+        if (per_seg[segments] != c).any():
+            raise ValueError("clusters must hold whole segments (every segment inside one cluster) for method "
+                             f"{method!r}")
+    return c
+
+
+def _darr_samples(mat: np.ndarray, h: np.ndarray, segments: np.ndarray, units: np.ndarray, n_resamples: int,
+                  seed: int, threshold: float, metric_ties: str) -> np.ndarray:
+    """The DARR pair tau of every row of ``mat`` in each resample, vectorised: pair counts summed per unit,
+    then weighted by how often the unit is drawn (a drawn segment brings all its pairs)."""
+    if metric_ties not in ("discordant", "exclude"):
+        raise ValueError(f"metric_ties must be 'discordant' or 'exclude', got {metric_ties!r}")
+    b, w = better_worse_pairs(h, segments, threshold)
+    n_units = int(units.max()) + 1
+    pu = units[b]
+    diff = mat[:, b] - mat[:, w]
+    conc = np.stack([np.bincount(pu, weights=(d > 0).astype(float), minlength=n_units) for d in diff])
+    disc_w = (diff < 0) | ((diff == 0) & (metric_ties == "discordant"))
+    disc = np.stack([np.bincount(pu, weights=d.astype(float), minlength=n_units) for d in disc_w])
+    out = []
+    for wu in _unit_weights(n_units, n_resamples, seed):
+        c, d = wu @ conc.T, wu @ disc.T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(np.where(c + d > 0, (c - d) / (c + d), np.nan))
+    return np.concatenate(out) if out else np.empty((0, len(mat)))
+
+
+def _boot_matrix(mat: np.ndarray, h: np.ndarray, method: str | Callable, segments: Sequence | None,
+                 clusters: Sequence | None, n_resamples: int, seed: int, threshold: float = 0.0,
+                 metric_ties: str = "discordant") -> tuple[np.ndarray, int]:
+    """(samples (B, k), number of resampling units): ``method`` of each row of ``mat`` with ``h`` on the same
+    resamples of units (clusters, else segments, else items)."""
+    n = len(h)
+    seg = _labels(segments, n, "segments")
+    if callable(method):
+        units = _units(n, "pearson", seg, clusters)
+        return (np.column_stack([_resample_stat(method, row, h, n_resamples, seed, units) for row in mat]),
+                int(units.max()) + 1)
+    if method not in METHODS:
+        raise ValueError(f"unknown correlation method {method!r}; use one of {list(METHODS)}")
+    if method in ("within", "darr") and seg is None:
+        raise ValueError(f"method {method!r} compares translations of the same source: pass segments=")
+    units = _units(n, method, seg, clusters)
+    n_units = int(units.max()) + 1
+    if method == "pearson":
+        return bootstrap_pearson_samples(mat, h, n_resamples, seed, units), n_units
+    if method == "within":
+        keep = _multi(seg, n)
+        mc = np.vstack([center_within(row, seg) for row in mat])[:, keep]
+        # the units of the kept items, relabelled densely but drawn as the full set of units would be
+        return _weighted_pearson(mc, center_within(h, seg)[keep], units[keep], n_units, n_resamples, seed), n_units
+    if method == "darr":
+        return _darr_samples(mat, h, seg, units, n_resamples, seed, threshold, metric_ties), n_units
+    fn = _BASIC[method]
+    return np.column_stack([_resample_stat(fn, row, h, n_resamples, seed, units) for row in mat]), n_units
+
+
+def _weighted_pearson(m: np.ndarray, h: np.ndarray, units: np.ndarray, n_units: int, n_resamples: int,
+                      seed: int) -> np.ndarray:
+    """:func:`bootstrap_pearson_samples` for items that are a subset of the units' items: the unit draws are the
+    ones of all ``n_units`` units (so they match the other methods' resamples), mapped to the items present."""
+    hc = h - h.mean()
+    mm = m - m.mean(axis=1, keepdims=True)
+    cols = np.column_stack([np.ones_like(hc), hc, hc * hc, mm.T, (mm * mm).T, (mm * hc).T])
+    # per-unit sums, then weighted by the unit draws: W_items @ cols == W_units @ (per-unit sums of cols)
+    per_unit = np.zeros((n_units, cols.shape[1]))
+    np.add.at(per_unit, units, cols)
+    k = m.shape[0]
+    out = []
+    for wu in _unit_weights(n_units, n_resamples, seed):
+        out.append(_r_from_sums(wu @ per_unit, k))
+    return np.clip(np.concatenate(out), -1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """A statistic, its percentile bootstrap interval and the resampled values."""
+
+    estimate: float
+    low: float
+    high: float
+    samples: np.ndarray
+
+
+def percentile_ci(samples: np.ndarray, alpha: float = 0.05, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval (q_{alpha/2}, q_{1-alpha/2}) of bootstrap samples along ``axis`` (NaNs ignored)."""
+    s = np.asarray(samples, dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column gives NaN bounds
+        lo, hi = np.nanquantile(s, [alpha / 2, 1 - alpha / 2], axis=axis)
+    return lo, hi
+
+
+def _estimate(row: np.ndarray, h: np.ndarray, method: str | Callable, segments, threshold: float,
+              metric_ties: str) -> float:
+    if callable(method):
+        return float(method(row, h))
+    return correlation(row, h, method, segments, threshold=threshold, metric_ties=metric_ties)
+
+
+def _method_arg(method: str | Callable, statistic: str | Callable | None) -> str | Callable:
+    return method if statistic is None else statistic
+
+
+def bootstrap_ci(metric: ArrayLike, human: ArrayLike, method: str | Callable = "pearson",
+                 segments: Sequence | None = None, clusters: Sequence | None = None, n_resamples: int = 1000,
+                 alpha: float = 0.05, seed: int = 0, *, groups: Sequence | None = None,
+                 threshold: float = 0.0, metric_ties: str = "discordant",
+                 statistic: str | Callable | None = None) -> BootstrapResult:
+    """Percentile bootstrap interval [q_{alpha/2}, q_{1-alpha/2}] of ``correlation(metric, human, method,
+    segments)`` over resamples of source segments (``segments``; whole ``clusters`` such as talks when given;
+    single items when neither is given, i.e. rows assumed independent). ``method`` in :data:`METHODS` or a
+    callable ``f(metric, human) -> float`` (one resample at a time). ``groups`` is the former name of
+    ``clusters`` and ``statistic`` of ``method``."""
+    method = _method_arg(method, statistic)
+    clusters = clusters if clusters is not None else groups
+    m, h = _pair(metric, human, min_n=3, names=("metric", "human"))
+    s = _boot_matrix(m[None, :], h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0][:, 0]
+    lo, hi = percentile_ci(s, alpha)
+    return BootstrapResult(_estimate(m, h, method, segments, threshold, metric_ties), float(lo), float(hi), s)
+
+
+def _p_one_sided(d: np.ndarray) -> tuple[float, float]:
+    """(p_better, p_worse) of resampled differences a - b: the shares of resamples with d <= 0 and d >= 0."""
+    ok = np.isfinite(d)
+    if not ok.any():
+        return float("nan"), float("nan")
+    return float((d[ok] <= 0).mean()), float((d[ok] >= 0).mean())
+
+
+def _p_two_sided(p_better: float, p_worse: float) -> float:
+    return float(min(1.0, 2 * min(p_better, p_worse))) if np.isfinite(p_better) else float("nan")
+
+
+@dataclass(frozen=True)
+class PairedBootstrapResult:
+    """Two metrics' statistic on the same resamples: each one's interval, the difference a - b with its interval,
+    ``p_better`` = one-sided bootstrap p for "a is better than b" (the share of resamples with
+    stat(a) - stat(b) <= 0), ``p_worse`` the same for "b is better" (share with the difference >= 0) and
+    ``p_two_sided`` = min(1, 2 min(p_better, p_worse))."""
+
+    a: BootstrapResult
+    b: BootstrapResult
+    delta: BootstrapResult
+    p_better: float
+    p_worse: float
+    p_two_sided: float
+
+    @property
+    def p_value(self) -> float:
+        """Former name of :attr:`p_better`."""
+        return self.p_better
+
+
+def paired_bootstrap(metric_a: ArrayLike, metric_b: ArrayLike, human: ArrayLike,
+                     method: str | Callable = "pearson", segments: Sequence | None = None,
+                     clusters: Sequence | None = None, n_resamples: int = 1000, alpha: float = 0.05,
+                     seed: int = 0, *, groups: Sequence | None = None, threshold: float = 0.0,
+                     metric_ties: str = "discordant", statistic: str | Callable | None = None
+                     ) -> PairedBootstrapResult:
+    """Paired bootstrap (Koehn 2004 style, applied to a correlation): both metrics are scored on the same
+    resamples of source segments (whole ``clusters`` when given; items when neither is given), so the interval of
+    the difference accounts for their correlation. See :class:`PairedBootstrapResult` for the p-values.
+    ``groups`` / ``statistic``: former names of ``clusters`` / ``method``."""
+    method = _method_arg(method, statistic)
+    clusters = clusters if clusters is not None else groups
+    a, h = _pair(metric_a, human, min_n=3, names=("metric_a", "human"))
+    b, _ = _pair(metric_b, human, min_n=3, names=("metric_b", "human"))
+    s = _boot_matrix(np.vstack([a, b]), h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0]
+    d = s[:, 0] - s[:, 1]
+
+    def res(est: float, smp: np.ndarray) -> BootstrapResult:
+        lo, hi = percentile_ci(smp, alpha)
+        return BootstrapResult(float(est), float(lo), float(hi), smp)
+
+    ea = _estimate(a, h, method, segments, threshold, metric_ties)
+    eb = _estimate(b, h, method, segments, threshold, metric_ties)
+    pb, pw = _p_one_sided(d)
+    return PairedBootstrapResult(res(ea, s[:, 0]), res(eb, s[:, 1]), res(ea - eb, d), pb, pw, _p_two_sided(pb, pw))
+
+
+def holm(pvalues: ArrayLike) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values (Holm 1979), in the input order. With the m finite p-values sorted
+    ascending, p_(1) <= ... <= p_(m): adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)). Rejecting where
+    adj < alpha controls the family-wise error rate at alpha. NaN entries (no test) stay NaN and do not count
+    in m."""
+    p = np.asarray(pvalues, dtype=float).reshape(-1)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    if (p[ok] < 0).any() or (p[ok] > 1).any():
+        raise ValueError("p-values must lie in [0, 1]")
+    m = len(ok)
+    if m:
+        order = ok[np.argsort(p[ok], kind="stable")]
+        adj = np.minimum(1.0, (m - np.arange(m)) * p[order])
+        out[order] = np.maximum.accumulate(adj)
+    return out
+
+
+_holm_adjust = holm  # correlation_table's argument ``holm`` shadows the function's name there
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# controls
+# ----------------------------------------------------------------------------------------------------------------
+
+def placebo(n: int, seed: int = 0) -> np.ndarray:
+    """A placebo metric: ``n`` independent standard normal numbers (seeded; a stream of its own, so it is not
+    tied to the bootstrap resamples drawn with the same ``seed``). A component that "helps" must beat it."""
+    if int(n) < 1:
+        raise ValueError(f"placebo needs n >= 1, got {n}")
+    return np.random.default_rng(np.random.SeedSequence([int(seed), 0x706C6163])).standard_normal(int(n))
+
+
+def permute_human(values: ArrayLike, seed: int | None, segments: Sequence | None = None) -> np.ndarray:
+    """The ``permute_human`` switch: ``seed=None`` returns the scores unchanged (a copy); an integer shuffles them
+    with that seed, across all rows (segment-level scores across all rows; pass system-level scores to shuffle
+    them across systems). With ``segments``, the variant: shuffled within each source segment only (keeps each
+    segment's mean, so source difficulty survives and only within-segment agreement is destroyed). A metric
+    "beats" nothing and "correlates" with nothing on permuted scores; verdicts must then not come out "holds"."""
+    v = np.array(_vec(values, "values"))
+    if seed is None:
+        return v
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x7065726D]))
+    if segments is None:
+        return v[rng.permutation(len(v))]
+    inv = _labels(segments, len(v), "segments")
+    out = v.copy()
+    order = np.argsort(inv, kind="stable")
+    for grp in np.split(order, np.flatnonzero(np.diff(inv[order])) + 1):
+        out[grp] = v[grp[rng.permutation(len(grp))]]
+    return out

@@ -1,0 +1,254 @@
+"""The one correlation table: every metric (then every control row) on the same bootstrap resamples.
+
+:func:`correlation_table` (columns :data:`TABLE_COLUMNS`; its resamples kept as a :class:`TableBootstrap` in
+``attrs["bootstrap"]`` for the verdicts), :func:`correlation_tables` (stacked per human score), :func:`table_row`,
+the row-name scheme :func:`metric_name` (``"STM-4"``) with :func:`depth_baselines`, and the control rows' names
+:data:`PLACEBO` and :data:`LENGTH` (:func:`length_controls`: length-only control "metrics").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from syneval_nb.stats.correlation import ArrayLike, _pair, _vec, pearson, williams_test
+from syneval_nb.stats.resampling import (
+    _boot_matrix,
+    _estimate,
+    _holm_adjust,
+    _p_one_sided,
+    percentile_ci,
+    placebo,
+)
+
+PLACEBO = "placebo"
+"""Row name of the random control column (:func:`placebo`) in :func:`correlation_table`."""
+LENGTH = "length"
+"""Row name verdicts expect for the length-only control (pass it in ``controls=``, e.g.
+``{LENGTH: length_controls(...)["neg_abs_len_diff"]}``)."""
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# controls
+# ----------------------------------------------------------------------------------------------------------------
+
+def length_controls(hyp_len: ArrayLike, ref_lens: Sequence[Sequence[float]] | ArrayLike) -> dict[str, np.ndarray]:
+    """Length-only control "metrics", so a correlation can be read against what length alone explains.
+
+    ``hyp_len[i]``: hypothesis length in tokens; ``ref_lens[i]``: the lengths of segment i's references (or one
+    number per segment). With r_i the reference length closest to the hypothesis length (ties: the shorter, as
+    in BLEU's brevity penalty):
+
+    * ``neg_abs_len_diff`` = -|c_i - r_i| (higher = closer in length, so it is oriented like a quality metric);
+    * ``len_ratio`` = c_i / r_i (as is; values above 1 mean a longer hypothesis).
+    """
+    c = _vec(hyp_len, "hyp_len")
+    flat = (isinstance(ref_lens, np.ndarray) and ref_lens.ndim == 1) or (len(ref_lens) > 0 and np.isscalar(ref_lens[0]))
+    if flat:
+        rl = [[float(r)] for r in ref_lens]
+    else:
+        rl = [[float(x) for x in rs] for rs in ref_lens]
+    if len(rl) != len(c):
+        raise ValueError(f"hyp_len has {len(c)} values but ref_lens has {len(rl)}")
+    closest = np.empty(len(c))
+    for i, (ci, rs) in enumerate(zip(c, rl)):
+        if not rs or min(rs) <= 0:
+            raise ValueError(f"segment {i} has no reference or a reference of length 0")
+        closest[i] = min(rs, key=lambda r: (abs(r - ci), r))
+    return {"neg_abs_len_diff": -np.abs(c - closest), "len_ratio": c / closest}
+
+
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the correlation table
+# ----------------------------------------------------------------------------------------------------------------
+
+def metric_name(name: str | tuple, depth: int | None = None) -> str:
+    """The one row-name scheme of the tables: ``("STM", 4)`` or ``("STM", 4)`` as a tuple -> ``"STM-4"``,
+    ``("TKM", None)`` -> ``"TKM"``; a string without ``depth`` is returned as is. It agrees with
+    :func:`syneval_nb.metrics.canonical_name` for registered metrics and also takes any other name (controls,
+    learned metrics)."""
+    if isinstance(name, tuple):
+        if len(name) != 2 or depth is not None:
+            raise ValueError(f"a metric key is a (name, depth) pair, got {name!r}")
+        name, depth = name
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a metric name must be a non-empty string, got {name!r}")
+    return name if depth is None else f"{name}-{int(depth)}"
+
+
+def depth_baselines(keys: Sequence, baseline: str = "BLEU", default_depth: int = 4) -> dict[str, str]:
+    """``{row name: baseline row name}`` comparing each depth metric with ``baseline`` at the same depth
+    (``("STM", 3)`` -> ``"BLEU-3"``) when that row exists among ``keys``, otherwise (rows without a depth, or a
+    depth the baseline lacks) with ``baseline`` at ``default_depth``; the baseline's own rows are left out.
+    Pass it as ``correlation_table(..., baseline=depth_baselines(scores))``."""
+    names = {metric_name(k): k for k in keys}
+    out = {}
+    for name, k in names.items():
+        fam, depth = (k if isinstance(k, tuple) else (k, None))
+        if fam == baseline:
+            continue
+        same = metric_name(baseline, depth) if depth is not None else None
+        out[name] = same if same in names else metric_name(baseline, default_depth)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class TableBootstrap:
+    """What a :func:`correlation_table` was computed from, kept in ``table.attrs["bootstrap"]`` so that verdicts
+    can compare any two rows on the same resamples: row ``names``, ``estimates``, ``samples`` (n_resamples x rows),
+    the ``baselines`` used ({row: baseline row}), ``p_better_holm`` ({row: adjusted p}), ``alpha``, ``method``,
+    ``unit`` (what was resampled) and ``n_clusters``."""
+
+    names: tuple[str, ...]
+    estimates: np.ndarray
+    samples: np.ndarray
+    baselines: dict = field(default_factory=dict)
+    p_better_holm: dict = field(default_factory=dict)
+    alpha: float = 0.05
+    method: str = "pearson"
+    unit: str = "item"
+    n_clusters: int = 0
+    holm: bool = True
+
+    def index(self, name: str | tuple) -> int:
+        key = metric_name(name)
+        if key not in self.names:
+            raise KeyError(f"no row {key!r} in the table; rows: {', '.join(self.names)}")
+        return self.names.index(key)
+
+    def estimate(self, name: str | tuple) -> float:
+        return float(self.estimates[self.index(name)])
+
+    def column(self, name: str | tuple) -> np.ndarray:
+        return self.samples[:, self.index(name)]
+
+
+TABLE_COLUMNS = ("metric", "method", "r", "low", "high", "n", "n_clusters", "baseline", "delta", "delta_low",
+                 "delta_high", "p_better", "p_worse", "p_better_holm", "p_worse_holm", "mark")
+"""The columns of :func:`correlation_table`, in order (``williams=True`` adds ``williams_t, williams_p``)."""
+
+
+def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segments: Sequence | None = None, *,
+                      baseline: str | tuple | Mapping | None = None, method: str = "pearson",
+                      clusters: Sequence | None = None, controls: Mapping[str, ArrayLike] | None = None,
+                      placebo_column: bool = True, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
+                      holm: bool = True, threshold: float = 0.0, metric_ties: str = "discordant",
+                      williams: bool = False):
+    """The one correlation table: one row per metric (then per control), all on the same bootstrap resamples.
+
+    ``scores``: ``{name or (name, depth): values}`` (rows named by :func:`metric_name`, e.g. ``"STM-4"``);
+    ``human``: the human scores; ``segments``: the source segment of each row (resampled as units, all systems'
+    rows of a drawn segment together; ``None``: rows are independent units, e.g. systems at system level);
+    ``clusters``: resample these instead (talks/documents; for ``within``/``darr`` each must hold whole
+    segments). ``method`` in :data:`METHODS` (``threshold``/``metric_ties`` for ``darr``). ``controls``: extra
+    rows (e.g. ``{"length": ...}``, see :data:`LENGTH`); ``placebo_column`` adds :func:`placebo` as the row
+    :data:`PLACEBO` (seeded with ``seed``). ``baseline``: a row name (or key) every other row is compared with,
+    a mapping ``{row: baseline row}`` (see :func:`depth_baselines`), or ``None`` (no comparisons).
+
+    Columns (:data:`TABLE_COLUMNS`): ``metric``; ``method``; ``r`` the statistic on all rows; ``low, high`` its
+    percentile interval at level 1 - ``alpha``; ``n`` rows; ``n_clusters`` resampling units; ``baseline`` the
+    row compared with (``""`` when none); ``delta`` = r(metric) - r(baseline); ``delta_low, delta_high`` the
+    percentile interval of the difference on the same resamples; ``p_better`` the one-sided bootstrap p that the
+    row's metric beats the baseline (share of resamples with a difference <= 0), ``p_worse`` that the baseline
+    beats it (share >= 0); ``p_better_holm, p_worse_holm`` the same adjusted by :func:`holm` over every compared
+    row of the table (``holm=False``: unadjusted); ``mark`` ``"+"`` if ``p_better_holm < alpha``, ``"-"`` if
+    ``p_worse_holm < alpha``, else ``""``. ``williams=True`` adds ``williams_t, williams_p`` (:func:`williams_test`
+    of row > baseline, Pearson only, n = rows: valid only when rows are independent, i.e. system level or one row
+    per segment). ``attrs["bootstrap"]``: the :class:`TableBootstrap` (for :func:`verdict_beats`).
+    """
+    import pandas as pd
+
+    h = _vec(human, "human")
+    rows: dict[str, np.ndarray] = {}
+    for k, v in scores.items():
+        name = metric_name(k)
+        if name in rows:
+            raise ValueError(f"two scores are named {name!r}")
+        rows[name] = _pair(v, h, min_n=4, names=(name, "human"))[0]
+    for name, v in (controls or {}).items():
+        if name in rows:
+            raise ValueError(f"control {name!r} has the name of a metric")
+        rows[name] = _pair(v, h, min_n=4, names=(name, "human"))[0]
+    if placebo_column:
+        if PLACEBO in rows:
+            raise ValueError(f"a score is named {PLACEBO!r}; pass placebo_column=False to use your own")
+        rows[PLACEBO] = placebo(len(h), seed)
+    names = list(rows)
+    if isinstance(baseline, Mapping):
+        base = {metric_name(a): metric_name(b) for a, b in baseline.items()}
+    elif baseline is None:
+        base = {}
+    else:
+        b = metric_name(baseline)
+        base = {nm: b for nm in names if nm != b}
+    missing = sorted({b for b in base.values() if b not in rows} | {a for a in base if a not in rows})
+    if missing:
+        raise ValueError(f"baseline rows {missing} are not in the table; rows: {', '.join(names)}")
+    mat = np.vstack([rows[nm] for nm in names])
+    est = np.array([_estimate(row, h, method, segments, threshold, metric_ties) for row in mat])
+    samples, n_units = _boot_matrix(mat, h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)
+    lo, hi = percentile_ci(samples, alpha)
+    out = pd.DataFrame({"metric": names, "method": method if isinstance(method, str) else "custom", "r": est,
+                        "low": lo, "high": hi, "n": len(h), "n_clusters": n_units,
+                        "baseline": [base.get(nm, "") for nm in names]})
+    delta, dlo, dhi, pb, pw = (np.full(len(names), np.nan) for _ in range(5))
+    for i, nm in enumerate(names):
+        if nm in base and base[nm] != nm:
+            j = names.index(base[nm])
+            d = samples[:, i] - samples[:, j]
+            delta[i] = est[i] - est[j]
+            dlo[i], dhi[i] = percentile_ci(d, alpha)
+            pb[i], pw[i] = _p_one_sided(d)
+    pbh, pwh = (_holm_adjust(pb), _holm_adjust(pw)) if holm else (pb.copy(), pw.copy())
+    out["delta"], out["delta_low"], out["delta_high"] = delta, dlo, dhi
+    out["p_better"], out["p_worse"], out["p_better_holm"], out["p_worse_holm"] = pb, pw, pbh, pwh
+    out["mark"] = np.where(pbh < alpha, "+", np.where(pwh < alpha, "-", ""))
+    if williams:
+        if method != "pearson":
+            raise ValueError("the Williams test is defined for Pearson's r; use method='pearson'")
+        wt, wp = np.full(len(names), np.nan), np.full(len(names), np.nan)
+        for i, nm in enumerate(names):
+            if nm in base and base[nm] != nm:
+                j = names.index(base[nm])
+                r23 = pearson(mat[i], mat[j])
+                if np.isfinite(est[i]) and np.isfinite(est[j]) and np.isfinite(r23):
+                    wt[i], wp[i] = williams_test(est[i], est[j], r23, len(h))
+        out["williams_t"], out["williams_p"] = wt, wp
+    unit = "cluster" if clusters is not None else "segment" if segments is not None else "item"
+    out.attrs["bootstrap"] = TableBootstrap(tuple(names), est, samples, base,
+                                            {nm: float(pbh[i]) for i, nm in enumerate(names)}, alpha,
+                                            out["method"].iloc[0], unit, n_units, holm)
+    return out
+
+
+def correlation_tables(scores: Mapping[Any, ArrayLike], humans: Mapping[str, ArrayLike], segments=None, **kwargs):
+    """:func:`correlation_table` of the same ``scores`` against each human score of ``humans`` (name -> scores),
+    stacked, with the name in a first column ``human`` (e.g. MQM and rater-normalized MQM, or Fluency and
+    Accuracy). ``attrs["bootstrap"]`` maps each human score's name to its :class:`TableBootstrap`."""
+    import pandas as pd
+
+    tables, boots = [], {}
+    for name, human in humans.items():
+        t = correlation_table(scores, human, segments, **kwargs)
+        boots[name] = t.attrs.pop("bootstrap")
+        t.insert(0, "human", name)
+        tables.append(t)
+    out = pd.concat(tables, ignore_index=True)
+    out.attrs["bootstrap"] = boots
+    return out
+
+
+def table_row(table, metric: str | tuple, depth: int | None = None, **match):
+    """The one row of a correlation table (:func:`correlation_table`, :func:`correlation_tables`) for ``metric``
+    (a row name such as ``"STM-4"``, a ``(name, depth)`` key, or a name with ``depth``), among the rows whose
+    other columns equal ``match`` (e.g. ``human="MQM z"``). Raises ``KeyError`` unless exactly one row matches."""
+    name = metric_name(metric, depth)
+    sel = np.array(table["metric"] == name, dtype=bool)  # a writable copy (pandas hands out read-only views)
+    for col, value in match.items():
+        sel &= np.array(table[col] == value, dtype=bool)
+    if sel.sum() != 1:
+        raise KeyError(f"{int(sel.sum())} rows for metric={name!r}, {match}")
+    return table[sel].iloc[0]
