@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from syneval_nb import learned
+from syneval_nb.metrics.base import Corpus
 from syneval_nb.learned import (
     FEATURE_NAMES,
     FULL_GRID,
@@ -249,8 +250,8 @@ def test_scores_raw_text_with_the_stored_feature_pipeline():
     hyps, refs = ["the cat sat on the mat", "mat the"], [["the cat is on the mat"], ["the cat is on the mat"]]
     direct = m.score_features(pd.DataFrame([features(h, r) for h, r in zip(hyps, refs)]))
     assert np.array_equal(m.sentence_scores(hyps, refs), direct)
-    assert m.sentence_score(hyps[0], refs[0]) == direct[0]
-    assert m.corpus_score(hyps, refs) == pytest.approx(direct.mean())
+    assert m.sentence_score(hyps[0], refs[0]).score == direct[0]
+    assert m.corpus_score(hyps, refs).score == pytest.approx(direct.mean())
 
 
 def test_unfitted_and_bad_frames():
@@ -399,5 +400,8 @@ def test_syntax_model_roundtrip_on_raw_text_and_parses(tmp_path):
     m2 = LearnedMetric.load(m.save(tmp_path / "syn.joblib"))
     assert m2.config == cfg and "syntax" in m2.signature()
     assert np.array_equal(m2.sentence_scores(hyps, refs, hyp_trees=ht, ref_trees=rt), m.score_features(X))
-    with pytest.raises(ValueError, match="hyp_trees"):
-        m2.sentence_scores(hyps, refs)
+    # the one metric protocol: a Corpus carrying the parses is the same input (without parses it would parse the
+    # texts through the cache, as every parse-based metric does)
+    c = Corpus(hyps, refs, hyp_ptb=ht, ref_ptb=rt)
+    assert np.array_equal(m2.sentence_scores(c), m.score_features(X))
+    assert m2.corpus_score(c).score == pytest.approx(float(np.mean(m.score_features(X))), abs=1e-12)

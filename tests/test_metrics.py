@@ -56,7 +56,10 @@ def family_corpus(name: str, real: dict, learned_model) -> float:
     if name in ("DR", "DR-lex"):
         return discourse.DiscourseSimilarity(lexicalized=name == "DR-lex").corpus_score(real["hyp_rst"], real["rst_r"]).score
     if name == "Learned":
-        return learned_model.corpus_score(real["hyps"], real["refs"])
+        from syneval_nb.learned import FeatureConfig, feature_frame  # the model's own features, then the mean
+
+        X = feature_frame(real["hyps"], real["refs"], FeatureConfig(), progress=False)
+        return float(np.mean(learned_model.score_features(X)))
     if name in ("chrF", "chrF++"):  # an independent check: sacrebleu itself (0-100, its reference streams)
         from sacrebleu.metrics import CHRF as SacreCHRF
 

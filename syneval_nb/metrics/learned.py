@@ -73,7 +73,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 from syneval_nb.metrics import syntactic
-from syneval_nb.metrics.base import Corpus, depth_scores
+from syneval_nb.metrics.base import Corpus, Metric, depth_scores, mean_rows
 from syneval_nb.metrics.lexical import ngram_counts, tokenize
 from syneval_nb.metrics import lexical
 
@@ -313,7 +313,7 @@ def _weight_norm(pipe) -> float:
 
 
 @dataclass
-class LearnedMetric:
+class LearnedMetric(Metric):
     """The Kulesza & Shieber metric: an SVM trained to recognise human translations; score = signed distance.
 
     Labels: 1 = human, 0 = machine, so a positive score is on the human side and higher is better.
@@ -330,6 +330,15 @@ class LearnedMetric:
     pipeline: Any = None
     w_norm: float = float("nan")
     train_info: dict = field(default_factory=dict)
+
+    name = "Learned"
+
+    def __post_init__(self) -> None:
+        Metric.__init__(self)
+
+    @property
+    def inputs(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("text", "ptb") if self.config.syntax else ("text",)
 
     # -- training -------------------------------------------------------------------------------------------
     def fit(self, X: pd.DataFrame, y: Sequence[int]) -> "LearnedMetric":
@@ -379,32 +388,38 @@ class LearnedMetric:
         self._require_fitted()
         return self.pipeline.predict(self._check_frame(X).to_numpy())
 
-    def sentence_scores(
-        self,
-        hyps: Sequence[str],
-        refs: Sequence[Sequence[str]],
-        *,
-        hyp_trees: Sequence[Any] | None = None,
-        ref_trees: Sequence[Sequence[Any]] | None = None,
-        progress: bool = False,
-    ) -> np.ndarray:
-        """Score new data: features with the stored :class:`FeatureConfig`, then the signed distance."""
-        X = feature_frame(hyps, refs, self.config, hyp_trees=hyp_trees, ref_trees=ref_trees, progress=progress)
-        return self.score_features(X)
+    def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
+        """``[score, 1]`` per segment: features with the stored :class:`FeatureConfig`, then the signed distance
+        (:meth:`score_features`); the corpus score is the mean (the paper is sentence-level only)."""
+        self._require_fitted()
+        kw = {}
+        if self.config.syntax:
+            kw["hyp_trees"], kw["ref_trees"] = corpus.ptb()
+        X = feature_frame(corpus.hyps, corpus.refs, self.config, progress=corpus.progress, **kw)
+        s = self.score_features(X)
+        return np.column_stack([s, np.ones(len(s))]) if len(s) else np.zeros((0, 2))
 
-    def sentence_score(self, hyp: str, refs: Sequence[str], **trees: Any) -> float:
-        """One hypothesis (pass ``hyp_tree=`` and ``ref_trees=``, PTB strings, when the model uses syntax)."""
-        ht = [trees["hyp_tree"]] if "hyp_tree" in trees else None
-        rt = [trees["ref_trees"]] if "ref_trees" in trees else None
-        return float(self.sentence_scores([hyp], [refs], hyp_trees=ht, ref_trees=rt)[0])
+    def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
+        return mean_rows(sums)
 
-    def corpus_score(self, hyps: Sequence[str], refs: Sequence[Sequence[str]], **kw: Any) -> float:
-        """Mean sentence score over the corpus (the paper is sentence-level only; this is our system score)."""
-        return float(np.mean(self.sentence_scores(hyps, refs, **kw)))
+    def _parts(self, sums: np.ndarray) -> dict:
+        return {"n_scored": int(sums[1])}
 
-    def signature(self) -> str:
-        return (f"{self.config.signature()}|svm:rbf|C:{self.C:g}|sigma:{self.sigma:g}"
-                f"|scale:{'std' if self.standardize else 'raw'}|v{FORMAT_VERSION}")
+    def sentence_scores(self, hyps: Any, refs: Any = None, *, hyp_trees: Sequence[Any] | None = None,
+                        ref_trees: Sequence[Sequence[Any]] | None = None, progress: bool = False,
+                        ref_layout: str = "segments") -> np.ndarray:
+        """Score new data (texts, or a :class:`~syneval_nb.metrics.base.Corpus`); a model with syntax features reads
+        ``hyp_trees`` / ``ref_trees`` (PTB strings, ``ref_trees[i]`` = segment ``i``'s) or parses the texts."""
+        if not isinstance(hyps, Corpus):
+            hyps = Corpus(hyps, refs, hyp_ptb=hyp_trees, ref_ptb=ref_trees, ref_layout=ref_layout, progress=progress)
+            refs = None
+        return super().sentence_scores(hyps, refs)
+
+    def _options(self) -> dict[str, Any]:
+        model, *rest = self.config.signature().split("|")
+        opts: dict[str, Any] = {"model": model, **dict(tok.split(":", 1) for tok in rest)}
+        return {**opts, "svm": "rbf", "C": f"{self.C:g}", "sigma": f"{self.sigma:g}",
+                "scale": "std" if self.standardize else "raw", "format": f"v{FORMAT_VERSION}"}
 
     # -- persistence ----------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:

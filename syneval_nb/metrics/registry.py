@@ -7,12 +7,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-import numpy as np
 
 from .base import *  # noqa: F401,F403  (the former syneval_nb.metrics names)
 from syneval_nb.metrics import discourse, lexical, syntactic
 from syneval_nb.metrics import chrf
-from syneval_nb.metrics.base import Corpus, Metric, mean_rows
+from syneval_nb.metrics.base import Corpus, Metric
 from syneval_nb.metrics.learned import LearnedMetric
 
 __all__ = [
@@ -22,40 +21,6 @@ __all__ = [
 
 
 # -- learned -----------------------------------------------------------------------------------------------------
-
-
-class LearnedMetricFace(Metric):
-    """Kulesza & Shieber's SVM metric: a fitted :class:`syneval_nb.metrics.learned.LearnedMetric` (``self.model``)
-    scored through the one protocol; statistics ``[score, 1]``, corpus = mean."""
-
-    name = "Learned"
-
-    def __init__(self, model: LearnedMetric) -> None:
-        super().__init__()
-        model._require_fitted()
-        self.model = model
-        self.inputs = ("text", "ptb") if model.config.syntax else ("text",)
-
-    def _options(self) -> dict[str, Any]:
-        sig = self.model.signature()
-        opts = {"model": sig.split("|")[0]}
-        for tok in sig.split("|")[1:-1]:
-            k, _, v = tok.partition(":")
-            opts[k] = v
-        return {**opts, "format": sig.split("|")[-1]}
-
-    def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
-        kw = {}
-        if self.model.config.syntax:
-            kw["hyp_trees"], kw["ref_trees"] = corpus.ptb()
-        s = self.model.sentence_scores(corpus.hyps, corpus.refs, **kw)
-        return np.column_stack([s, np.ones(len(s))]) if len(s) else np.zeros((0, 2))
-
-    def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
-        return mean_rows(sums)
-
-    def _parts(self, sums: np.ndarray) -> dict:
-        return {"n_scored": int(sums[1])}
 
 
 # ============================================================================================== registry
@@ -185,7 +150,9 @@ def _register_defaults() -> None:
 
         if model is None:
             raise ValueError("the learned metric needs a trained model: get('learned', model=path or LearnedMetric)")
-        return LearnedMetricFace(model if isinstance(model, LearnedMetric) else LearnedMetric.load(model))
+        m = model if isinstance(model, LearnedMetric) else LearnedMetric.load(model)
+        m._require_fitted()
+        return m
 
     register("Learned", learned, aliases=("ks04", "kulesza-shieber", "svm"),
              description="Kulesza & Shieber (2004) SVM metric (needs model=)")
