@@ -31,8 +31,10 @@ class ScoreInputError(ValueError):
 class Evaluation:
     """Scores of several systems by several metrics on the same segments.
 
-    ``table``: one row per (system, metric): ``system, metric, score, ci_low, ci_high, n, n_missing,
-    higher_is_better, signature`` and, with a baseline, ``delta, delta_low, delta_high, p`` (share of resamples
+    ``table``: one row per (system, metric): ``system, metric, score, ci_low, ci_high, n, n_missing`` (segments left
+    out: no parsed reference), ``n_empty`` (empty hypotheses), ``n_unparsed`` (non-empty hypotheses without the
+    parse or RST tree the metric needs; both kinds count with the metric's worst value), ``higher_is_better,
+    signature`` and, with a baseline, ``delta, delta_low, delta_high, p`` (share of resamples
     where the system is not better than the baseline) and ``p_worse`` (share where it is not worse).
     ``segments``: one row per (system, segment) with ``system, seg`` (0-based line) and one column per metric.
     ``scores``: ``{(system, metric): Score}``; ``stats``: ``{(system, metric): statistics matrix}``;
@@ -95,11 +97,14 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
         seg[s][m.name] = col
         if n_resamples:
             boot[(s, m.name)] = _weighted_scores(m, S, n_resamples, seed)
+    empty = {s: {i for i, h in enumerate(c.hyps) if not h.strip()} for s, c in corpora.items()}
     for m in objs:
         for s in systems:
             sc = scores[(s, m.name)]
+            unparsed = set().union(*(corpora[s].failures.get((k, "hyp"), ()) for k in m.inputs)) - empty[s]
             row = {"system": s, "metric": m.name, "score": sc.score, "ci_low": math.nan, "ci_high": math.nan,
-                   "n": sc.n, "n_missing": sc.n_missing, "higher_is_better": m.higher_is_better,
+                   "n": sc.n, "n_missing": sc.n_missing, "n_empty": len(empty[s]), "n_unparsed": len(unparsed),
+                   "higher_is_better": m.higher_is_better,
                    "signature": sc.signature}
             if n_resamples:
                 lo, hi = percentile_ci(boot[(s, m.name)], alpha)

@@ -157,9 +157,14 @@ def test_metric_object_max_over_refs_and_missing():
     with pytest.raises(ValueError, match="missing discourse tree"):
         m.score_many([None], [T])
     assert m.corpus_score([T, T], [U, T]).score == pytest.approx((D.dr(T, U, lam=1.0) + 1) / 2)
-    # a missing tree leaves its segment unscored (NaN, counted), as for every metric of the one protocol
+    # issue 24: a missing hypothesis tree (empty text, failed parse) counts with the worst value 0; only a segment
+    # without any reference tree is left out (NaN, counted), for every system alike
     got = m.corpus_score([T, None], [U, T])
+    assert (got.score, got.n_missing) == (pytest.approx(D.dr(T, U, lam=1.0) / 2), 0)
+    got = m.corpus_score([T, T], [U, None])
     assert (got.score, got.n_missing) == (pytest.approx(D.dr(T, U, lam=1.0)), 1)
+    assert m.score_many([None, T], [T, None], missing="worst")[0] == 0.0
+    assert math.isnan(m.score_many([None, T], [T, None], missing="worst")[1])
     assert "DR|" in m.signature() and "DR-lex" in D.DiscourseSimilarity(True).signature()
 
 

@@ -360,7 +360,7 @@ def test_hybridize_frame_and_syntactic_scores(figure1):
     # not, ref 0 has (NP NN NN): 2/3 -> (1 + 2/3) / 2
     assert sc[("stm", "ext")].iloc[0] == pytest.approx(1.0)
     assert sc[("stm", "orig")].iloc[0] == pytest.approx((1 + 2 / 3) / 2)
-    assert np.isnan(sc[("stm", "ext")].iloc[1])  # unparsed hypothesis
+    assert sc[("stm", "ext")].iloc[1] == 0.0  # unparsed hypothesis: the worst value (issue 24)
     # corpus level of system s1 (rows 0 and 2, both hybrids of the extended set): STM 1
     assert sc.attrs["corpus"].at["s1", ("stm", "ext")] == pytest.approx(1.0)
     # the hybrid trees themselves give the same scores as their printed parses

@@ -166,16 +166,15 @@ def test_bleu_max_order_and_lowercase_equal_sacrebleu(deen, n):
 def test_corpus_bleu_with_empty_hypothesis_segment_follows_sacrebleu():
     hyps = ["", "the cat sat on the mat"]
     refs = [["a b c", "a b"], ["the cat sat on the mat", "a cat sat on a mat today"]]
-    ours = BLEU().corpus_score(hyps, refs)
+    ours = BLEU().corpus_score(hyps, refs, ref_layout="segments")  # 2 x 2: both layouts fit, so it is named
     theirs = sacrebleu.corpus_bleu(hyps, [[r[0] for r in refs], [r[1] for r in refs]])
     # the empty segment adds hyp length 0 and its closest reference length, 2 (the shorter of 3 and 2),
     # so the corpus reference length is 2 + 6 = 8 > 6 and the brevity penalty is exp(1 - 8/6)
     assert ours.ref_len == theirs.ref_len == 8
     assert ours.bp == pytest.approx(math.exp(1 - 8 / 6))
     assert ours.score == pytest.approx(theirs.score / 100, abs=1e-12)
-    assert BLEU().sentence_scores(hyps, refs)[0] == 0.0
-    with pytest.raises(ValueError, match="empty hypothesis"):
-        BLEU().sentence_score("  ", ["a b"])
+    assert BLEU().sentence_scores(hyps, refs, ref_layout="segments")[0] == 0.0
+    assert BLEU().sentence_score("  ", ["a b"]).score == 0.0  # issue 24: one answer, the worst value
 
 
 def test_liu_gildea_i_had_a_dog():
@@ -219,8 +218,9 @@ def test_bleu_epsilon_short_hypothesis_and_options():
 @pytest.mark.parametrize("cls", list(ALL_METRICS.values()))
 def test_bad_input_raises_clear_errors(cls):
     m = cls()
-    with pytest.raises(ValueError, match="empty hypothesis"):
-        m.sentence_score("", ["a b c"])
+    # issue 24: an empty hypothesis is not an error; it gets the metric's worst value (all reference words deleted:
+    # 1.0 for the error rates)
+    assert m.sentence_score("", ["a b c"]).score == (0.0 if m.higher_is_better else 1.0)
     with pytest.raises(ValueError, match="refs has 1 entries for 2 segments"):
         m.corpus_score(["a b", "c d"], [["a b"]])
     with pytest.raises(ValueError, match="no reference"):
@@ -242,10 +242,11 @@ def test_numpy_arrays_and_pandas_series_are_sequences(cls):
     hyps = ["the cat sat on the mat", "a dog barked at the man"]
     refs = [["the cat sat on a mat", "a cat sat on the mat"], ["the dog barked at a man", "a dog barked"]]
     m = cls()
-    want = m.sentence_scores(hyps, refs)
-    assert m.sentence_scores(np.array(hyps, dtype=object), np.array(refs, dtype=object)).tolist() == want.tolist()
-    assert m.sentence_scores(pd.Series(hyps), pd.DataFrame(refs).values).tolist() == want.tolist()
-    assert m.corpus_score(pd.Series(hyps), np.array(refs)).score == m.corpus_score(hyps, refs).score
+    kw = {"ref_layout": "segments"}  # 2 segments x 2 references: both layouts fit, so it is named
+    want = m.sentence_scores(hyps, refs, **kw)
+    assert m.sentence_scores(np.array(hyps, dtype=object), np.array(refs, dtype=object), **kw).tolist() == want.tolist()
+    assert m.sentence_scores(pd.Series(hyps), pd.DataFrame(refs).values, **kw).tolist() == want.tolist()
+    assert m.corpus_score(pd.Series(hyps), np.array(refs), **kw).score == m.corpus_score(hyps, refs, **kw).score
 
 
 # ---------------------------------------------------------------------------------------------------------------

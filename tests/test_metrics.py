@@ -195,17 +195,24 @@ def test_bleu_equals_sacrebleu(real):
         pytest.approx(want, abs=1e-9)
 
 
-def test_unparsed_hypothesis_is_missing(real):
+def test_unparsed_hypothesis_counts_with_the_worst_value(real):
+    """Issue 24: an unparsed hypothesis stays in the corpus score, as no match out of its number of tokens at every
+    depth (sentence score 0), so making a line unparseable cannot raise a system's score."""
     c = real["corpus"]
     hp = list(c.hyp_ptb)
     hp[3] = "(())"
     c2 = metrics.Corpus(c.hyps, c.refs, hyp_ptb=hp, ref_ptb=c.ref_ptb)
-    s = metrics.get("STM-4").corpus_score(c2)
-    assert s.n_missing == 1 and s.n == N
+    stm = metrics.get("STM-4")
+    s = stm.corpus_score(c2)
+    assert s.n_missing == 0 and s.n == N
     keep = [i for i in range(N) if i != 3]
-    want = syntactic.STM().corpus_score([real["trees_h"][i] for i in keep], [real["trees_r"][i] for i in keep])
-    assert s.score == pytest.approx(want.score, abs=1e-12)
-    assert math.isnan(metrics.get("STM-4").sentence_scores(c2)[3])
+    rest = stm.segment_stats([real["trees_h"][i] for i in keep], [real["trees_r"][i] for i in keep]).sum(axis=0)
+    n_tok = len(c.hyps[3].split())
+    assert n_tok > 0
+    by_hand = np.mean([rest[d] / (rest[4 + d] + n_tok) for d in range(4)])  # the paper's mean of 4 precisions
+    assert s.score == pytest.approx(by_hand, abs=1e-12)
+    assert s.score < stm.corpus_score(c).score
+    assert stm.sentence_scores(c2)[3] == 0.0
     metrics.prepare([c2], ("ptb",))  # parses present: nothing to parse, failures recorded
     assert c2.failures[("ptb", "hyp")] == [3]
 
@@ -245,12 +252,14 @@ def test_combine_base_scores_through_the_registry_equal_the_former_path(ted_smal
     systems = f["system"].tolist()
     seg, corpus = combine.base_scores(f["target"].tolist(), refs, ptb, prefs, systems=systems, progress=False)
     assert list(seg.columns) == list(combine.BASE_METRICS)
-    assert seg[["STM", "HWCM", "TKM"]].isna().sum().tolist() == [1, 1, 1] and np.isnan(seg.loc[1, "STM"])
+    # issue 24: the unparsed row counts with the worst values (HWCM: epsilon)
+    assert seg[["STM", "HWCM", "TKM"]].isna().sum().tolist() == [0, 0, 0]
+    assert seg.loc[1, ["STM", "HWCM", "TKM"]].tolist() == [0.0, syntactic.EPSILON, 0.0]
     for s, idx in f.groupby("system").indices.items():
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # score_corpus warns about the unparsed row
+            warnings.simplefilter("error")  # no segment is left out: nothing to warn about
             old = syntactic.score_corpus([ptb[i] for i in idx], [prefs[i] for i in idx], ("stm", "hwcm", "tkm"), 4,
-                                         progress=False)
+                                         progress=False, hyp_texts=[f["target"][i] for i in idx])
         for col, name in (("stm_4", "STM"), ("hwcm_4", "HWCM"), ("tkm", "TKM")):
             np.testing.assert_allclose(seg[name].to_numpy()[idx], old[col].to_numpy(float), rtol=0, atol=1e-12)
             assert corpus.loc[s, name] == pytest.approx(old.attrs["corpus"][col], abs=1e-12)
@@ -262,7 +271,18 @@ def test_combine_base_scores_through_the_registry_equal_the_former_path(ted_smal
         np.testing.assert_allclose(corpus[name].to_numpy(), old_lex.system[name].reindex(corpus.index).to_numpy(float),
                                    rtol=0, atol=1e-12)
     # measured with the former path before the change
-    assert corpus.loc["Borderline", "STM"] == pytest.approx(0.5329352608839792, abs=1e-12)
+    # Borderline holds the unparsed row 1: its corpus STM-4 was 0.5329352608839792 with the row left out; now the
+    # row adds its tokens as unmatched items at every depth, by hand from the other rows' summed statistics
+    idx = f.groupby("system").indices["Borderline"]
+    assert 1 in idx
+    sub = [i for i in idx if i != 1]
+    rest = syntactic.STM(4).segment_stats(metrics.Corpus(
+        [f["target"][i] for i in sub], [refs[i] for i in sub], hyp_ptb=[ptb[i] for i in sub],
+        ref_ptb=[prefs[i] for i in sub])).sum(axis=0)
+    n_tok = len(f["target"][1].split())
+    assert corpus.loc["Borderline", "STM"] == pytest.approx(np.mean([rest[d] / (rest[4 + d] + n_tok)
+                                                                     for d in range(4)]), abs=1e-12)
+    assert corpus.loc["Borderline", "STM"] == pytest.approx(0.43216807648169403, abs=1e-12)
     assert corpus.loc["DIDI-NLP", "HWCM"] == pytest.approx(0.5300051983746784, abs=1e-12)
     assert corpus.loc["DIDI-NLP", "TKM"] == pytest.approx(0.033231103701347214, abs=1e-12)
     assert seg.loc[0, "HWCM"] == pytest.approx(0.3301171529619805, abs=1e-12)
@@ -283,5 +303,11 @@ def test_learned_syntactic_features_through_the_registry_equal_the_former_path(t
     assert got.iloc[0].to_dict() == pytest.approx(
         {"stm_1": 0.8166666666666667, "stm_2": 0.6916666666666667, "stm_3": 0.5563492063492063, "hwcm_1": 0.7,
          "hwcm_2": 0.5224137931034483, "hwcm_3": 0.4123784261715296, "tkm": 2.262108070847038e-09}, abs=1e-12)
-    with pytest.raises(ValueError, match="1 hypotheses have no syntactic features.*first at row 1"):
-        learned.syntactic_frame(ted_small["ptb"], prefs, depth=3)
+    # issue 24: the unparsed hypothesis (row 1) gets the worst values, not an error
+    got = learned.syntactic_frame(ted_small["ptb"], prefs, depth=3)
+    assert got.iloc[1].to_dict() == {"stm_1": 0.0, "stm_2": 0.0, "stm_3": 0.0, "hwcm_1": syntactic.EPSILON,
+                                     "hwcm_2": syntactic.EPSILON, "hwcm_3": syntactic.EPSILON, "tkm": 0.0}
+    bad_ref = [list(r) for r in prefs]
+    bad_ref[2] = [None]
+    with pytest.raises(ValueError, match="1 hypotheses have no syntactic features.*first at row 2"):
+        learned.syntactic_frame(f["ptb"].tolist(), bad_ref, depth=3)

@@ -123,7 +123,9 @@ def test_text_and_tsv(files):
     assert rows[0][:3] == ["system", "metric", "score"] and len(rows) == 3
 
 
-def test_unparsed_lines_reported_and_left_out(files, tmp_path):
+def test_unparsed_lines_reported_and_scored_with_the_worst_value(files, tmp_path):
+    """Issue 24: an unparsed hypothesis line counts (STM: no match out of its tokens at every depth), reported by
+    line and counted per system and metric (``n_unparsed``); it is not left out (``n_missing`` 0)."""
     p = tmp_path / "parses"
     p.mkdir()
     for f in Path(files["parses"]).iterdir():
@@ -135,16 +137,21 @@ def test_unparsed_lines_reported_and_left_out(files, tmp_path):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     stm = {x["system"]: x for x in out["scores"] if x["name"] == "STM-4"}
-    assert stm[Path(files["hyps"][1]).name]["n_missing"] == 1
-    assert stm[Path(files["hyps"][0]).name]["n_missing"] == 0
-    assert out["unparsed"] == {Path(files["hyps"][1]).name: {"ptb hyp": [4]}}
-    assert "1 ptb hyp sentences without a parse (lines 5)" in r.stderr
+    bleu = {x["system"]: x for x in out["scores"] if x["name"] == "BLEU"}
+    one, zero = Path(files["hyps"][1]).name, Path(files["hyps"][0]).name
+    assert (stm[one]["n_missing"], stm[one]["n_unparsed"], stm[one]["n_empty"]) == (0, 1, 0)
+    assert (stm[zero]["n_unparsed"], bleu[one]["n_unparsed"]) == (0, 0)  # BLEU needs no parse
+    assert out["unparsed"] == {one: {"ptb hyp": [4]}}
+    assert "1 ptb hyp sentences without a parse (lines 5); scored with the worst value" in r.stderr
     c = api_corpus(files, files["hyps"][1])
     keep = [i for i in range(len(LINES)) if i != 4]
     sub = metrics.Corpus([c.hyps[i] for i in keep], [c.refs[i] for i in keep],
                          hyp_ptb=[c.hyp_ptb[i] for i in keep], ref_ptb=[c.ref_ptb[i] for i in keep])
-    assert stm[Path(files["hyps"][1]).name]["score"] == pytest.approx(metrics.get("stm").corpus_score(sub).score,
-                                                                      abs=1e-12)
+    rest = metrics.get("stm").segment_stats(sub).sum(axis=0)
+    n_tok = len(c.hyps[4].split())
+    by_hand = sum(rest[d] / (rest[4 + d] + n_tok) for d in range(4)) / 4
+    assert stm[one]["score"] == pytest.approx(by_hand, abs=1e-12)
+    assert stm[one]["score"] < metrics.get("stm").corpus_score(sub).score
 
 
 def _one_error_line(r: subprocess.CompletedProcess, *needles: str) -> None:

@@ -16,6 +16,6 @@ def test_results_on_a_small_sample(shared_data):
     ch = study.run(shared_data, sample=6, seed=0, n_resamples=100, progress=False)
     r = study.results(ch, study.worked_example())
     assert r["study"]["families"] == ["STM", "TKM"] and r["n_ted_segments"] == 78
-    assert r["signatures"]["stm"].startswith("STM-9|depth:9|eff:no|tree:constituency|version:syneval-nb-")
+    assert r["signatures"]["stm"].startswith("STM-9|depth:9|eff:no|tree:constituency|hypfault:worst|version:syneval-nb-")
     assert r["headline"]["MQM z|pearson"]["TKM"] == r["curves"]["literal mean"]["MQM z|TKM"]
     assert all(v["verdict"] in ("holds", "does not hold", "cannot tell") for v in r["verdicts"].values())

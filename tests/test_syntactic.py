@@ -200,29 +200,34 @@ def test_asiya_variants_differ_from_the_paper():
     assert asiya_hwcm(T(HYP_BLUE), [T(REF_PEN)], length=3) == pytest.approx((0.8 + 0.75 + 0.5) / 3)
 
 
-def test_unparsed_trees_give_nan_not_a_crash():
-    assert math.isnan(stm(None, [T(REF_FIG2)]).score)
+def test_an_unparsed_hypothesis_gets_the_worst_value_an_unparsed_reference_set_nan():
+    """Issue 24: an unparsed hypothesis is the metric's worst value (never NaN, never left out); only a segment
+    without a parsed reference is NaN."""
+    assert stm(None, [T(REF_FIG2)]).score == 0.0
+    assert hwcm(None, [T(REF_FIG2)]).score == EPSILON
+    assert tkm(None, [T(REF_FIG2)]).score == 0.0
+    assert stm(None, [T(REF_FIG2)]).parts["totals"] == (1, 1, 1, 1)  # max(1, tokens) items, none matched
     assert math.isnan(hwcm(T(HYP_BLUE), [None]).score)
-    assert math.isnan(tkm(None, [T(REF_FIG2)]).score)
     assert stm(T(HYP_FIG2), [None, T(REF_FIG2)], depth=3).score == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)
     assert stm(None, [T(REF_FIG2)]).explain().empty
 
 
 def test_a_tree_without_words_is_unparsed_in_all_five_metrics():
     """Issue 13: ``Tree('S', [])`` scored STM 1.0 and TKM 0.0 while HWCM, DSTM and DTKM raised. A tree without
-    words is now an unparsed sentence everywhere (NaN; never a perfect match), as ``(())`` is for the reader; as a
-    reference it is left out of the set."""
+    words is an unparsed sentence everywhere, as ``(())`` is for the reader: as a hypothesis the worst value (issue
+    24: 0, HWCM epsilon; never a perfect match), as a reference it is left out of the set (NaN without another)."""
     from nltk import Tree
 
     empty = Tree("S", [])
     for f in (stm, tkm, hwcm, dstm, dtkm):
-        assert math.isnan(f(empty, [T(REF_FIG2)]).score), f.__name__
+        worst = EPSILON if f is hwcm else 0.0
+        assert f(empty, [T(REF_FIG2)]).score == worst, f.__name__
         assert math.isnan(f(T(REF_FIG2), [empty]).score), f.__name__
-        assert math.isnan(f(Tree("S", [Tree("NP", [])]), [T(REF_FIG2)]).score), f.__name__
+        assert f(Tree("S", [Tree("NP", [])]), [T(REF_FIG2)]).score == worst, f.__name__
         kw = {"effective_order": True} if f in (stm, hwcm, dstm) else {}  # identity is 1.0 at any depth
         assert f(T(REF_FIG2), [empty, T(REF_FIG2)], **kw).score == 1.0, f.__name__
     df = score_corpus([empty, REF_FIG2], [[REF_FIG2], [empty, REF_FIG2]], max_depth=2)
-    assert math.isnan(df["stm_2"][0]) and math.isnan(df["dtkm"][0]) and df["hwcm_2"][1] == 1.0
+    assert df["stm_2"][0] == 0.0 and df["dtkm"][0] == 0.0 and df["hwcm_2"][0] == EPSILON and df["hwcm_2"][1] == 1.0
 
 
 def test_an_empty_constituent_in_a_tree_with_words_is_refused_by_all_five():
@@ -258,7 +263,7 @@ def test_bad_input_is_named():
 def test_score_corpus_columns_nan_and_reuse():
     hyps = [HYP_FIG2, "(())", HYP_BLUE, REF_PEN]
     refs = [[REF_FIG2], [REF_FIG2, REF_PEN], ["(())", REF_PEN], ["(())"]]
-    with pytest.warns(UserWarning, match="1 unparsed hypotheses and 1 segments"):
+    with pytest.warns(UserWarning, match="1 segments without a parsed reference"):
         df = score_corpus(hyps, refs, max_depth=3)
     assert list(df.columns) == ["stm_1", "stm_2", "stm_3", "tkm", "hwcm_1", "hwcm_2", "hwcm_3",
                                 "dstm_1", "dstm_2", "dstm_3", "dtkm"]
@@ -266,15 +271,23 @@ def test_score_corpus_columns_nan_and_reuse():
     assert df.loc[0, "stm_1"] == pytest.approx(6 / 7)
     assert df.loc[2, "hwcm_3"] == pytest.approx((0.8 + 0.75 + 0.5) / 3)
     assert df.loc[2, "dstm_3"] == pytest.approx((0.8 + 0.5) / 3)
-    assert df.iloc[1].isna().all() and df.iloc[3].isna().all()
+    # the unparsed hypothesis (segment 1) counts with the worst value; segment 3 has no parsed reference: NaN
+    assert df.iloc[1].to_dict() == {**{c: 0.0 for c in df.columns}, **{f"hwcm_{d}": EPSILON for d in (1, 2, 3)}}
+    assert df.iloc[3].isna().all()
     assert (df.attrs["n_hyp_unparsed"], df.attrs["n_ref_unparsed"], df.attrs["n_no_reference"]) == (1, 2, 1)
-    # corpus level = summed statistics. STM depth 1 over segments 0 and 2: 6 of 7 labels, then the 9 labels of
-    # "I have a blue pen" (S NP PRP VP VBP NP DT JJ NN), all in "I have a red pen": (6 + 9) / (7 + 9)
-    assert df.attrs["corpus"]["stm_1"] == pytest.approx((6 + 9) / (7 + 9))
-    # depth 2: 3 of 4, then the 4 depth-2 subtrees of segment 2 (S, NP, VP, NP), all found: (3 + 4) / (4 + 4);
-    # depth 3: 1 of 2, then S and VP (height >= 3), both found: (1 + 2) / (2 + 2)
-    corpus_stm_3 = ((6 + 9) / (7 + 9) + (3 + 4) / (4 + 4) + (1 + 2) / (2 + 2)) / 3
+    # corpus level = summed statistics. STM depth 1 over segments 0, 1 and 2: 6 of 7 labels, the unparsed
+    # hypothesis's one unmatched item (no text given: max(1, 0 tokens)), then the 9 labels of "I have a blue pen"
+    # (S NP PRP VP VBP NP DT JJ NN), all in "I have a red pen": (6 + 0 + 9) / (7 + 1 + 9)
+    assert df.attrs["corpus"]["stm_1"] == pytest.approx((6 + 9) / (7 + 1 + 9))
+    # depth 2: 3 of 4, 0 of 1, then the 4 depth-2 subtrees of segment 2 (S, NP, VP, NP), all found;
+    # depth 3: 1 of 2, 0 of 1, then S and VP (height >= 3), both found
+    corpus_stm_3 = ((6 + 9) / (7 + 1 + 9) + (3 + 4) / (4 + 1 + 4) + (1 + 2) / (2 + 1 + 2)) / 3
     assert df.attrs["corpus"]["stm_3"] == pytest.approx(corpus_stm_3)
+    # with the hypotheses' texts, the unparsed one counts as its number of tokens (here 6) unmatched items
+    texts = ["I have it", "a b c d e f", "I have a blue pen", "x"]
+    df6 = score_corpus(hyps, refs, max_depth=3, hyp_texts=texts)
+    assert df6.attrs["corpus"]["stm_1"] == pytest.approx((6 + 9) / (7 + 6 + 9))
+    corpus_stm_3 = ((6 + 9) / (7 + 9) + (3 + 4) / (4 + 4) + (1 + 2) / (2 + 2)) / 3
     # the metric object's corpus_score (nltk trees, its own loop) sums the same statistics
     assert STM(3).corpus_score([T(HYP_FIG2), T(HYP_BLUE)], [[T(REF_FIG2)], [T(REF_PEN)]]).score == pytest.approx(
         corpus_stm_3)
@@ -295,9 +308,9 @@ def test_score_corpus_takes_trees_as_well_as_strings():
     assert got.loc[0, "stm_3"] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)
 
 def test_score_corpus_missing_values_and_malformed_parses():
-    with pytest.warns(UserWarning, match="2 unparsed hypotheses"):
-        df = score_corpus([float("nan"), "", HYP_FIG2], [[REF_FIG2]] * 3, metrics=("stm",), max_depth=3)
-    assert df["stm_3"].isna().tolist() == [True, True, False]
+    df = score_corpus([float("nan"), "", HYP_FIG2], [[REF_FIG2]] * 3, metrics=("stm",), max_depth=3)
+    assert df["stm_3"].tolist() == [0.0, 0.0, pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)]
+    assert df.attrs["n_hyp_unparsed"] == 2
     # a missing reference (NaN in a DataFrame column) is one unparsed reference, not a crash
     with pytest.warns(UserWarning, match="1 segments without a parsed reference"):
         df = score_corpus([HYP_FIG2, HYP_FIG2], [float("nan"), REF_FIG2], metrics=("stm",), max_depth=3)
@@ -326,8 +339,7 @@ def test_score_systems_equals_score_corpus_per_system():
 
     refs = [[REF_FIG2, REF_PEN], [REF_PEN], [REF_PEN, "(())"]]
     systems = {"a": [HYP_FIG2, HYP_BLUE, REF_PEN], "b": [HYP_BLUE, "(())", HYP_FIG2]}
-    with pytest.warns(UserWarning):
-        want = {s: score_corpus(h, refs, max_depth=3) for s, h in systems.items()}
+    want = {s: score_corpus(h, refs, max_depth=3) for s, h in systems.items()}
     clear_caches()
     got = score_systems(systems, refs, max_depth=3)
     assert list(got) == ["a", "b"]

@@ -11,8 +11,9 @@ One segment per line (read with :func:`syneval_nb.textio.read_lines`). Metric na
 only when a syntactic metric is asked for, RST trees only for ``dr``/``dr-lex``: all sentences at once, ``--workers``
 parser processes, through the persistent parse cache; ``--parses DIR`` reads ready parses instead
 (``DIR/<file name>.ptb`` and ``DIR/<file name>.jsonl``, also one folder below ``DIR`` as the shipped data are laid
-out). A line the parser could not parse is reported by line number and left out of the syntactic averages; the
-output gives the count per system and metric (``missing``).
+out). Every hypothesis line counts: an empty one, or one the parser could not parse, gets the metric's worst
+value (reported by line number; the output gives the counts per system and metric, ``empty`` and ``unparsed``);
+only a segment without any parsed reference is left out, for every system alike (``missing``).
 
 Output: every system's corpus score (the Python API's ``corpus_score``; 0-1 scale, NIST in bits) with a 95%
 percentile interval from resampling segments (``--n-bootstrap`` resamples, ``--seed``), and each metric's
@@ -51,7 +52,8 @@ def _records(ev: Evaluation, segment_level: bool) -> dict:
     scores = []
     for r in ev.table.to_dict("records"):
         sc = ev.scores[(r["system"], r["metric"])]
-        rec = {"system": r["system"], **sc.to_dict(), "ci": [r["ci_low"], r["ci_high"]],
+        rec = {"system": r["system"], **sc.to_dict(), "n_empty": r["n_empty"], "n_unparsed": r["n_unparsed"],
+               "ci": [r["ci_low"], r["ci_high"]],
                "higher_is_better": bool(r["higher_is_better"])}
         if ev.baseline is not None:
             rec.update(baseline=ev.baseline, delta=r["delta"], delta_ci=[r["delta_low"], r["delta_high"]], p=r["p"])
@@ -82,7 +84,7 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
     if fmt == "json":
         return json.dumps(_json_safe(_records(ev, segment_level)), indent=1, ensure_ascii=False) + "\n"
     t = ev.table
-    cols = ["system", "metric", "score", "ci_low", "ci_high", "n", "n_missing"]
+    cols = ["system", "metric", "score", "ci_low", "ci_high", "n", "n_missing", "n_empty", "n_unparsed"]
     if ev.baseline is not None:
         cols += ["delta", "delta_low", "delta_high", "p"]
     if fmt == "tsv":
@@ -98,7 +100,8 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
         raise ValueError(f"unknown format {fmt!r}")
     wsys = max(6, *(len(s) for s in t["system"]))
     wm = max(6, *(len(s) for s in t["metric"]))
-    head = f"{'metric':{wm}s}  {'system':{wsys}s}  {'score':>7s}  {'95% CI':>17s}  {'missing':>7s}"
+    head = (f"{'metric':{wm}s}  {'system':{wsys}s}  {'score':>7s}  {'95% CI':>17s}  {'missing':>7s}  "
+            f"{'empty':>5s}  {'unparsed':>8s}")
     if ev.baseline is not None:
         head += f"  {'delta':>8s}  {'95% CI of delta':>19s}  {'p':>6s}"
     lines = [f"{t['n'].iloc[0]} segments, {len(ev.scores) // max(1, len(ev.metrics))} systems; 95% intervals from "
@@ -107,7 +110,8 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
              "", head]
     for r in t.to_dict("records"):
         line = (f"{r['metric']:{wm}s}  {r['system']:{wsys}s}  {_fmt(r['score']):>7s}  "
-                f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]  {r['n_missing']:>7d}")
+                f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]  {r['n_missing']:>7d}  {r['n_empty']:>5d}  "
+                f"{r['n_unparsed']:>8d}")
         if ev.baseline is not None:
             if r["system"] == ev.baseline:
                 line += f"  {'baseline':>8s}"
@@ -118,7 +122,8 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
     lines += ["", "signatures:"] + [f"  {k}: {v}" for k, v in ev.signatures.items()]
     unp = {s: f for s, f in ev.failures.items() if f}
     if unp:
-        lines += ["", "sentences without a parse (1-based lines; left out of the metrics that need them):"]
+        lines += ["", "sentences without a parse (1-based lines; a hypothesis gets the worst value of the metrics "
+                      "that need the parse, a segment without any parsed reference is left out):"]
         for s, f in unp.items():
             for what, idx in f.items():
                 shown = ", ".join(str(i + 1) for i in idx[:20]) + (" ..." if len(idx) > 20 else "")
@@ -214,7 +219,9 @@ def cli(argv: list[str] | None = None) -> int:
     for s, f in ev.failures.items():
         for what, idx in f.items():
             print(f"syneval-nb score: {s}: {len(idx)} {what} sentences without a parse (lines "
-                  f"{', '.join(str(i + 1) for i in idx[:10])}{' ...' if len(idx) > 10 else ''}); left out",
+                  f"{', '.join(str(i + 1) for i in idx[:10])}{' ...' if len(idx) > 10 else ''}); "
+                  + ("scored with the worst value" if what.endswith(" hyp") else "left out if no reference of the "
+                     "segment is parsed"),
                   file=sys.stderr)
     text = render(ev, args.format, args.segment_level)
     if args.output:

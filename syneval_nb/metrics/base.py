@@ -3,15 +3,22 @@
 Every metric is reached through :func:`get` and has the same shape, sacrebleu's:
 
 * ``sentence_score(hyp, refs) -> Score``, ``corpus_score(hyps, refs) -> Score``, batch
-  ``sentence_scores(hyps, refs) -> np.ndarray`` (NaN where a segment cannot be scored, e.g. an unparsed sentence;
+  ``sentence_scores(hyps, refs) -> np.ndarray`` (NaN only where a segment has no usable reference, e.g. none of
+  its references could be parsed;
   equal to ``sentence_score`` segment by segment, except NIST, whose information weights come from all the
   references scored together, as in :class:`syneval_nb.lexical.NIST`);
 * ``signature() -> str``, built for every metric by the one function :func:`make_signature`;
 * ``inputs``: what it consumes, among ``"text"``, ``"ptb"`` (constituency parses) and ``"rst"`` (RST trees);
 * the statistics protocol behind the scores (used for bootstrap resampling by ``syneval-nb score`` and the report):
   ``segment_stats(corpus) -> (n, k)`` array whose rows, summed (or weighted and summed), give a corpus score through
-  ``score_from_stats(sums)``; an unscorable segment is a row of zeros (it adds nothing) and is counted in
-  ``Score.n_missing``.
+  ``score_from_stats(sums)``; an unscorable segment (no usable reference: the same for every system) is a row of
+  NaN, adds nothing and is counted in ``Score.n_missing``.
+
+**Every segment counts** (issue 24). An empty hypothesis, or one without the parse or RST tree a metric needs,
+gets that metric's worst value in every family, at sentence and corpus level (signature ``hypfault:worst`` for
+the parse-based metrics): 0 for BLEU, chrF, STM, DSTM, TKM, DTKM, DR, DR-lex and the other scores, HWCM's
+``epsilon``, 1.0 for WER and PER (every reference word deleted), the closest reference length over the average one
+for TER. So a system cannot raise its score by emptying its worst lines or making them unparseable.
 
 **Name scheme** (stated once): a metric's name is its family name in the papers' spelling, followed for the depth
 metrics by ``-D``, the maximum depth (chain length): ``BLEU``, ``NIST``, ``WER``, ``PER``, ``F-measure``, ``GTM``,
@@ -28,7 +35,8 @@ constructor unchanged (``get("hwcm", depth=4, epsilon=1e-3)``, ``get("bleu", smo
 **Reference layout** (stated once): ``refs[i]`` is the list of references of segment ``i`` -- sacrebleu's reference
 streams transposed. Sacrebleu's layout (``refs[k][i]`` = reference ``k`` of segment ``i``) is accepted only with
 ``ref_layout="streams"``; a list of references whose length is not the number of segments is refused with an error
-that names both layouts.
+that names both layouts, and so is input that fits both layouts differently (as many references per segment as
+there are segments) unless ``ref_layout`` says which.
 
 **Inputs.** Plain strings are texts. A :class:`Corpus` carries hypotheses, references and whatever parses are
 available (PTB strings, RST trees); it makes the missing ones only when a metric needs them, through the persistent
@@ -130,15 +138,41 @@ def _as_list(x: Any, what: str) -> list:
     return list(x)
 
 
-def normalize_refs(refs: Any, n_segments: int, layout: str = "segments") -> list[list[Any]]:
+def _ambiguous(refs: list, n_segments: int) -> bool:
+    """Both layouts fit: ``n_segments >= 2`` lists of ``n_segments`` references each, and reading them as streams
+    would give other reference sets."""
+    if n_segments < 2 or len(refs) != n_segments:
+        return False
+    rows = []
+    for r in refs:
+        if isinstance(r, (str, bytes, Mapping, Tree, FlatTree)) or r is None or not hasattr(r, "__len__"):
+            return False
+        r = list(r)
+        if len(r) != n_segments:
+            return False
+        rows.append(r)
+    return any(rows[i][k] != rows[k][i] for i in range(n_segments) for k in range(i))
+
+
+def normalize_refs(refs: Any, n_segments: int, layout: str | None = None) -> list[list[Any]]:
     """``refs`` as ``refs[i]`` = list of segment ``i``'s references.
 
     ``layout="segments"`` (the kit's): ``refs[i]`` holds segment ``i``'s references (a single string is one
     reference). ``layout="streams"`` (sacrebleu's): ``refs[k]`` is the ``k``-th reference of every segment.
-    A layout that does not fit the number of segments raises :class:`ReferenceLayoutError`."""
-    if layout not in ("segments", "streams"):
+    ``layout=None`` (the default) reads ``"segments"``, but refuses input that fits both layouts differently (as
+    many references per segment as there are segments, e.g. sacrebleu's 2 streams of 2 segments) with a
+    :class:`ReferenceLayoutError` naming both: pass ``ref_layout`` then. A layout that does not fit the number of
+    segments raises :class:`ReferenceLayoutError`."""
+    if layout not in (None, "segments", "streams"):
         raise ValueError(f"ref_layout must be 'segments' or 'streams', got {layout!r}")
     refs = _as_list(refs, "refs")
+    if layout is None:
+        if _ambiguous(refs, n_segments):
+            raise ReferenceLayoutError(
+                f"refs is ambiguous: {n_segments} segments with {n_segments} references each read differently as "
+                f"the kit's layout (refs[i] = the references of segment i: pass ref_layout='segments') and as "
+                f"sacrebleu's (refs[k] = reference stream k: pass ref_layout='streams')")
+        layout = "segments"
     if layout == "streams":
         streams = [_as_list(s, f"reference stream {k}") for k, s in enumerate(refs)]
         bad = [k for k, s in enumerate(streams) if len(s) != n_segments]
@@ -176,7 +210,7 @@ class Corpus:
 
     def __init__(self, hyps: Sequence[str], refs: Any, *, hyp_ptb: Sequence[str | None] | None = None,
                  ref_ptb: Any = None, hyp_rst: Sequence[Any] | None = None, ref_rst: Any = None,
-                 ref_layout: str = "segments", workers: int = 1, cache: Any = True, progress: bool = False,
+                 ref_layout: str | None = None, workers: int = 1, cache: Any = True, progress: bool = False,
                  parse_source: str | None = None) -> None:
         self.hyps = _as_list(hyps, "hyps")
         for i, h in enumerate(self.hyps):
@@ -184,6 +218,7 @@ class Corpus:
                 raise TypeError(f"hypothesis {i} is {type(h).__name__}, not str")
         n = len(self.hyps)
         self.refs = normalize_refs(refs, n, ref_layout)
+        ref_layout = ref_layout or "segments"  # the trees follow the texts' layout
         self.hyp_ptb = None if hyp_ptb is None else _as_list(hyp_ptb, "hyp_ptb")
         self.ref_ptb = None if ref_ptb is None else normalize_refs(ref_ptb, n, ref_layout)
         self.hyp_rst = None if hyp_rst is None else _as_list(hyp_rst, "hyp_rst")
@@ -199,7 +234,7 @@ class Corpus:
         return len(self.hyps)
 
     @classmethod
-    def of(cls, hyps: Any, refs: Any, *, ref_layout: str = "segments", kind: str = "text") -> "Corpus":
+    def of(cls, hyps: Any, refs: Any, *, ref_layout: str | None = None, kind: str = "text") -> "Corpus":
         """A corpus from what a metric was given: texts, or -- for a parse-based metric (``kind="ptb"``) -- trees
         (``nltk.Tree`` / :class:`~syneval_nb.trees.ptb.FlatTree`, ``None`` for unparsed), or for a discourse metric
         (``kind="rst"``) RST trees as dicts. Given trees are used as they are; texts are parsed when needed."""
@@ -216,8 +251,8 @@ class Corpus:
         trees = normalize_refs(refs, len(hyps), ref_layout)
         texts, ref_texts = [""] * len(hyps), [[""] * len(rs) for rs in trees]  # placeholders: the trees are scored
         if kind == "ptb":
-            return cls(texts, ref_texts, hyp_ptb=hyps, ref_ptb=trees, parse_source="given")
-        return cls(texts, ref_texts, hyp_rst=hyps, ref_rst=trees)
+            return cls(texts, ref_texts, hyp_ptb=hyps, ref_ptb=trees, parse_source="given", ref_layout="segments")
+        return cls(texts, ref_texts, hyp_rst=hyps, ref_rst=trees, ref_layout="segments")
 
 
     @property
@@ -354,7 +389,7 @@ class Metric:
     def _corpus_stats(self, corpus: Corpus) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def segment_stats(self, hyps: Any, refs: Any = None, *, ref_layout: str = "segments") -> np.ndarray:
+    def segment_stats(self, hyps: Any, refs: Any = None, *, ref_layout: str | None = None) -> np.ndarray:
         """Sufficient statistics, one row per segment; an unscorable segment is a row of NaN."""
         corpus = self._as_corpus(hyps, refs, ref_layout)
         stats = np.asarray(self._corpus_stats(corpus), dtype=float)
@@ -383,14 +418,14 @@ class Metric:
         return Score(self.name, score, parts, self.signature(), len(stats), int(bad.sum()))
 
     # -- public API ---------------------------------------------------------------------------------------------
-    def corpus_score(self, hyps: Any, refs: Any = None, *, ref_layout: str = "segments") -> Score:
+    def corpus_score(self, hyps: Any, refs: Any = None, *, ref_layout: str | None = None) -> Score:
         """Corpus score (summed statistics, or the mean sentence score for kernel metrics)."""
         stats = self.segment_stats(hyps, refs, ref_layout=ref_layout)
         if len(stats) == 0:
             raise ValueError(f"{self.name}: no segments to score")
         return self.corpus_from_stats(stats)
 
-    def sentence_scores(self, hyps: Any, refs: Any = None, *, ref_layout: str = "segments") -> np.ndarray:
+    def sentence_scores(self, hyps: Any, refs: Any = None, *, ref_layout: str | None = None) -> np.ndarray:
         """Every segment's score at once (NaN where unscorable)."""
         stats = self.segment_stats(hyps, refs, ref_layout=ref_layout)
         out = np.full(len(stats), np.nan)
@@ -426,7 +461,7 @@ class Metric:
     def _sentence_extras(self, corpus: Corpus, score: Score) -> None:
         pass
 
-    def _as_corpus(self, hyps: Any, refs: Any, ref_layout: str) -> Corpus:
+    def _as_corpus(self, hyps: Any, refs: Any, ref_layout: str | None) -> Corpus:
         if isinstance(hyps, Corpus):
             if refs is not None:
                 raise TypeError("pass either a Corpus or (hyps, refs), not both")

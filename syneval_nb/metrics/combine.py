@@ -137,7 +137,7 @@ def _syntactic_scores(names: Sequence[str], hyps: Sequence[str], refs: Sequence[
     for s in sorted(set(sys_arr)):
         idx = np.flatnonzero(sys_arr == s)
         c = Corpus([hyps[i] for i in idx], [list(refs[i]) for i in idx], hyp_ptb=[ptb_hyps[i] for i in idx],
-                   ref_ptb=[list(ptb_refs[i]) for i in idx])
+                   ref_ptb=[list(ptb_refs[i]) for i in idx], ref_layout="segments")
         corpus[s] = {}
         for n, m in objs.items():
             S = m.segment_stats(c)

@@ -67,8 +67,10 @@ class DiscourseSimilarity(Metric):
     convention for several references; the paper had one). Statistics ``[score, 1]``: the corpus score is the mean
     of the sentence scores (the system-level DR of the paper aggregates segment scores; a kernel has no corpus-level
     sufficient statistics beyond these). Give texts (parsed through the cache when scored), a
-    :class:`~syneval_nb.metrics.base.Corpus` with RST trees, or the trees themselves (dicts). A missing tree
-    (``None``, a failed parse) leaves its segment unscored (NaN, counted in ``n_missing``). Trees are converted once
+    :class:`~syneval_nb.metrics.base.Corpus` with RST trees, or the trees themselves (dicts). Every segment counts
+    (signature ``hypfault:worst``): an empty hypothesis or one whose RST parse failed (``None``) scores 0, the
+    worst value; only a segment without any reference tree is left out (NaN, counted in ``n_missing``), for every
+    system alike. Trees are converted once
     and self-kernels cached by the tree's JSON, so scoring many systems against the same references is cheap.
     """
 
@@ -87,7 +89,7 @@ class DiscourseSimilarity(Metric):
         opts = {"kernel": "collins-duffy", "lam": f"{self.lam:g}", "norm": "cosine", "refs": "max"}
         if self.lowercase:
             opts["lc"] = "yes"
-        return {**opts, "parser": "feng-hirst-0.1.4"}
+        return {**opts, "parser": "feng-hirst-0.1.4", "hypfault": "worst"}
 
     def kernel_tree(self, rst: Mapping):
         """The :class:`syneval_nb.kernels.KernelTree` of a tree's DR / DR-lex representation (cached by JSON)."""
@@ -113,15 +115,20 @@ class DiscourseSimilarity(Metric):
     def score_many(self, hyps: Sequence[Mapping | None], refs: Sequence[Sequence[Mapping | None] | Mapping | None],
                    missing: str = "raise", progress: bool = False) -> list[float]:
         """Sentence scores of aligned lists of trees; ``refs[i]`` is one tree or a list of trees. ``missing="nan"``
-        gives NaN where the hypothesis or every reference is ``None``."""
+        gives NaN where the hypothesis or every reference is ``None``; ``missing="worst"`` (the metric protocol's
+        rule) gives NaN where every reference is ``None`` and 0.0, the worst value, where only the hypothesis is."""
+        if missing not in ("raise", "nan", "worst"):
+            raise ValueError(f"missing must be 'raise', 'nan' or 'worst', got {missing!r}")
         if len(hyps) != len(refs):
             raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} reference entries")
         out = []
         for h, r in tqdm(list(zip(hyps, refs)), desc=self.name, disable=not progress, leave=False):
             rs = [r] if isinstance(r, Mapping) or r is None else list(r)
             rs = [x for x in rs if x is not None]
-            if h is None or not rs:
-                if missing != "nan":
+            if missing == "worst" and h is None and rs:
+                out.append(0.0)
+            elif h is None or not rs:
+                if missing == "raise":
                     raise ValueError("missing discourse tree (None); pass missing='nan' to score it as NaN")
                 out.append(float("nan"))
             else:
@@ -130,7 +137,7 @@ class DiscourseSimilarity(Metric):
 
     def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
         hyp, ref = corpus.rst()
-        scores = self.score_many(hyp, ref, missing="nan")
+        scores = self.score_many(hyp, ref, missing="worst")
         return np.array([[s, 1.0] if not math.isnan(s) else [np.nan, np.nan] for s in scores]).reshape(-1, 2)
 
     def score_from_stats(self, sums: np.ndarray) -> np.ndarray:

@@ -197,15 +197,17 @@ def syntactic_frame(hyp_parses: Sequence[str | None], ref_parses: Sequence[Seque
     Computed by the registry's metrics (:func:`syneval_nb.metrics.get`, default options: Liu & Gildea 2005's
     literal mean over d = 1..D, HWCM epsilon 1e-3, TKM lambda 1): ``stm_d`` / ``hwcm_d`` are STM / HWCM with
     maximum depth (chain length) ``d``, from one pass of ``STM-D`` / ``HWCM-D`` (the matches and totals of
-    depths 1..d are those of depth d's metric); ``tkm`` the best kernel cosine. An unparsed hypothesis or
-    reference raises ``ValueError``.
+    depths 1..d are those of depth d's metric); ``tkm`` the best kernel cosine. An unparsed hypothesis gets each
+    metric's worst value (0; HWCM epsilon), as everywhere in the kit; a segment without a parsed reference raises
+    ``ValueError``.
     """
     names = syntactic_feature_names(depth)
     if len(hyp_parses) == 0:
         return pd.DataFrame(columns=names, dtype=float)
     refs = [list(r) for r in ref_parses]
     # the syntactic metrics read only the parses: the texts are placeholders of the right shape
-    corpus = Corpus([""] * len(refs), [[""] * len(r) for r in refs], hyp_ptb=list(hyp_parses), ref_ptb=refs)
+    corpus = Corpus([""] * len(refs), [[""] * len(r) for r in refs], hyp_ptb=list(hyp_parses), ref_ptb=refs,
+                    ref_layout="segments")
     cols: dict[str, np.ndarray] = {}
     for fam in tqdm(("STM", "HWCM", "TKM"), desc="syntactic features", disable=not progress, leave=False):
         if fam == "TKM":
@@ -407,7 +409,7 @@ class LearnedMetric(Metric):
 
     def sentence_scores(self, hyps: Any, refs: Any = None, *, hyp_trees: Sequence[Any] | None = None,
                         ref_trees: Sequence[Sequence[Any]] | None = None, progress: bool = False,
-                        ref_layout: str = "segments") -> np.ndarray:
+                        ref_layout: str | None = None) -> np.ndarray:
         """Score new data (texts, or a :class:`~syneval_nb.metrics.base.Corpus`); a model with syntax features reads
         ``hyp_trees`` / ``ref_trees`` (PTB strings, ``ref_trees[i]`` = segment ``i``'s) or parses the texts."""
         if not isinstance(hyps, Corpus):

@@ -26,9 +26,9 @@ metrics compare like with like (the two names only differ in the signature). Cas
 
 Empty input
 -----------
-``sentence_score`` raises :class:`ValueError` for an empty (or whitespace-only) hypothesis, an empty reference
-list, an empty reference string, or non-string input. In ``corpus_score`` / ``sentence_scores`` /
-``segment_stats`` an empty hypothesis *segment* is legitimate and is scored from its statistics like any other
+``sentence_score`` raises :class:`ValueError` for an empty reference list, an empty reference string, or
+non-string input. An empty (or whitespace-only) hypothesis is legitimate everywhere (``sentence_score``,
+``corpus_score``, ``sentence_scores``, ``segment_stats``) and is scored from its statistics like any other
 segment (no matches, length 0), which is sacrebleu's behaviour for BLEU: it adds 0 to every n-gram count and its
 closest reference length (the shortest reference) to the reference length. Its segment score is then 0 for BLEU
 (with every smoothing: the brevity penalty is 0), NIST, F-measure, GTM, ROUGE-S and METEOR, 1.0 for WER and PER
@@ -193,11 +193,6 @@ class LexicalMetric(Metric):
             th.append(self._tok(h))
             tr.append(toks)
         return th, tr
-
-    def _check_sentence(self, corpus: Corpus) -> None:
-        if not corpus.hyps[0].strip():
-            raise ValueError(f"{self.name}: empty hypothesis; a sentence score is undefined for it (corpus_score and "
-                             f"sentence_scores accept empty segments, see the lexical module docstring)")
 
     # --- statistics and scores -----------------------------------------------------------------------------
     def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:  # pragma: no cover - abstract
@@ -966,7 +961,7 @@ def _metric_stats(item: tuple, hyps: Sequence[str], refs: Sequence[Sequence[str]
     """One metric's statistics (a task of the Dask path of :func:`evaluate`), with the state the call leaves on
     the metric object (``signature()``'s reference count, METEOR's ``last_inexact``)."""
     name, metric = item
-    stats = metric.segment_stats(hyps, refs)
+    stats = metric.segment_stats(hyps, refs, ref_layout="segments")
     return name, stats, {k: v for k, v in vars(metric).items() if k not in _SCRATCH}
 
 
@@ -996,7 +991,7 @@ def evaluate(metrics: dict[str, LexicalMetric], hyps: Sequence[str], refs: Seque
             vars(metrics[name]).update(state)  # the state a call leaves on a metric object, as after a local call
             remote[name] = stats
     for name, m in tqdm(metrics.items(), desc="lexical metrics", disable=not progress):
-        stats = m.segment_stats(hyps, refs) if remote is None else remote[name]
+        stats = m.segment_stats(hyps, refs, ref_layout="segments") if remote is None else remote[name]
         seg[name] = m._score_rows(stats) if len(stats) else np.zeros(0)
         if labels is not None:
             sys_scores[name] = {s: m.corpus_from_stats(stats[labels == s]).score

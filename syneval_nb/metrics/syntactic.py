@@ -47,11 +47,21 @@ Decisions the paper leaves open (all recorded in ``.signature()``):
 - *Defaults.* The sentence-level functions default to ``D = 4`` (:data:`DEFAULT_DEPTH`, as BLEU-4); the paper's
   tables and :func:`score_corpus` cover ``D = 1..9``; :data:`PRIMARY_DEPTH` is the depth a study fixes in advance
   as its main comparison (the others are shown as curves).
-- *Unparsed input.* A hypothesis that could not be parsed (``None``, the parser's ``(())``, or an ``nltk.Tree``
-  without any word such as ``Tree('S', [])``) gets ``NaN`` from all five metrics, never a perfect match; a tree
-  with words and an empty constituent inside raises :class:`~syneval_nb.trees.TreeFormatError` in all five; a
-  reference that could not be parsed is left out of its segment's reference set, and a segment without any parsed
-  reference gets ``NaN``. :func:`score_corpus` reports the counts in ``DataFrame.attrs``.
+- *Empty and unparsed hypotheses: every segment counts* (signature ``hypfault:worst``). A hypothesis that is empty
+  or could not be parsed (``None``, the parser's ``(())``, or an ``nltk.Tree`` without any word such as
+  ``Tree('S', [])``) gets the metric's worst value in all five metrics, never ``NaN`` and never a perfect match:
+  STM/DSTM/HWCM count it as no matches out of ``max(1, number of its tokens)`` items at every depth (sentence score
+  0, HWCM ``epsilon``; in a corpus score its items lower the precision), TKM/DTKM as cosine 0. So a system cannot
+  gain by emptying its worst lines or by making them unparseable. Only a segment without any parsed *reference* is
+  left out (``NaN``), and then for every system alike; a reference that could not be parsed is left out of its
+  segment's reference set. A tree with words and an empty constituent inside raises
+  :class:`~syneval_nb.trees.TreeFormatError` in all five. :func:`score_corpus` reports the counts in
+  ``DataFrame.attrs``.
+- *Precision only.* Corpus STM/DSTM/HWCM from summed statistics are precisions, as the paper defines them: leaving
+  out the hard part of a sentence (or writing very short output) can raise them. The variant
+  ``brevity_penalty=True`` (signature ``bp:yes``) multiplies the score by BLEU's brevity penalty
+  ``min(1, exp(1 - r/c))`` (``c`` hypothesis words, ``r`` the closest reference length in words, summed over the
+  corpus; ``c = 0`` gives 0).
 
 **Asiya's variants** (:func:`asiya_stm`, :func:`asiya_hwcm`), kept apart for comparison only: Asiya's CP-STM counts
 *label chains* (root-to-descendant label paths of length ``1..D``, like headword chains over constituent labels)
@@ -557,6 +567,13 @@ class RefSet:
         return v
 
 
+def _brevity_penalty(c: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """BLEU's brevity penalty over rows: 1 when ``c > r``, else ``exp(1 - r/c)``; 0 when ``c = 0``."""
+    c, r = np.asarray(c, float), np.asarray(r, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(c > r, 1.0, np.where(c > 0, np.exp(1.0 - r / np.where(c > 0, c, 1.0)), 0.0))
+
+
 def _check_refs(refs: Sequence[Tree | None]) -> None:
     """The sentence-level functions take a list of reference trees: reject a single tree and an empty list."""
     if isinstance(refs, (Tree, str)):
@@ -571,32 +588,47 @@ def _check_refs(refs: Sequence[Tree | None]) -> None:
 EXPLAIN_COLUMNS = ["depth", "item", "count", "ref_max", "clipped", "matched"]
 
 
-def _refsets(corpus: Corpus, depth: int) -> Iterable[tuple[Parse, RefSet]]:
-    """Each segment's hypothesis :class:`Parse` and reference :class:`RefSet` (the references read once, through
-    :func:`_references`'s cache), parsing the corpus first if it has no parses."""
+def _refsets(corpus: Corpus, depth: int) -> Iterable[tuple[Parse, RefSet, int]]:
+    """Each segment's hypothesis :class:`Parse`, reference :class:`RefSet` (the references read once, through
+    :func:`_references`'s cache) and the number of tokens of the hypothesis text, parsing the corpus first if it
+    has no parses."""
     hyp_ptb, ref_ptb = corpus.ptb()
     R = _references(ref_ptb, depth)
     for i, h in enumerate(hyp_ptb):
-        yield Parse.from_ptb(h, R.space, where=f"segment {i}, hypothesis"), R.segments[i]
+        yield Parse.from_ptb(h, R.space, where=f"segment {i}, hypothesis"), R.segments[i], len(corpus.hyps[i].split())
+
+
+def n_words(p: Parse) -> int:
+    """The number of words of a parsed sentence (0 when unparsed)."""
+    return sum(w is not None for w in p.flat.words) if p.ok else 0
+
+
+def _closest_ref_len(c: int, refs: RefSet) -> int:
+    """BLEU's effective reference length: the reference length closest to ``c`` (the shorter one on a tie)."""
+    return min((n_words(r) for r in refs.parses), key=lambda r: (abs(r - c), r))
 
 
 class _DepthMetric(Metric):
     """Shared machinery of STM, DSTM and HWCM (clipped precision per depth, arithmetic mean over d = 1..D; with
     ``effective_order=True``, over the depths the hypothesis has). Statistics ``[m_1..m_D, t_1..t_D]`` (clipped
-    matches and totals per depth); ``signature()`` records ``eff:no`` / ``eff:yes``. The metric's name is
-    ``FAMILY-D`` (``STM-4``)."""
+    matches and totals per depth), with ``brevity_penalty=True`` also ``[c, r]`` (hypothesis words, closest
+    reference length); ``signature()`` records ``eff:no`` / ``eff:yes``, ``bp:yes`` and ``hypfault:worst`` (an empty
+    or unparsed hypothesis is no match out of ``max(1, its tokens)`` items per depth, see the module docstring). The
+    metric's name is ``FAMILY-D`` (``STM-4``)."""
 
     family = ""
     inputs = ("ptb",)
     epsilon: float | None = None
     drawable = False  # STM and DSTM can draw the hypothesis tree with its matched subtrees
 
-    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False) -> None:
+    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False,
+                 brevity_penalty: bool = False) -> None:
         super().__init__()
         if int(depth) < 1:
             raise ValueError(f"depth must be >= 1, got {depth}")
         self.depth = int(depth)
         self.effective_order = bool(effective_order)
+        self.brevity_penalty = bool(brevity_penalty)
         self.name = f"{self.family}-{self.depth}"
 
     # -- to be specialised
@@ -613,44 +645,58 @@ class _DepthMetric(Metric):
         opts: dict[str, Any] = {"depth": self.depth, "eff": "yes" if self.effective_order else "no"}
         if self.epsilon is not None:
             opts["eps"] = self.epsilon
-        return {**opts, **self._sig_extra()}
+        if self.brevity_penalty:
+            opts["bp"] = "yes"
+        return {**opts, **self._sig_extra(), "hypfault": "worst"}
 
     def _sig_extra(self) -> dict:
         return {}
 
     # -- the statistics protocol
-    def sentence_stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]] | None:
-        """Clipped matches and totals per depth (the sufficient statistics); ``None`` if unscorable."""
-        if not hyp.ok or not refs.ok:
+    def sentence_stats(self, hyp: Parse, refs: RefSet, n_tokens: int = 0) -> tuple[list[int], list[int]] | None:
+        """Clipped matches and totals per depth (the sufficient statistics); ``None`` when no reference is parsed;
+        an empty or unparsed hypothesis (``n_tokens`` words of text) is no match out of ``max(1, n_tokens)`` items
+        at every depth."""
+        if not refs.ok:
             return None
+        if not hyp.ok:
+            return [0] * self.depth, [max(1, int(n_tokens))] * self.depth
         return self._stats(hyp, refs)
 
     def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
         D = self.depth
-        out = np.full((len(corpus), 2 * D), np.nan)
-        for i, (h, rs) in enumerate(_refsets(corpus, D)):
-            st = self.sentence_stats(h, rs)
+        out = np.full((len(corpus), 2 * D + 2 * self.brevity_penalty), np.nan)
+        for i, (h, rs, n) in enumerate(_refsets(corpus, D)):
+            st = self.sentence_stats(h, rs, n)
             if st is not None:
-                out[i, :D], out[i, D:] = st
+                out[i, :D], out[i, D:2 * D] = st
+                if self.brevity_penalty:
+                    c = n_words(h) if h.ok else n
+                    out[i, 2 * D:] = c, _closest_ref_len(c, rs)
         return out
 
     def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
         D = self.depth
         sums = np.atleast_2d(sums)
-        return depth_scores(sums[:, :D], sums[:, D:], self.effective_order, self.epsilon)
+        score = depth_scores(sums[:, :D], sums[:, D:2 * D], self.effective_order, self.epsilon)
+        return score * _brevity_penalty(sums[:, 2 * D], sums[:, 2 * D + 1]) if self.brevity_penalty else score
 
     def _parts(self, sums: np.ndarray) -> dict:
         D = self.depth
-        m, t = tuple(int(round(x)) for x in sums[:D]), tuple(int(round(x)) for x in sums[D:])
-        return {"fractions": tuple(a / b if b else math.nan for a, b in zip(m, t)),
-                "scores_by_depth": tuple(_prefix_scores(m, t, self.effective_order, self.epsilon)),
-                "matches": m, "totals": t}
+        m, t = tuple(int(round(x)) for x in sums[:D]), tuple(int(round(x)) for x in sums[D:2 * D])
+        parts = {"fractions": tuple(a / b if b else math.nan for a, b in zip(m, t)),
+                 "scores_by_depth": tuple(_prefix_scores(m, t, self.effective_order, self.epsilon)),
+                 "matches": m, "totals": t}
+        if self.brevity_penalty:
+            c, r = sums[2 * D], sums[2 * D + 1]
+            parts.update(bp=float(_brevity_penalty(np.array([c]), np.array([r]))[0]), hyp_len=int(c), ref_len=int(r))
+        return parts
 
     def _sentence_extras(self, corpus: Corpus, score: Score) -> None:
         """A sentence score explains itself (one row per distinct hypothesis subtree or chain: ``depth, item,
         count, ref_max, clipped, matched``; empty when unscorable); STM and DSTM also draw."""
-        h, rs = next(iter(_refsets(corpus, self.depth)))
-        if self.sentence_stats(h, rs) is None:  # (the references' statistics first: they define the shape ids)
+        h, rs, _ = next(iter(_refsets(corpus, self.depth)))
+        if not h.ok or self.sentence_stats(h, rs) is None:  # (the references' statistics first: they define ids)
             score.explain_fn = lambda: pd.DataFrame(columns=EXPLAIN_COLUMNS)
             return
         score.explain_fn = lambda: pd.DataFrame(self._explain_rows(h, rs))
@@ -745,8 +791,9 @@ class HWCM(_DepthMetric):
 
     family = "HWCM"
 
-    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False, epsilon: float = EPSILON) -> None:
-        super().__init__(depth, effective_order)
+    def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False, epsilon: float = EPSILON,
+                 brevity_penalty: bool = False) -> None:
+        super().__init__(depth, effective_order, brevity_penalty)
         if not epsilon > 0:
             raise ValueError(f"epsilon must be > 0, got {epsilon}")
         self.epsilon = float(epsilon)
@@ -779,21 +826,24 @@ class TKM(Metric):
         self.lam = _check_lam(lam)
 
     def _options(self) -> dict[str, Any]:
-        return {"lam": self.lam, "tree": "dependency" if self.dependency else "constituency"}
+        return {"lam": self.lam, "tree": "dependency" if self.dependency else "constituency", "hypfault": "worst"}
 
     def _kt(self, p: Parse) -> KernelTree:
         return p.dep_ktree if self.dependency else p.ktree
 
     def sentence_stats(self, hyp: Parse, refs: RefSet) -> tuple[float, ...] | None:
-        """The cosine with each parsed reference; ``None`` if unscorable."""
-        if not hyp.ok or not refs.ok:
+        """The cosine with each parsed reference; ``None`` when no reference is parsed; an empty or unparsed
+        hypothesis has cosine 0 (the worst value) with each."""
+        if not refs.ok:
             return None
+        if not hyp.ok:
+            return (0.0,) * len(refs.parses)
         h = self._kt(hyp)
         return tuple(cosine(h, self._kt(r), self.lam) for r in refs.parses)
 
     def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
         out = np.full((len(corpus), 2), np.nan)
-        for i, (h, rs) in enumerate(_refsets(corpus, 1)):
+        for i, (h, rs, _) in enumerate(_refsets(corpus, 1)):
             st = self.sentence_stats(h, rs)
             if st:
                 out[i] = (max(st), 1.0)
@@ -809,11 +859,11 @@ class TKM(Metric):
         """A sentence score: parts ``cosines`` and ``best_ref`` (``()`` and -1 when unscorable), and an explanation
         with one row per hypothesis node: ``node`` (its production), ``shared`` (the number of fragments rooted
         there that the best reference also has, ``lam``-weighted) and ``share`` of ``K(h, r)``."""
-        h, rs = next(iter(_refsets(corpus, 1)))
+        h, rs, _ = next(iter(_refsets(corpus, 1)))
         cos = self.sentence_stats(h, rs) or ()
         best = max(range(len(cos)), key=cos.__getitem__) if cos else -1
         score.parts = {"cosines": cos, "best_ref": best}
-        if not cos:
+        if not cos or not h.ok:
             score.explain_fn = lambda: pd.DataFrame(columns=["node", "shared", "share"])
             return
 
@@ -1001,11 +1051,14 @@ class References:
         return {m: make[m]() for m in metrics}
 
     def score(self, hyp_parses: Sequence[str | None], metrics: Sequence[str] = METRICS, lam: float = 1.0,
-              effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False):
+              effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False,
+              hyp_texts: Sequence[str] | None = None):
         """Segment-level scores of one system (see :func:`score_corpus` for the columns and ``attrs``)."""
         objs = self._metric_objects(tuple(metrics), lam, effective_order, epsilon)
         if len(hyp_parses) != len(self.segments):
             raise ValueError(f"{len(hyp_parses)} hypothesis parses but {len(self.segments)} reference sets")
+        if hyp_texts is not None and len(hyp_texts) != len(hyp_parses):
+            raise ValueError(f"{len(hyp_texts)} hypothesis texts but {len(hyp_parses)} hypothesis parses")
         D = self.max_depth
         cols: dict[str, list[float]] = {}
         for m, obj in objs.items():
@@ -1024,13 +1077,13 @@ class References:
                 refs = self.segments[i]
                 hyp = Parse.from_ptb(hyp_parses[i], self.space, where=f"segment {i}, hypothesis")
                 n_hyp_unparsed += not hyp.ok
-                n_no_ref += hyp.ok and not refs.ok
-                scorable = hyp.ok and refs.ok
+                n_no_ref += not refs.ok
+                n_tok = len(hyp_texts[i].split()) if hyp_texts is not None else 0
                 for m, obj in objs.items():
                     if m in sums:
-                        self._add_depth_row(obj, hyp, refs, scorable, depth_cols[m], sums[m])
+                        self._add_depth_row(obj, obj.sentence_stats(hyp, refs, n_tok), depth_cols[m], sums[m])
                     else:
-                        st = obj.sentence_stats(hyp, refs) if scorable else None
+                        st = obj.sentence_stats(hyp, refs)
                         cols[m].append(max(st) if st else math.nan)
         df = pd.DataFrame(cols)
         corpus: dict[str, float] = {}
@@ -1046,20 +1099,20 @@ class References:
         df.attrs["n_ref_unparsed"] = int(self.n_unparsed)
         df.attrs["n_no_reference"] = int(n_no_ref)
         df.attrs["signatures"] = {m: obj.signature() for m, obj in objs.items()}
-        if n_hyp_unparsed or n_no_ref:
-            warnings.warn(f"{n_hyp_unparsed} unparsed hypotheses and {n_no_ref} segments without a parsed reference "
-                          "scored NaN", stacklevel=3)
+        if n_no_ref:
+            warnings.warn(f"{n_no_ref} segments without a parsed reference scored NaN (left out for every system)",
+                          stacklevel=3)
         return df
 
-    def _add_depth_row(self, obj: "_DepthMetric", hyp: Parse, refs: RefSet, scorable: bool,
+    def _add_depth_row(self, obj: "_DepthMetric", stats: tuple[list[int], list[int]] | None,
                        columns: list[list[float]], sums: tuple[list[int], list[int]]) -> None:
         """Append one segment's ``m_1..m_D`` (the metric with maximum depth d, :func:`depth_score` of the first d
         depths, all from one :func:`_prefix_scores` pass) to ``columns`` and add its statistics to ``sums``."""
-        if not scorable:
+        if stats is None:
             for col in columns:
                 col.append(math.nan)
             return
-        mm, tt = obj._stats(hyp, refs)
+        mm, tt = stats
         M, T = sums
         for d in range(len(columns)):
             M[d] += mm[d]
@@ -1089,12 +1142,14 @@ def _references(ref_parses: Sequence[Any], max_depth: int) -> References:
 
 def score_corpus(hyp_parses: Sequence[str | None], ref_parses: "Sequence[Any] | References",
                  metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
-                 effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False):
+                 effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False,
+                 hyp_texts: Sequence[str] | None = None):
     """Score one system's parses against reference parses: one row per segment.
 
     Columns: ``stm_1..stm_D``, ``dstm_1..``, ``hwcm_1..`` (the metric with maximum depth / chain length ``D = d``,
-    as the paper's tables are indexed), ``tkm``, ``dtkm``; ``NaN`` for an unparsed hypothesis or a segment without
-    a parsed reference. ``ref_parses[i]`` lists segment ``i``'s reference parses (or is one string), or pass a
+    as the paper's tables are indexed), ``tkm``, ``dtkm``; ``NaN`` for a segment without a parsed reference; an
+    unparsed hypothesis gets the worst value (module docstring; ``hyp_texts``, the hypotheses' texts, give its
+    number of tokens, else 1). ``ref_parses[i]`` lists segment ``i``'s reference parses (or is one string), or pass a
     :class:`References` built once. The references are read and counted once and cached (keyed by the parse
     strings), so scoring many systems against the same references repeats only the hypothesis side.
 
@@ -1105,7 +1160,7 @@ def score_corpus(hyp_parses: Sequence[str | None], ref_parses: "Sequence[Any] | 
     if refs.max_depth != max_depth:
         raise ValueError(f"the References were built with max_depth={refs.max_depth}, not {max_depth}")
     return refs.score(hyp_parses, metrics, lam=lam, effective_order=effective_order, epsilon=epsilon,
-                      progress=progress)
+                      progress=progress, hyp_texts=hyp_texts)
 
 
 def score_frame(df, hyp_col: str = "ptb", ref_cols: Sequence[str] = ("ptb_refB",), metrics: Sequence[str] = METRICS,

@@ -201,7 +201,7 @@ def lexical_scores(metrics: Mapping[str, Any], hyps: Sequence[str], ref_sets: Ma
     cols = {}
     todo = [(m, r) for m in metrics for r in ref_sets]
     for m, r in tqdm(todo, desc="lexical scores", disable=not progress):
-        cols[(m, r)] = metrics[m].sentence_scores(list(hyps), ref_sets[r])
+        cols[(m, r)] = metrics[m].sentence_scores(list(hyps), ref_sets[r], ref_layout="segments")
     out = pd.DataFrame(cols)
     out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
     return out
@@ -321,7 +321,7 @@ def system_table(metrics: Mapping[str, Any], hyps: Mapping[str, Sequence[str]],
     systems = [s for s in hyps if s in human]
     sc: dict[tuple[str, str], dict[str, float]] = {}
     for m, r in tqdm([(m, r) for m in metrics for r in ref_sets], desc="corpus scores", disable=not progress):
-        sc[(m, r)] = {s: metrics[m].corpus_score(list(hyps[s]), ref_sets[r]).score for s in systems}
+        sc[(m, r)] = {s: metrics[m].corpus_score(list(hyps[s]), ref_sets[r], ref_layout="segments").score for s in systems}
     scores = _by_system(sc)
     out = system_correlations(scores, human, baseline)
     out.attrs["scores"] = scores

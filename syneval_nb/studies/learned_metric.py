@@ -83,7 +83,7 @@ def baseline_scores(rows: pd.DataFrame, *, progress: bool = True) -> pd.DataFram
     metrics = {"WER": (lexical.WER(), -1.0), "PER": (lexical.PER(), -1.0),
                "F-measure": (lexical.FMeasure(), 1.0), "BLEU": (lexical.BLEU(), 1.0)}
     hyps, refs = list(rows["hyp"]), [[r] for r in rows["ref"]]
-    out = {k: sign * m.sentence_scores(hyps, refs)
+    out = {k: sign * m.sentence_scores(hyps, refs, ref_layout="segments")
            for k, (m, sign) in tqdm(metrics.items(), desc="baselines", disable=not progress, leave=False)}
     return pd.DataFrame(out, index=rows.index)
 

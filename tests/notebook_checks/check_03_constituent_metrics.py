@@ -30,7 +30,7 @@ def check(result: dict) -> None:
     assert result["study"]["ted_reference"] == "refB" and result["study"]["deen_references"] == ["ref_A"]
     assert result["study"]["primary_depth"] == 4 and result["study"]["permute_human"] is None
     # the literal mean is the default (eff:no), effective order the variant
-    assert result["signatures"]["stm"].startswith("STM-9|depth:9|eff:no|tree:constituency|version:syneval-nb-")
+    assert result["signatures"]["stm"].startswith("STM-9|depth:9|eff:no|tree:constituency|hypfault:worst|version:syneval-nb-")
     lit, eff = result["curves"]["literal mean"], result["curves"]["effective order"]
     # measured on this sample (seed 0): literal STM falls after depth 2, effective order keeps rising
     assert lit["MQM z|STM-9"] == pytest.approx(0.182, abs=0.002)

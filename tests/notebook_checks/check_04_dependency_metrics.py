@@ -16,7 +16,7 @@ def check(result: dict) -> None:
     assert result["worked_example_dtkm"] == pytest.approx(4 / 17)
     assert result["n_ted_segments"] == 50 * 13 and result["n_deen_systems"] == 19
     assert result["study"]["ted_reference"] == "refB" and result["study"]["deen_references"] == ["ref_A"]
-    assert result["signatures"]["hwcm"].startswith("HWCM-9|depth:9|eff:no|eps:0.001|version:syneval-nb-")
+    assert result["signatures"]["hwcm"].startswith("HWCM-9|depth:9|eff:no|eps:0.001|hypfault:worst|version:syneval-nb-")
     lit, eff = result["curves"]["literal mean"], result["curves"]["effective order"]
     # measured on this sample (seed 0)
     assert lit["MQM z|HWCM-9"] == pytest.approx(0.252, abs=0.002)
