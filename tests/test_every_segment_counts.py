@@ -25,6 +25,11 @@ TEXT_AND_TREES = [n for n in M.names() if n != "Learned"]
 WORST = {"WER": 1.0, "PER": 1.0, "TER": 1.0, "HWCM": EPSILON}  # every other metric: 0.0
 
 
+def worst(m) -> float:
+    """The documented value of an empty hypothesis (the ``-BP`` variants: the brevity penalty of 0 words, 0)."""
+    return WORST.get(m.name.rsplit("-", 1)[0] if m.name[-1].isdigit() else m.name, 0.0)
+
+
 def _system(name: str) -> dict:
     def parses(f: str) -> tuple[list, list]:
         return read_ptb_strings(EXAMPLE / "parses" / f"{f}.ptb"), load_rst_jsonl(EXAMPLE / "parses" / f"{f}.jsonl")
@@ -53,7 +58,7 @@ def test_an_empty_hypothesis_gets_the_worst_sentence_score(name, literal):
     refs = literal["refs"][0]
     s = m.sentence_score(Corpus([""], [refs], hyp_ptb=[None], ref_ptb=[literal["ref_ptb"][0]], hyp_rst=[None],
                                 ref_rst=[literal["ref_rst"][0]]))
-    assert (s.score, s.n_missing) == (WORST.get(m.name.split("-")[0] if m.name[-1].isdigit() else m.name, 0.0), 0)
+    assert (s.score, s.n_missing) == (worst(m), 0)
     # and it is the worst: no real hypothesis of the example scores below it (the error rates are unbounded above;
     # for them the empty hypothesis is "every reference word deleted", 1.0)
     if m.higher_is_better:
@@ -75,8 +80,10 @@ def test_no_hypothesis_fault_drops_a_segment(name, literal):
     seg = m.sentence_scores(c)
     assert not np.isnan(seg).any()
     if "ptb" in m.inputs or "rst" in m.inputs:
-        worst = WORST.get(m.name.split("-")[0] if m.name[-1].isdigit() else m.name, 0.0)
-        assert seg[[3, 7, 11]].tolist() == [worst] * 3
+        assert seg[[3, 7]].tolist() == [worst(m)] * 2
+        # the unparsed line: the worst value of a hypothesis of its length (the -BP variants: times its penalty)
+        assert seg[11] == (worst(M.get(m.name.replace("-BP", ""))) if "-BP-" not in m.name else pytest.approx(
+            worst(M.get(m.name.replace("-BP", ""))) * float(m._parts(m.segment_stats(c)[11])["bp"]), abs=1e-15))
     elif m.name == "TER":  # all words of the closest reference deleted, over the average reference length
         lens = [[len(r.split()) for r in literal["refs"][i]] for i in (3, 7)]
         assert seg[[3, 7]].tolist() == pytest.approx([min(n) / np.mean(n) for n in lens], abs=1e-12)

@@ -53,6 +53,14 @@ def family_corpus(name: str, real: dict, learned_model) -> float:
         return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"]).score
     if name in ("TKM", "DTKM"):
         return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"]).score
+    if name in ("STM-BP", "DSTM-BP", "HWCM-BP"):  # the plain family times sacrebleu's own brevity penalty
+        from sacrebleu.metrics.bleu import BLEU as SacreBLEU
+
+        plain = getattr(syntactic, name[:-3])().corpus_score(real["trees_h"], real["trees_r"]).score
+        c = [len(t.leaves()) for t in real["trees_h"]]
+        r = [min((len(x.leaves()) for x in rs if x is not None), key=lambda x, h=h: (abs(x - h), x))
+             for h, rs in zip(c, real["trees_r"])]
+        return plain * SacreBLEU.compute_bleu([1] * 4, [1] * 4, sum(c), sum(r)).bp
     if name in ("DR", "DR-lex"):
         return discourse.DiscourseSimilarity(lexicalized=name == "DR-lex").corpus_score(real["hyp_rst"], real["rst_r"]).score
     if name == "Learned":

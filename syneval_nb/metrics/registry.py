@@ -138,6 +138,9 @@ def _register_defaults() -> None:
     for cls in (syntactic.STM, syntactic.DSTM, syntactic.HWCM):
         register(cls.family, cls, depth=True,
                  default_depth=default_depth, description=(cls.__doc__ or "").split("\n")[0])
+    for cls in (syntactic.STM, syntactic.DSTM, syntactic.HWCM):  # the named variant with BLEU's brevity penalty
+        register(f"{cls.family}-BP", lambda cls=cls, **o: cls(brevity_penalty=True, **o), depth=True,
+                 default_depth=default_depth, description=f"{cls.family} times BLEU's brevity penalty (bp:yes)")
     for cls in (syntactic.TKM, syntactic.DTKM):
         register(cls.name, cls,
                  description=(cls.__doc__ or "").split("\n")[0])

@@ -629,7 +629,7 @@ class _DepthMetric(Metric):
         self.depth = int(depth)
         self.effective_order = bool(effective_order)
         self.brevity_penalty = bool(brevity_penalty)
-        self.name = f"{self.family}-{self.depth}"
+        self.name = f"{self.family}{'-BP' if self.brevity_penalty else ''}-{self.depth}"
 
     # -- to be specialised
     def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
