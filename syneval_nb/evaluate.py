@@ -14,7 +14,8 @@ import numpy as np
 from syneval_nb.metrics import registry as M
 from syneval_nb.stats import bootstrap_weights, percentile_ci
 from syneval_nb.textio import read_lines
-from syneval_nb.trees.rst import load_rst_jsonl
+from syneval_nb.trees.ptb import TreeFormatError, is_empty_parse, read_ptb_flat, same_words
+from syneval_nb.trees.rst import edus, load_rst_jsonl
 
 
 __all__ = ["Evaluation", "ScoreInputError", "evaluate", "load_files", "find_parse_file", "system_names"]
@@ -154,21 +155,45 @@ def find_parse_file(parses_dir: str | Path, text_file: str | Path, suffix: str) 
     return hits[0] if hits else None
 
 
-def _read_parses(parses_dir: str | Path | None, files: Sequence[str], n: int, need: set[str]):
-    """Ready parses from ``--parses``: ``{file: (ptb lines or None, rst trees or None)}``."""
+def _check_words(parse_file: Path, text_file: str, texts: Sequence[str], words: Sequence[Sequence[str] | None]):
+    """Refuse parses of other text: every line's tree must hold the words of the same line of ``text_file``, up to
+    PTB tokenization and escaping (:func:`syneval_nb.trees.ptb.same_words`)."""
+    for i, (t, w) in enumerate(zip(texts, words)):
+        if w is not None and not same_words(w, t):
+            shown = " ".join(w)
+            raise ScoreInputError(
+                f"{parse_file} line {i + 1} does not hold the words of {text_file} line {i + 1} "
+                f"({shown[:50]!r}{'...' if len(shown) > 50 else ''} vs {t[:50]!r}{'...' if len(t) > 50 else ''}): "
+                f"these parses belong to another text; parse the file again (syneval-nb parse) or fix --parses")
+    return None
+
+
+def _read_parses(parses_dir: str | Path | None, files: Sequence[str], texts: Mapping[str, list[str]],
+                 need: set[str]):
+    """Ready parses from ``--parses``: ``{file: (ptb lines or None, rst trees or None)}``, each line checked
+    against its text line (:func:`_check_words`)."""
 
     out = {}
     for f in files:
         ptb = rst = None
+        n = len(texts[f])
         if parses_dir is not None:
             if "ptb" in need and (p := find_parse_file(parses_dir, f, ".ptb")) is not None:
                 ptb = _read(p, "parse file")
                 if len(ptb) != n:
                     raise ScoreInputError(f"parse file {p} has {len(ptb)} lines but {f} has {n}")
+                try:
+                    trees = [None if not x.strip() or is_empty_parse(x) else read_ptb_flat(x, line_no=i + 1)
+                             for i, x in enumerate(ptb)]
+                except TreeFormatError as e:
+                    raise ScoreInputError(f"parse file {p}: {str(e).splitlines()[0]}") from None
+                _check_words(p, f, texts[f], [None if t is None else [w for w in t.words if w is not None]
+                                              for t in trees])
             if "rst" in need and (p := find_parse_file(parses_dir, f, ".jsonl")) is not None:
                 rst = load_rst_jsonl(p)
                 if len(rst) != n:
                     raise ScoreInputError(f"RST file {p} has {len(rst)} lines but {f} has {n}")
+                _check_words(p, f, texts[f], [None if r is None else " ".join(edus(r)).split() for r in rst])
         out[f] = (ptb, rst)
     return out
 
@@ -196,7 +221,8 @@ def load_files(ref_files: Sequence[str], hyp_files: Sequence[str], *, names: Seq
     names = list(names) if names else system_names(hyp_files)
     if len(names) != len(hyp_files) or len(set(names)) != len(names):
         raise ScoreInputError(f"need {len(hyp_files)} distinct system names, got {names}")
-    ready = _read_parses(parses_dir, list(ref_files) + list(hyp_files), n, set(need))
+    ready = _read_parses(parses_dir, list(ref_files) + list(hyp_files),
+                         dict(zip(list(ref_files) + list(hyp_files), refs + hyps)), set(need))
     ref_ptb = [ready[f][0] for f in ref_files]
     ref_rst = [ready[f][1] for f in ref_files]
     out = {}

@@ -198,9 +198,23 @@ def test_damaged_entries_are_misses_and_listed(tmp_path):
             c.get(STANFORD, "Dogs bark.")
         assert c.n_rejected == 2  # counted each time it is met
         assert c.get_many(STANFORD, ["Dogs bark."], validate=False) == {"Dogs bark.": "(ROOT (S"}
-        c.put(STANFORD, "Dogs bark.", GOOD_PTB.replace("Cats", "Dogs"))  # a new parse replaces it
-        assert c.get_many(STANFORD, ["Dogs bark."]) == {"Dogs bark.": GOOD_PTB.replace("Cats", "Dogs")}
+        bark = GOOD_PTB.replace("Cats", "Dogs").replace("sleep", "bark")
+        c.put(STANFORD, "Dogs bark.", bark)  # a new parse replaces it
+        assert c.get_many(STANFORD, ["Dogs bark."]) == {"Dogs bark.": bark}
         assert c.last_rejected == {}
+
+
+def test_a_valid_tree_of_another_sentence_is_a_miss(tmp_path):
+    """Issue 24: a cache row holding a valid tree for other words is rejected (and so parsed again); PTB
+    tokenization and escaping are not differences."""
+    with ParseCache(tmp_path / "c.sqlite") as c:
+        c.put_many(STANFORD, [("Dogs bark.", GOOD_PTB), ("Cats (3 ½) sleep.",
+                                                          "(ROOT (S (NP (NNS Cats) (PRN (-LRB- -LRB-) (CD 3) (CD 1/2) "
+                                                          "(-RRB- -RRB-))) (VP (VBP sleep)) (. .)))")])
+        got = c.get_many(STANFORD, ["Dogs bark.", "Cats (3 ½) sleep."])
+        assert list(got) == ["Cats (3 ½) sleep."]
+        assert c.last_rejected == {"Dogs bark.": "the tree holds the words of another sentence (cached "
+                                                 f"{GOOD_PTB[:60]!r}{'...' if len(GOOD_PTB) > 60 else ''})"}
 
 
 def test_checks_cover_the_kits_backend_keys():

@@ -231,3 +231,34 @@ def test_really_parses_through_the_jvm(files, tmp_path):
         assert out[metrics.canonical_name(spec)]["score"] == pytest.approx(
             metrics.get(spec).corpus_score(c).score, abs=1e-12)
     store.close()
+
+
+@pytest.mark.parametrize("suffix", [".ptb", ".jsonl"])
+def test_parses_of_another_text_are_refused(files, tmp_path, suffix):
+    """Issue 24: ``--parses`` holding the parses (or RST trees) of another system's file of the same length gave
+    STM-4 .8413 instead of .7059 without a word. Every tree's words are checked against its line (up to PTB
+    tokenization), and the first mismatch is named by file and line, before any scoring."""
+    p = tmp_path / "parses"
+    p.mkdir()
+    for f in Path(files["parses"]).iterdir():
+        (p / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    one, other = (Path(h).name for h in files["hyps"])
+    (p / (one + suffix)).write_text((p / (other + suffix)).read_text(encoding="utf-8"), encoding="utf-8")
+    ours, theirs = read_lines(files["hyps"][0]), read_lines(files["hyps"][1])
+    first = next(i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b)
+    r = run("-r", *files["refs"], "-i", files["hyps"][0], "-m", "stm" if suffix == ".ptb" else "dr",
+            "--parses", str(p))
+    _one_error_line(r, f"{one}{suffix} line {first + 1} does not hold the words of", f"{one} line {first + 1}",
+                    "belong to another text")
+
+
+def test_a_malformed_parse_line_is_named_by_file_and_line(files, tmp_path):
+    p = tmp_path / "parses"
+    p.mkdir()
+    for f in Path(files["parses"]).iterdir():
+        lines = read_lines(f)
+        if f.name == Path(files["hyps"][0]).name + ".ptb":
+            lines[3] = "(ROOT (S (NP dog"
+        (p / f.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = run("-r", *files["refs"], "-i", files["hyps"][0], "-m", "stm", "--parses", str(p))
+    _one_error_line(r, f"parse file {p / (Path(files['hyps'][0]).name + '.ptb')}: line 4")

@@ -5,3 +5,4 @@ only when a scheduler is given).
 Importing the package registers every backend's result check with the cache (:func:`~.cache.register_check`).
 """
 
+from . import feng_hirst, spacy, stanford  # noqa: F401,E402  (each registers its result check with the cache)

@@ -48,23 +48,25 @@ class CacheError(RuntimeError):
 
 CHECKS: dict[str, Callable[[str], None]] = {}
 """Result checks by prefix of the backend key. Each backend registers its own (:func:`register_check`): a check
-takes a stored result and raises ``ValueError``/``KeyError``/``TypeError`` when it is not a valid result."""
+takes a stored result and the text it was stored for (``None`` when unknown) and raises
+``ValueError``/``KeyError``/``TypeError`` when it is not a valid result of that text."""
 
 
-def register_check(prefix: str, check: Callable[[str], None]) -> None:
+def register_check(prefix: str, check: Callable[[str, str | None], None]) -> None:
     """Check every result stored under a backend key that starts with ``prefix`` with ``check`` as it is read."""
     CHECKS[prefix] = check
 
 
-def check_result(backend_key: str, result: str | None) -> str | None:
-    """Why a stored result of ``backend_key`` is not a valid result of its backend, or ``None`` when it is (or when
-    the backend is not one of the kit's, whose results are opaque strings). A stored failure (``None``) is valid."""
+def check_result(backend_key: str, result: str | None, text: str | None = None) -> str | None:
+    """Why a stored result of ``backend_key`` (for ``text``, when given) is not a valid result of its backend, or
+    ``None`` when it is (or when the backend is not one of the kit's, whose results are opaque strings). A stored
+    failure (``None``) is valid."""
     if result is None:
         return None
     for prefix, check in CHECKS.items():
         if backend_key.startswith(prefix):
             try:
-                check(result)
+                check(result, text)
             except (ValueError, KeyError, TypeError) as e:  # TreeFormatError, JSONDecodeError, RSTFormatError
                 what = f"missing field {e}" if isinstance(e, KeyError) else str(e).splitlines()[0]
                 return f"{what} (cached {result[:60]!r}{'...' if len(result) > 60 else ''})"
@@ -171,7 +173,7 @@ class ParseCache:
         rejected: dict[str, str] = {}
         if validate:
             for text, result in got.items():
-                why = check_result(backend_key, result)
+                why = check_result(backend_key, result, text)
                 if why is not None:
                     rejected[text] = why
             for text in rejected:

@@ -210,8 +210,9 @@ def _parse_stream(todo: list[str], workers: int, global_features: bool,
 
 
 
-def check_result(result: str) -> None:
-    """A stored RST result is JSON that :func:`syneval_nb.trees.rst.validate_rst` accepts."""
+def check_result(result: str, text: str | None = None) -> None:
+    """A stored RST result is JSON that :func:`syneval_nb.trees.rst.validate_rst` accepts (the EDUs are
+    tokenized and split by the parser's own sentence splitter, so they are not compared with ``text``)."""
     validate_rst(json.loads(result))
 
 

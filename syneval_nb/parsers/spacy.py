@@ -94,7 +94,7 @@ def _dependency_tree(result: str):
 
 
 
-def check_result(result: str) -> None:
+def check_result(result: str, text: str | None = None) -> None:
     """A stored spaCy result is the JSON of a :class:`~syneval_nb.trees.heads.DependencyTree`."""
     d = json.loads(result)
     if not isinstance(d, dict):

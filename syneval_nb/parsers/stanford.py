@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from syneval_nb.parsers.cache import register_check
-from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat
+from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat, same_words
 
 
 SENTINEL = "The syneval-sentinel"
@@ -510,16 +510,20 @@ def _close_parsers() -> None:
 
 
 
-def check_result(result: str) -> None:
-    """A stored Stanford result is one readable bracketed tree on one line, or the "no parse" marker ``(())``."""
+def check_result(result: str, text: str | None = None) -> None:
+    """A stored Stanford result is one readable bracketed tree on one line, or the "no parse" marker ``(())``, and,
+    when ``text`` is given, holds its words (:func:`syneval_nb.trees.ptb.same_words`: a cache row with a valid
+    tree of another sentence is rejected, and the sentence parsed again)."""
     if "\n" in result or "\r" in result:
         raise ValueError("a parse must be one line (the output is one tree per input line)")
     if result.strip() and is_empty_parse(result):
         return  # the parser's "no parse" marker (())
     try:
-        read_ptb_flat(result)
+        flat = read_ptb_flat(result)
     except EmptyParseError as e:
         raise ValueError(f"a tree without words ({e})") from None
+    if text is not None and not same_words([w for w in flat.words if w is not None], text):
+        raise ValueError("the tree holds the words of another sentence")
 
 
 register_check("stanford-lexparser", check_result)
