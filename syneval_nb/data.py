@@ -607,7 +607,7 @@ def load_text_set(hyp_files: str | os.PathLike | Sequence[str | os.PathLike] | M
         frames.append(f)
     df = pd.concat(frames, ignore_index=True)
     if scores is not None:
-        df = _join_scores(df, Path(scores), several=len(hyps) > 1)
+        df = _join_scores(df, Path(scores))
     return df
 
 
@@ -631,35 +631,75 @@ def _score_table_number(path: Path, column: str, row: int, text: str, integer: b
     return v
 
 
-def _join_scores(df: pd.DataFrame, path: Path, several: bool) -> pd.DataFrame:
-    s = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)  # as written: each cell is checked below
+def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence[str] | None = None, *,
+                     aliases: Mapping[str, str] | None = None, required: Sequence[str] = ()) -> pd.DataFrame:
+    """The one reader of segment scores given by a user (``load_text_set(scores=)``, ``report --human-scores``):
+    a TSV with a header, ``seg_id`` (0-based line number), ``system`` (required when ``systems`` has several) and
+    one or more numeric columns (``required`` must be among them). Everything is checked before any work, each
+    error naming the file, the row and the fix: a missing or empty file, ragged rows, a cell that is not a number
+    (an empty cell is a missing score, NaN), a ``seg_id`` outside ``0..n_segments-1`` (ids in ``1..n_segments``
+    are called out as 1-based), a system that is not scored (``aliases`` maps other accepted spellings, e.g.
+    file stems, to the system names), a (system, seg_id) given twice. Returns ``system`` (when given), ``seg_id``
+    and the score columns."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"score table {path}: no such file")
+    lines = [ln for ln in read_lines(path) if ln.strip() and not ln.lstrip().startswith("#")]
+    if len(lines) < 2:
+        raise ValueError(f"{path}: no scores (a header line and at least one row are needed)")
+    header = lines[0].split("\t")
+    for i, ln in enumerate(lines[1:]):
+        if len(ln.split("\t")) != len(header):
+            raise ValueError(f"{path}: row {i + 1} has {len(ln.split(chr(9)))} tab-separated fields, the header "
+                             f"{len(header)} ({', '.join(header)})")
+    s = pd.DataFrame([ln.split("\t") for ln in lines[1:]], columns=[h.strip() for h in header], dtype=str)
+    several = systems is not None and len(systems) > 1
     if "seg_id" not in s.columns:
         raise ValueError(f"{path}: the score TSV needs a 'seg_id' column (0-based line), got {list(s.columns)}")
     keys = ["system", "seg_id"] if "system" in s.columns else ["seg_id"]
     if several and "system" not in s.columns:
-        raise ValueError(f"{path}: several hypothesis files, so the score TSV needs a 'system' column")
+        raise ValueError(f"{path}: several systems are scored, so the score TSV needs a 'system' column")
     value_cols = [c for c in s.columns if c not in keys]
     if not value_cols:
         raise ValueError(f"{path}: no score column besides {keys}")
-    taken = [c for c in value_cols if c in df.columns]
-    if taken:
-        raise ValueError(f"{path}: score column {taken[0]!r} has the name of a column of the text frame "
-                         f"({', '.join(df.columns)}); rename it")
+    for c in required:
+        if c not in value_cols:
+            raise ValueError(f"{path}: the TSV needs the columns {', '.join(keys + list(required))} "
+                             f"(missing {c!r}; found {list(s.columns)})")
     s["seg_id"] = [int(_score_table_number(path, "seg_id", i, t, integer=True)) for i, t in enumerate(s["seg_id"])]
     for c in value_cols:
         s[c] = np.array([_score_table_number(path, c, i, t) for i, t in enumerate(s[c])], dtype=float)
-    if s.duplicated(keys).any():
-        raise ValueError(f"{path}: duplicate rows for the same {' and '.join(keys)}")
-    bad = s[(s["seg_id"] < 0) | (s["seg_id"] >= df["seg_id"].max() + 1)]
+    bad = s[(s["seg_id"] < 0) | (s["seg_id"] >= n_segments)]
     if len(bad):
+        one_based = s["seg_id"].min() >= 1 and s["seg_id"].max() == n_segments
         raise ValueError(f"{path}: seg_id {int(bad['seg_id'].iloc[0])} (row {bad.index[0] + 1}) is outside the "
-                         f"files' 0..{df['seg_id'].max()}")
+                         f"files' 0..{n_segments - 1}" + ("; the ids look 1-based (1.." f"{n_segments}): "
+                                                               "subtract 1, seg_id is the 0-based line number"
+                                                               if one_based else ""))
     if "system" in s.columns:
-        s["system"] = s["system"].astype(str)
-        unknown = set(s["system"]) - set(df["system"])
-        if unknown:
-            raise ValueError(f"{path}: unknown systems {sorted(unknown)}; known: {sorted(set(df['system']))}")
+        s["system"] = [str(x).strip() for x in s["system"]]
+        if systems is not None:
+            known = {**(aliases or {}), **{x: x for x in systems}}
+            unknown = sorted(set(s["system"]) - set(known))
+            if unknown:
+                raise ValueError(f"{path}: systems {unknown} are not among the scored systems {list(systems)}"
+                                 + (f" (also accepted: {sorted(aliases)})" if aliases else ""))
+            s["system"] = [known[x] for x in s["system"]]
+    if s.duplicated(keys).any():
+        dup = s[s.duplicated(keys, keep=False)].iloc[0]
+        raise ValueError(f"{path}: {' and '.join(f'{k} {dup[k]}' for k in keys)} is given twice")
+    return s
+
+
+def _join_scores(df: pd.DataFrame, path: Path) -> pd.DataFrame:
+    s = read_score_table(path, int(df["seg_id"].max()) + 1, list(dict.fromkeys(df["system"])))
+    taken = [c for c in s.columns if c not in ("system", "seg_id") and c in df.columns]
+    if taken:
+        raise ValueError(f"{path}: score column {taken[0]!r} has the name of a column of the text frame "
+                         f"({', '.join(df.columns)}); rename it")
+    keys = ["system", "seg_id"] if "system" in s.columns else ["seg_id"]
     return df.merge(s, on=keys, how="left", validate="many_to_one" if keys == ["seg_id"] else "one_to_one")
+
 
 def rst_files(name: str, folder: str | os.PathLike | None = None) -> Path:
     """Folder of the shipped RST trees of a data set (``"ted-zhen-mqm"`` or ``"wmt21-deen"``)."""

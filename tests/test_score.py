@@ -141,7 +141,7 @@ def test_unparsed_lines_reported_and_scored_with_the_worst_value(files, tmp_path
     one, zero = Path(files["hyps"][1]).name, Path(files["hyps"][0]).name
     assert (stm[one]["n_missing"], stm[one]["n_unparsed"], stm[one]["n_empty"]) == (0, 1, 0)
     assert (stm[zero]["n_unparsed"], bleu[one]["n_unparsed"]) == (0, 0)  # BLEU needs no parse
-    assert out["unparsed"] == {one: {"ptb hyp": [4]}}
+    assert out["unparsed"] == {one: {"ptb hyp": [5]}} and out["line_numbers"] == "1-based"  # as stderr says
     assert "1 ptb hyp sentences without a parse (lines 5); scored with the worst value" in r.stderr
     c = api_corpus(files, files["hyps"][1])
     keep = [i for i in range(len(LINES)) if i != 4]
@@ -262,3 +262,33 @@ def test_a_malformed_parse_line_is_named_by_file_and_line(files, tmp_path):
         (p / f.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     r = run("-r", *files["refs"], "-i", files["hyps"][0], "-m", "stm", "--parses", str(p))
     _one_error_line(r, f"parse file {p / (Path(files['hyps'][0]).name + '.ptb')}: line 4")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--n-bootstrap", "1"], "--n-bootstrap 1: give 0 (no intervals) or at least 100 resamples"),
+    (["--n-bootstrap", "-5"], "--n-bootstrap -5: give 0"),
+    (["-m", "stm-1000000"], "STM: depth must be in 1..100, got 1000000"),
+])
+def test_bad_options_are_refused_before_any_work(files, args, needle):
+    _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", *args), needle)
+
+
+def test_paired_bootstrap_needs_two_systems(files):
+    _one_error_line(run("-r", *files["refs"], "-i", files["hyps"][0], "-m", "bleu", "--paired-bootstrap"),
+                    "give at least two -i files")
+
+
+def test_output_and_cache_are_checked_before_any_work(files, tmp_path):
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "-o", str(folder)),
+                    f"the output {folder} is an existing folder")
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"not a database at all" * 100)
+    r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "--cache", str(garbage))
+    _one_error_line(r, str(garbage))
+    nested = tmp_path / "x" / "y" / "out.json"  # missing folders are made, the file written whole
+    r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "--format", "json", "-o", str(nested),
+            "--n-bootstrap", "0")
+    assert r.returncode == 0, r.stderr
+    assert [x["name"] for x in json.loads(nested.read_text(encoding="utf-8"))["scores"]] == ["BLEU", "BLEU"]

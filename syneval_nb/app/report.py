@@ -17,6 +17,7 @@ from syneval_nb.app.runner import run_notebook
 from syneval_nb.app.score import ScoreInputError, load_files
 from syneval_nb.metrics import registry as M
 from syneval_nb.paths import NOTEBOOK_DIR
+from syneval_nb.studies.evaluate_your_system import read_human
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.app.index_page import _last_line
 
@@ -60,12 +61,16 @@ def cli(argv: list[str] | None = None) -> int:
     names = [s.strip() for s in args.names.split(",")] if args.names else None
     try:
         [M.get(s) for s in specs]
-        if args.input:
-            load_files(args.refs, args.input, names=names)  # the same checks as syneval-nb score, before papermill
         if args.human_scores and not Path(args.human_scores).is_file():
             raise ScoreInputError(f"human scores {args.human_scores}: no such file")
+        if args.input:
+            corpora = load_files(args.refs, args.input, names=names)  # syneval-nb score's checks, before papermill
+            if args.human_scores:  # and the human scores against the files, before any parsing
+                read_human(args.human_scores, list(corpora), len(next(iter(corpora.values()))), args.input)
     except (M.UnknownMetricError, ScoreInputError, InputEncodingError) as e:
         return error(str(e))
+    except ValueError as e:
+        return error(str(e).splitlines()[0])
     params: dict[str, Any] = {"hyp_files": _abs(args.input), "ref_files": _abs(args.refs), "names": names,
                               "human_scores": str(Path(args.human_scores).resolve()) if args.human_scores else None,
                               "metrics": specs, "parses_dir": str(Path(args.parses).resolve()) if args.parses else None,

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 from syneval_nb.evaluate import Evaluation, ScoreInputError, evaluate, find_parse_file, load_files, system_names  # noqa: F401
+from syneval_nb.app.files import OutputPathError, check_output_path, write_output
+from syneval_nb.parsers.cache import CacheError, ParseCache
 from syneval_nb.parsers.stanford import ParserSetupError, find_java
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.metrics import registry as M
@@ -60,7 +62,8 @@ def _records(ev: Evaluation, segment_level: bool) -> dict:
         scores.append(rec)
     out = {"scores": scores, "signatures": ev.signatures, "n_segments": int(ev.table["n"].iloc[0]),
            "bootstrap": {"n_resamples": ev.n_resamples, "seed": ev.seed, "unit": "segment", "ci": 0.95},
-           "unparsed": {s: f for s, f in ev.failures.items() if f}}
+           "unparsed": {s: {k: [i + 1 for i in v] for k, v in f.items()} for s, f in ev.failures.items() if f},
+           "line_numbers": "1-based"}
     if segment_level:
         out["segments"] = {s: {m.name: g[m.name].tolist() for m in ev.metrics}
                            for s, g in ev.segments.groupby("system", sort=False)}
@@ -184,9 +187,16 @@ def cli(argv: list[str] | None = None) -> int:
         need = {i for m in objs for i in m.inputs} - {"text"}
         names = [s.strip() for s in args.names.split(",")] if args.names else None
         cache: Any = None if args.no_cache else (args.cache or True)
-        inputs = {str(Path(p).resolve()) for p in args.refs + args.input}
-        if args.output and str(Path(args.output).resolve()) in inputs:
-            return _error(f"-o {args.output} is one of the input files; it would be overwritten")
+        if args.n_bootstrap < 0 or 0 < args.n_bootstrap < 100:
+            return _error(f"--n-bootstrap {args.n_bootstrap}: give 0 (no intervals) or at least 100 resamples "
+                          "(fewer cannot give a 95% interval)")
+        if args.paired_bootstrap and len(args.input) < 2:
+            return _error("--paired-bootstrap compares systems with a baseline: give at least two -i files")
+        for p in args.refs + args.input if args.output else ():
+            check_output_path(args.output, p)  # before any work: not an input, a folder or an unwritable place
+        if cache not in (None, True):
+            with ParseCache(cache):  # a folder, a damaged or foreign file, or an unreadable one: refused now
+                pass
         corpora = load_files(args.refs, args.input, names=names, parses_dir=args.parses, need=need,
                              workers=args.workers, cache=cache, progress=not args.quiet)
         if "ptb" in need and args.scheduler is None and any(c.hyp_ptb is None for c in corpora.values()):
@@ -203,8 +213,8 @@ def cli(argv: list[str] | None = None) -> int:
             baseline = b
         ev = evaluate(corpora, objs, n_resamples=max(0, args.n_bootstrap), seed=args.seed, baseline=baseline,
                       progress=not args.quiet, workers=args.workers, cache=cache, scheduler=args.scheduler)
-    except M.UnknownMetricError as e:
-        return _error(str(e))
+    except (M.UnknownMetricError, OutputPathError, CacheError) as e:
+        return _error(str(e).splitlines()[0])
     except (ScoreInputError, InputEncodingError, M.ReferenceLayoutError) as e:
         return _error(str(e))
     except ParserSetupError as e:
@@ -225,7 +235,7 @@ def cli(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
     text = render(ev, args.format, args.segment_level)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_output(args.output, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     else:
         sys.stdout.write(text)
     return 0

@@ -608,6 +608,11 @@ def _closest_ref_len(c: int, refs: RefSet) -> int:
     return min((n_words(r) for r in refs.parses), key=lambda r: (abs(r - c), r))
 
 
+MAX_DEPTH = 100
+"""The largest depth (chain length) a depth metric takes: far beyond any parse of a sentence (the shipped data's
+deepest tree has fewer levels), and each depth costs two statistics columns per segment."""
+
+
 class _DepthMetric(Metric):
     """Shared machinery of STM, DSTM and HWCM (clipped precision per depth, arithmetic mean over d = 1..D; with
     ``effective_order=True``, over the depths the hypothesis has). Statistics ``[m_1..m_D, t_1..t_D]`` (clipped
@@ -624,8 +629,8 @@ class _DepthMetric(Metric):
     def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False,
                  brevity_penalty: bool = False) -> None:
         super().__init__()
-        if int(depth) < 1:
-            raise ValueError(f"depth must be >= 1, got {depth}")
+        if not 1 <= int(depth) <= MAX_DEPTH:
+            raise ValueError(f"{self.family}: depth must be in 1..{MAX_DEPTH}, got {depth}")
         self.depth = int(depth)
         self.effective_order = bool(effective_order)
         self.brevity_penalty = bool(brevity_penalty)

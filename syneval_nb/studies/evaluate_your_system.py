@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 from syneval_nb import stats
-from syneval_nb.data import sample_segment_ids
+from syneval_nb.data import read_score_table, sample_segment_ids
 from syneval_nb.evaluate import evaluate, load_files
 from syneval_nb.metrics import registry as M
 from syneval_nb.metrics.lexical import tokenize
@@ -84,18 +84,19 @@ class Study:
         return seg
 
 
-def _read_human(path: str | Path, names: Sequence[str]) -> pd.DataFrame:
-    h = pd.read_csv(path, sep="\t", comment="#")
-    missing = {"system", "seg_id", "score"} - set(h.columns)
-    if missing:
-        raise ValueError(f"{path}: human scores need the columns system, seg_id, score (missing {sorted(missing)})")
-    h = h[["system", "seg_id", "score"]].astype({"system": str, "seg_id": int, "score": float})
-    unknown = sorted(set(h["system"]) - set(names))
-    if unknown:
-        raise ValueError(f"{path}: systems {unknown} are not among the scored systems {list(names)}")
-    if h.duplicated(["system", "seg_id"]).any():
-        raise ValueError(f"{path}: a (system, seg_id) pair is rated twice")
-    return h
+def read_human(path: str | Path, names: Sequence[str], n_segments: int,
+               files: Sequence[str] = ()) -> pd.DataFrame:
+    """The human scores of ``report --human-scores`` (TSV ``system, seg_id, score``), checked by the kit's one
+    score-table reader (:func:`syneval_nb.data.read_score_table`: ids, names, numbers, duplicates) before any
+    scoring; a system may be named by its system name, its file name or its file stem (as in WMT layouts)."""
+    aliases: dict[str, str] = {}
+    for name, f in zip(names, files):
+        for a in (Path(f).name, Path(f).stem):
+            aliases.setdefault(a, name)
+    h = read_score_table(path, n_segments, list(names), aliases=aliases, required=("score",))
+    if "system" not in h.columns:  # one system: the TSV may leave the column out
+        h.insert(0, "system", names[0])
+    return h[["system", "seg_id", "score"]]
 
 
 def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] | None = None,
@@ -124,12 +125,13 @@ def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] 
     corpora = {s: _subset(c, keep) for s, c in full.items()}
     systems = list(corpora)
     baseline = baseline or systems[0]
+    human = None
+    if human_scores:  # checked before any parsing or scoring
+        human = read_human(human_scores, systems, n, hyp_files)
+        human = human[human["seg_id"].isin(keep)].reset_index(drop=True)
     ev = evaluate(corpora, list(metrics), n_resamples=n_resamples, seed=seed, baseline=baseline, progress=progress,
                   workers=workers, cache=cache)
-    human = None
-    if human_scores:
-        human = _read_human(human_scores, systems)
-        human = human[human["seg_id"].isin(keep)].reset_index(drop=True)
+    if human is not None:
         if permute_human is not None:
 
             human["score"] = stats.permute_human(human["score"].to_numpy(float), _check_permute(permute_human))

@@ -1,0 +1,85 @@
+"""Issue 24: human scores that do not fit the files are refused, by one reader, before any parsing.
+
+``data.read_score_table`` serves ``load_text_set(scores=)`` and ``report --human-scores``
+(``studies.evaluate_your_system.read_human``): ids outside the files (1-based ids called out), unknown systems
+(file names and stems accepted), ragged or empty tables, duplicates. ``report`` refuses them with one line and exit
+code 2 before papermill starts.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from syneval_nb.data import read_score_table
+from syneval_nb.studies.evaluate_your_system import read_human
+from syneval_nb.textio import read_lines
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "examples" / "your_system"
+FILES = [str(EXAMPLE / f"system_{s}.txt") for s in ("good", "literal", "scrambled")]
+NAMES = ["system_good.txt", "system_literal.txt", "system_scrambled.txt"]  # syneval-nb's default names
+
+
+def _tsv(tmp_path, text: str) -> Path:
+    p = tmp_path / "h.tsv"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_the_example_scores_read_by_file_stem():
+    h = read_human(EXAMPLE / "human_scores.tsv", NAMES, 30, FILES)
+    assert len(h) == 90 and set(h["system"]) == set(NAMES)  # the TSV names the systems by their stems
+    rows = [line.split("\t") for line in read_lines(EXAMPLE / "human_scores.tsv")[1:]]
+    assert h["score"].tolist() == [float(r[2]) for r in rows]
+    assert h["seg_id"].tolist() == [int(r[1]) for r in rows]
+
+
+def test_one_based_ids_are_called_out(tmp_path):
+    rows = "".join(f"system_good\t{i + 1}\t{i}\n" for i in range(30))
+    with pytest.raises(ValueError, match=r"seg_id 30 \(row 30\) is outside the files' 0..29; the ids look "
+                                         r"1-based \(1..30\): subtract 1"):
+        read_human(_tsv(tmp_path, "system\tseg_id\tscore\n" + rows), NAMES, 30, FILES)
+
+
+def test_an_id_outside_the_files_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"seg_id 31 \(row 2\) is outside the files' 0..29$"):
+        read_human(_tsv(tmp_path, "system\tseg_id\tscore\nsystem_good\t0\t1\nsystem_good\t31\t2\n"), NAMES, 30,
+                   FILES)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no scores"),
+    ("system\tseg_id\tscore\n", "no scores"),
+    ("system\tseg_id\tscore\nsystem_good\t0\n", "row 1 has 2 tab-separated fields, the header 3"),
+    ("system\tseg_id\tmqm\nsystem_good\t0\t1\n", "missing 'score'"),
+    ("system\tseg_id\tscore\nsystem_good\t0\tabc\n", "'abc' is not a number"),
+    ("system\tseg_id\tscore\nsystem_good\t1.5\t1\n", "not a whole number"),
+    ("system\tseg_id\tscore\nGPT4\t0\t1\n", r"systems \['GPT4'\] are not among the scored systems"),
+    ("system\tseg_id\tscore\nsystem_good\t3\t1\nsystem_good.txt\t3\t2\n", "system system_good.txt and seg_id 3 is "
+                                                                          "given twice"),
+    ("seg_id\tscore\n0\t1\n", "needs a 'system' column"),
+])
+def test_bad_tables_are_refused_with_the_fix_named(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message):
+        read_human(_tsv(tmp_path, text), NAMES, 30, FILES)
+
+
+def test_one_system_may_leave_out_the_system_column(tmp_path):
+    t = read_score_table(_tsv(tmp_path, "seg_id\tscore\n0\t1.5\n2\t\n"), 3, ["a"], required=("score",))
+    assert t["seg_id"].tolist() == [0, 2] and t["score"].tolist()[0] == 1.5 and t["score"].isna().tolist() == [
+        False, True]
+
+
+def test_report_refuses_bad_human_scores_before_any_work(tmp_path):
+    """The run that parsed for 54 minutes and then failed: now one line and exit code 2 at once."""
+    bad = _tsv(tmp_path, "system\tseg_id\tscore\n" + "".join(f"system_good\t{i + 1}\t{i}\n" for i in range(30)))
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-r", str(EXAMPLE / "ref.A.txt"), "-i",
+                        *FILES, "--human-scores", str(bad), "-o", str(tmp_path / "out")], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"syneval-nb report: error: {bad}: seg_id 30 (row 30) is outside the files' 0..29; the ids look 1-based "
+        "(1..30): subtract 1, seg_id is the 0-based line number"]
+    assert not (tmp_path / "out").exists()
