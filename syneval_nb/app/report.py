@@ -2,7 +2,7 @@
 ``syneval-nb run`` (:func:`index_page`).
 
 ``syneval-nb report -r ref.A.txt [ref.B.txt ...] -i sysA.txt [sysB.txt ...] [-o DIR]`` runs
-``notebooks/09_evaluate_your_system.ipynb`` with papermill (:func:`syneval_nb.runner.run_notebook`) and writes
+``notebooks/09_evaluate_your_system.ipynb`` (in an installed wheel: its copy in the package data) with papermill (:func:`syneval_nb.runner.run_notebook`) and writes
 ``DIR/09_evaluate_your_system.html`` (plus the executed notebook and its results JSON). With no files it reports on
 the embedded example (``data/examples/your_system``).
 """
@@ -16,7 +16,7 @@ from syneval_nb.app.index_page import chapter_card, first_image, index_page, not
 from syneval_nb.app.runner import run_notebook
 from syneval_nb.app.score import ScoreInputError, load_files
 from syneval_nb.metrics import registry as M
-from syneval_nb.paths import NOTEBOOK_DIR
+from syneval_nb.paths import NOTEBOOK_DIR, REPORT_NOTEBOOK_NAME, KitFileMissing, report_notebook
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.app.index_page import _last_line
 
@@ -24,7 +24,10 @@ from syneval_nb.app.index_page import _last_line
 
 __all__ = ["NOTEBOOK", "index_page", "chapter_card", "notebook_question", "first_image", "cli"]
 
-NOTEBOOK = NOTEBOOK_DIR / "09_evaluate_your_system.ipynb"
+try:  # the checkout's notebooks/09, else the installed package's copy (syneval_nb.paths.report_notebook)
+    NOTEBOOK = report_notebook()
+except KitFileMissing:
+    NOTEBOOK = NOTEBOOK_DIR / REPORT_NOTEBOOK_NAME  # cli() says what is missing
 
 
 def _abs(paths: Sequence[str] | None) -> list[str] | None:
@@ -72,6 +75,11 @@ def cli(argv: list[str] | None = None) -> int:
                               "baseline": args.baseline, "sample": args.sample, "seed": args.seed,
                               "workers": args.workers}
 
+    if not NOTEBOOK.is_file():
+        try:
+            report_notebook()
+        except KitFileMissing as e:
+            return error(str(e))
     out = Path(args.output)
     try:
         result = run_notebook(NOTEBOOK, out, params, progress_bar=True)
