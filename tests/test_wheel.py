@@ -136,13 +136,25 @@ def _own_files(installed) -> Path:
 def test_wheel_report_on_own_files(installed):
     _, bin_, env, away = installed
     mine = _own_files(installed)
+    # the human scores as a segment-level file of the WMT metrics-task layout (system<TAB>score, segments in order)
+    t = (mine / "human_scores.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    rows = {(s, int(i)): v for s, i, v in (line.split("\t") for line in t)}
+    (mine / "xx-en.toy.seg.score").write_text("".join(f"{s}\t{rows.get((s, i), 'None')}\n" for s in
+                                                      ("system_good", "system_literal", "system_scrambled")
+                                                      for i in range(30)), encoding="utf-8")
     r = _run([str(bin_ / "syneval-nb"), "report", "-r", "ref.A.txt", "ref.B.txt", "-i", "system_good.txt",
               "system_literal.txt", "system_scrambled.txt", "--names", "system_good,system_literal,system_scrambled", "--parses", "parses",
-              "--human-scores", "human_scores.tsv", "-m", "bleu,stm,hwcm", "-o", str(away / "rep-mine")], mine, env)
+              "--human-scores", "xx-en.toy.seg.score", "-m", "bleu,stm,hwcm", "-o", str(away / "rep-mine")], mine, env)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "does not hold: system_scrambled is better than system_good" in r.stdout.splitlines()
     result = json.loads((away / "rep-mine" / "09_evaluate_your_system.json").read_text())
     assert result["parameters"]["hyp_files"] == [str(mine / f"system_{s}.txt") for s in ("good", "literal", "scrambled")]
+    assert result["parameters"]["human_scores"] == str(away / "rep-mine" / "human_scores.tsv")
+    converted = (away / "rep-mine" / "human_scores.tsv").read_text(encoding="utf-8").splitlines()
+    assert converted[0] == "system\tseg_id\tscore"
+    assert {(s, int(i)): float(v) for s, i, v in (line.split("\t") for line in converted[1:])} == \
+        {k: float(v) for k, v in rows.items()}
+    assert any(line.endswith(": STM-4 correlates with the human scores") for line in r.stdout.splitlines()), r.stdout
     for noise in NOISE:
         assert noise not in r.stderr, r.stderr
 

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from syneval_nb.app.index_page import chapter_card, first_image, index_page, notebook_question  # noqa: F401
 from syneval_nb.app.runner import run_notebook
 from syneval_nb.app.score import ScoreInputError, load_files
+from syneval_nb.data import MtmeFormatError, read_mtme_scores
 from syneval_nb.metrics import registry as M
 from syneval_nb.paths import NOTEBOOK_DIR, REPORT_NOTEBOOK_NAME, KitFileMissing, report_notebook
 from syneval_nb.textio import InputEncodingError
@@ -34,13 +35,30 @@ def _abs(paths: Sequence[str] | None) -> list[str] | None:
     return None if not paths else [str(Path(p).resolve()) for p in paths]
 
 
+def _human_tsv(path: str, out: Path) -> str:
+    """The human scores as the notebook reads them (TSV ``system, seg_id, score``): a TSV as it is, a ``.score``
+    file of the metrics-task layout converted into ``<out>/human_scores.tsv`` (``None`` scores left out)."""
+    p = Path(path)
+    if not p.name.endswith(".score"):
+        return str(p.resolve())
+    rows = ["system\tseg_id\tscore"]
+    for system, values in read_mtme_scores(p).items():
+        rows += [f"{system}\t{i}\t{v!r}" for i, v in enumerate(values) if v is not None]
+    out.mkdir(parents=True, exist_ok=True)
+    tsv = out / "human_scores.tsv"
+    tsv.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return str(tsv.resolve())
+
+
 def cli(argv: list[str] | None = None) -> int:
     """``syneval-nb report``: notebook 09 on your files (or the embedded example), as HTML."""
     ap = argparse.ArgumentParser(prog="syneval-nb report", description=__doc__.split("\n\n")[1])
     ap.add_argument("-r", "--refs", nargs="+", default=None, metavar="FILE", help="reference files")
     ap.add_argument("-i", "--input", nargs="+", default=None, metavar="FILE", help="system output files")
     ap.add_argument("--names", default=None, help="comma-separated system names (default: the file names)")
-    ap.add_argument("--human-scores", default=None, metavar="TSV", help="TSV with columns system, seg_id, score")
+    ap.add_argument("--human-scores", default=None, metavar="TSV",
+                    help="TSV with columns system, seg_id, score, or a LP.NAME.seg.score file of the WMT "
+                         "metrics-task layout (system<TAB>score lines, each system's segments in order)")
     ap.add_argument("-m", "--metrics", default="bleu,ter,meteor,stm,hwcm,dstm,tkm,dtkm",
                     help="comma-separated metric names (add dr,dr-lex for the discourse metrics)")
     ap.add_argument("--parses", default=None, metavar="DIR", help="ready parses (<file name>.ptb / .jsonl)")
@@ -67,10 +85,11 @@ def cli(argv: list[str] | None = None) -> int:
             load_files(args.refs, args.input, names=names)  # the same checks as syneval-nb score, before papermill
         if args.human_scores and not Path(args.human_scores).is_file():
             raise ScoreInputError(f"human scores {args.human_scores}: no such file")
-    except (M.UnknownMetricError, ScoreInputError, InputEncodingError) as e:
+        human_tsv = _human_tsv(args.human_scores, Path(args.output)) if args.human_scores else None
+    except (M.UnknownMetricError, ScoreInputError, InputEncodingError, MtmeFormatError) as e:
         return error(str(e))
     params: dict[str, Any] = {"hyp_files": _abs(args.input), "ref_files": _abs(args.refs), "names": names,
-                              "human_scores": str(Path(args.human_scores).resolve()) if args.human_scores else None,
+                              "human_scores": human_tsv,
                               "metrics": specs, "parses_dir": str(Path(args.parses).resolve()) if args.parses else None,
                               "baseline": args.baseline, "sample": args.sample, "seed": args.seed,
                               "workers": args.workers}
