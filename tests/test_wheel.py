@@ -203,3 +203,51 @@ def test_wheel_parse(installed):
     assert len(lines) == 2, lines
     assert lines[0].startswith("2 sentences: 0 from cache, 2 parsed, 0 empty, 0 without a parse, 0 worker restarts")
     assert lines[1] == "wrote 2 lines to two.ptb"
+
+
+def _modules(python: str, cwd: Path, env: dict | None) -> list[str]:
+    code = ("import json, pkgutil, syneval_nb; print(json.dumps(sorted(m.name for m in "
+            "pkgutil.walk_packages(syneval_nb.__path__, 'syneval_nb.'))))")
+    r = subprocess.run([python, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)
+
+
+def test_wheel_holds_every_module_of_the_checkout(installed):
+    py, _, env, away = installed
+    in_wheel = _modules(str(py), away, env)
+    here = _modules(sys.executable, REPO_ROOT, {**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    # the compiled speed-ups are left out of this test's wheel (SYNEVAL_NB_PURE_PYTHON=1 at build time)
+    assert in_wheel == [m for m in here if m != "syneval_nb._speedups"]
+    assert {"syneval_nb.trees.ptb", "syneval_nb.parsers.stanford", "syneval_nb.metrics.syntactic",
+            "syneval_nb.stats.meta", "syneval_nb.app.report", "syneval_nb.studies.evaluate_your_system"} <= set(in_wheel)
+
+
+def test_wheel_score_mtme_round_trip(installed):
+    """``score --mtme`` from the wheel on the embedded example written in the metrics task's layout."""
+    _, bin_, env, away = installed
+    mine = _own_files(installed)
+    root = away / "toyset"
+    for sub in ("references", "system-outputs/xx-en", "human-scores", "documents"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    shutil.copy(mine / "ref.A.txt", root / "references" / "xx-en.refA.txt")
+    parses = away / "toy-parses"
+    parses.mkdir(exist_ok=True)
+    shutil.copy(mine / "parses" / "ref.A.txt.ptb", parses / "xx-en.refA.txt.ptb")
+    for s in ("good", "literal", "scrambled"):
+        shutil.copy(mine / f"system_{s}.txt", root / "system-outputs" / "xx-en" / f"{s}.txt")
+        shutil.copy(mine / "parses" / f"system_{s}.txt.ptb", parses / f"{s}.txt.ptb")
+    (root / "documents" / "xx-en.docs").write_text("".join(f"toy d{i // 10}\n" for i in range(30)), encoding="utf-8")
+    out = away / "toy-scores"
+    r = _run([str(bin_ / "syneval-nb"), "score", "--mtme", str(root), "--lp", "xx-en", "-m", "bleu,stm",
+              "--parses", str(parses), "--documents", "--write-mtme", str(out), "--format", "json", "-q"], away, env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stderr.splitlines() == [f"syneval-nb score: wrote 4 score files to {out}"]
+    result = json.loads(r.stdout)
+    assert result["bootstrap"]["unit"] == "document"
+    seg = [line.split("\t") for line in (out / "STM-4-refA.seg.score").read_text(encoding="utf-8").splitlines()]
+    assert [s for s, _ in seg] == ["good"] * 30 + ["literal"] * 30 + ["scrambled"] * 30
+    sys_ = dict(line.split("\t") for line in (out / "STM-4-refA.sys.score").read_text(encoding="utf-8").splitlines())
+    got = {row["system"]: row["score"] for row in result["scores"] if row["name"] == "STM-4"}
+    assert {k: float(v) for k, v in sys_.items()} == got
+    # the registry's STM-4 against reference A alone, on the shipped parses (computed in the checkout)
+    assert {k: round(v, 6) for k, v in got.items()} == {"good": 0.841336, "literal": 0.705865, "scrambled": 0.465174}
