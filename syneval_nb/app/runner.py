@@ -71,7 +71,10 @@ def _kernel_name() -> str:
         argv = KernelSpecManager().get_kernel_spec(KERNEL_NAME).argv
     except (NoSuchKernel, OSError, ValueError):
         return "python3"
-    same = bool(argv) and os.path.abspath(argv[0]) == os.path.abspath(sys.executable)
+    # the same environment: the kernel's python sits in this interpreter's bin folder (compared as folders: every
+    # venv's python links to the same base binary)
+    same = bool(argv) and os.path.isabs(argv[0]) and \
+        os.path.realpath(os.path.dirname(argv[0])) == os.path.realpath(os.path.dirname(sys.executable))
     return KERNEL_NAME if same else "python3"
 
 
