@@ -103,7 +103,11 @@ def cli(argv: list[str] | None = None) -> int:
     try:
         result = run_notebook(NOTEBOOK, out, params, progress_bar=True)
     except Exception as exc:  # noqa: BLE001 - papermill's error names the failing cell
-        print(f"syneval-nb report: the report failed: {_last_line(str(exc))} (executed notebook kept in {out})",
+        # a cell's error: its last line (``Name: message``); anything else (the HTML export, the kernel): the
+        # exception's first line, which says what was missing
+        why = _last_line(str(exc)) if hasattr(exc, "ename") else \
+            f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+        print(f"syneval-nb report: the report failed: {why} (executed notebook kept in {out})",
               file=sys.stderr)
         return 1
     page = out / f"{NOTEBOOK.stem}.html"
