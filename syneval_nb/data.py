@@ -752,3 +752,220 @@ def wmt21_rst(segments, folder: str | os.PathLike | None = None) -> dict[str, li
     return out
 
 
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The WMT metrics-task layout (google-research/mt-metrics-eval), in and out
+# --------------------------------------------------------------------------------------------------------------
+
+MTME_LEVELS = ("sys", "domain", "doc", "seg")
+
+
+class MtmeFormatError(ValueError):
+    """A folder or file that is not in the metrics task's layout (the message is one line naming the file)."""
+
+
+def read_mtme_scores(path: str | os.PathLike) -> dict[str, list[float | None]]:
+    """A score file of the layout (``human-scores/LP.NAME.LEVEL.score``, ``METRIC-REF.LEVEL.score``) as
+    ``{system: [score, ...]}`` in file order: each line is ``SYSTEM SCORE`` (whitespace-separated, as
+    mt-metrics-eval's ``ReadScoreFile`` splits it), ``None`` a missing score. A line with another number of fields
+    or a score that is not a number is a :class:`MtmeFormatError` naming the line."""
+    p = Path(path)
+    if not p.is_file():
+        raise MtmeFormatError(f"score file {p}: no such file")
+    out: dict[str, list[float | None]] = {}
+    for i, line in enumerate(read_lines(p), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 2:
+            raise MtmeFormatError(f"{p}, line {i}: expected 'SYSTEM SCORE', got {line!r}")
+        name, text = parts
+        if text == "None":
+            value = None
+        else:
+            try:
+                value = float(text)
+            except ValueError:
+                raise MtmeFormatError(f"{p}, line {i}: score {text!r} is not a number") from None
+            if not math.isfinite(value):
+                raise MtmeFormatError(f"{p}, line {i}: score {text!r} is not a finite number")
+        out.setdefault(name, []).append(value)
+    if not out:
+        raise MtmeFormatError(f"score file {p} is empty")
+    return out
+
+
+def write_mtme_scores(path: str | os.PathLike, scores: Mapping[str, Sequence[float]]) -> Path:
+    """Write ``{system: [score, ...]}`` as the metrics task takes metric scores: one ``SYSTEM<TAB>SCORE`` line per
+    score, each system's scores in order (a ``seg`` file: all its segments in segment order; ``sys``: one line).
+    Metric scores may not be missing: a NaN/None or a system name with white space is a :class:`MtmeFormatError`.
+    The file is written whole (a temporary file, then renamed)."""
+    p = Path(path)
+    lines = []
+    for name, values in scores.items():
+        if not name or any(c.isspace() for c in name):
+            raise MtmeFormatError(f"{p}: system name {name!r} is empty or holds white space")
+        for v in values:
+            if v is None or not math.isfinite(float(v)):
+                raise MtmeFormatError(f"{p}: system {name}: a missing score (the metrics task allows none)")
+            lines.append(f"{name}\t{float(v)!r}\n")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.writelines(lines)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
+
+
+@dataclass
+class MtmeFiles:
+    """The files of one language pair in a test set's folder of the layout."""
+
+    folder: Path
+    lp: str
+    systems: dict[str, Path]  # system-outputs/LP/NAME.txt
+    references: dict[str, Path]  # references/LP.NAME.txt
+    source: Path | None = None  # sources/LP.txt
+    documents: Path | None = None  # documents/LP.docs
+    human: dict[tuple[str, str], Path] = field(default_factory=dict)  # (NAME, LEVEL) -> human-scores/LP.NAME.LEVEL.score
+
+
+def mtme_files(folder: str | os.PathLike, lp: str) -> MtmeFiles:
+    """Find the files of language pair ``lp`` in ``folder`` (a test set's folder, e.g. ``wmt23/``)."""
+    d = Path(folder)
+    if not d.is_dir():
+        raise MtmeFormatError(f"--mtme {d}: no such folder")
+    sys_dir = d / "system-outputs" / lp
+    systems = {p.name[:-len(".txt")]: p for p in sorted(sys_dir.glob("*.txt"))}
+    if not systems:
+        raise MtmeFormatError(f"{d}: no system outputs for {lp} (expected {sys_dir}/<system>.txt)")
+    refs = {}
+    for p in sorted((d / "references").glob(f"{lp}.*.txt")):
+        name = p.name[len(lp) + 1:-len(".txt")]
+        if "." in name or "-" in name or name in ("all", "src"):
+            raise MtmeFormatError(f"{p}: a reference name holds no '.' or '-' and is not 'all' or 'src'")
+        refs[name] = p
+    if not refs:
+        raise MtmeFormatError(f"{d}: no references for {lp} (expected {d / 'references'}/{lp}.<name>.txt)")
+    human = {}
+    for p in sorted((d / "human-scores").glob(f"{lp}.*.score")):
+        parts = p.name.split(".")
+        if len(parts) < 4 or parts[-2] not in MTME_LEVELS:
+            raise MtmeFormatError(f"{p}: not named {lp}.NAME.LEVEL.score (LEVEL one of {', '.join(MTME_LEVELS)})")
+        human[(".".join(parts[1:-2]), parts[-2])] = p
+    src = d / "sources" / f"{lp}.txt"
+    docs = d / "documents" / f"{lp}.docs"
+    return MtmeFiles(d, lp, systems, refs, src if src.is_file() else None, docs if docs.is_file() else None, human)
+
+
+def read_mtme_documents(path: str | os.PathLike) -> tuple[list[str], list[str]]:
+    """``documents/LP.docs``: one ``DOMAIN DOCNAME`` line per segment -> ``(domains, docs)``, one entry per
+    segment. A document must be one contiguous block of segments (as mt-metrics-eval requires)."""
+    p = Path(path)
+    domains, docs = [], []
+    for i, line in enumerate(read_lines(p), 1):
+        parts = line.split()
+        if len(parts) != 2:
+            raise MtmeFormatError(f"{p}, line {i}: expected 'DOMAIN DOCNAME', got {line!r}")
+        domains.append(parts[0])
+        docs.append(parts[1])
+    seen, prev = set(), None
+    for i, doc in enumerate(docs, 1):
+        if doc != prev:
+            if doc in seen:
+                raise MtmeFormatError(f"{p}, line {i}: document {doc!r} is not one contiguous block of segments")
+            seen.add(doc)
+            prev = doc
+    return domains, docs
+
+
+def mtme_seg_scores(path: str | os.PathLike, systems: Sequence[str], n: int) -> dict[str, np.ndarray]:
+    """A ``seg``-level score file as ``{system: array of n scores}`` (NaN for ``None``), for the given systems
+    (others in the file are ignored; a system the file lacks is all NaN). A system with another number of scores
+    than ``n`` is a :class:`MtmeFormatError`."""
+    raw = read_mtme_scores(path)
+    out = {}
+    for s in systems:
+        vals = raw.get(s)
+        if vals is None:
+            out[s] = np.full(n, np.nan)
+            continue
+        if len(vals) != n:
+            raise MtmeFormatError(f"{path}: system {s} has {len(vals)} segment scores, the test set has {n} segments")
+        out[s] = np.array([np.nan if v is None else v for v in vals], dtype=float)
+    return out
+
+
+def load_mtme(folder: str | os.PathLike, lp: str, refs: str | Sequence[str] | None = None,
+              human: str | Sequence[str] | None = None) -> pd.DataFrame:
+    """A test set in the WMT metrics-task layout as the tidy frame the notebooks use: one row per (system, segment).
+
+    ``folder`` holds ``system-outputs/LP/<system>.txt``, ``references/LP.<ref>.txt`` and optionally
+    ``sources/LP.txt``, ``documents/LP.docs`` and ``human-scores/LP.<name>.seg.score``. ``refs``: the reference
+    name(s) to score against (default: all, sorted by name). ``human``: the segment-level human scores to join
+    (names such as ``"mqm"``; default: every ``seg`` file there).
+
+    Columns: ``system, seg_id`` (0-based line), ``domain, doc`` (with documents), ``source`` (with sources),
+    ``target``, ``ref_1 .. ref_k`` and ``refs`` (the tuple, as :func:`load_text_set`), ``is_human`` (the system is a
+    reference of the folder) and one column per human score (NaN where the file says ``None``). Systems that are the
+    chosen references are left out (the task scores every system except the references used).
+    ``attrs``: ``lp``, ``ref_names``, ``human_scores``, ``system_files`` ``{system: path}``, ``ref_files``.
+    """
+    files = mtme_files(folder, lp)
+    names = sorted(files.references) if refs is None else [refs] if isinstance(refs, str) else list(refs)
+    for r in names:
+        if r not in files.references:
+            raise MtmeFormatError(f"reference {r!r} is not in {files.folder / 'references'} (there: "
+                                  f"{', '.join(sorted(files.references))})")
+    ref_lines = [read_lines(files.references[r]) for r in names]
+    n = len(ref_lines[0])
+    if n == 0:
+        raise MtmeFormatError(f"{files.references[names[0]]} is empty")
+    for r, lines in zip(names, ref_lines):
+        if len(lines) != n:
+            raise MtmeFormatError(f"{files.references[r]} has {len(lines)} lines, {files.references[names[0]]} has {n}")
+    systems = {s: p for s, p in files.systems.items() if s not in names}
+    if not systems:
+        raise MtmeFormatError(f"{files.folder}: no system for {lp} besides the references {names}")
+    seg_human = {name: p for (name, level), p in files.human.items() if level == "seg"}
+    wanted = sorted(seg_human) if human is None else [human] if isinstance(human, str) else list(human)
+    for h in wanted:
+        if h not in seg_human:
+            raise MtmeFormatError(f"no segment-level human scores {lp}.{h}.seg.score in {files.folder / 'human-scores'}")
+    cols: dict[str, list] = {"system": [], "seg_id": [], "target": []}
+    for s, p in systems.items():
+        lines = read_lines(p)
+        if len(lines) != n:
+            raise MtmeFormatError(f"{p} has {len(lines)} lines, the references have {n}")
+        cols["system"] += [s] * n
+        cols["seg_id"] += list(range(n))
+        cols["target"] += lines
+    df = pd.DataFrame(cols)
+    k = len(systems)
+    if files.documents is not None:
+        domains, docs = read_mtme_documents(files.documents)
+        if len(docs) != n:
+            raise MtmeFormatError(f"{files.documents} has {len(docs)} lines, the references have {n}")
+        df.insert(2, "domain", domains * k)
+        df.insert(3, "doc", docs * k)
+    if files.source is not None:
+        src = read_lines(files.source)
+        if len(src) != n:
+            raise MtmeFormatError(f"{files.source} has {len(src)} lines, the references have {n}")
+        df.insert(df.columns.get_loc("target"), "source", src * k)
+    for i, lines in enumerate(ref_lines, 1):
+        df[f"ref_{i}"] = lines * k
+    df["refs"] = list(zip(*ref_lines)) * k
+    df["is_human"] = df["system"].isin(list(files.references))
+    for h in wanted:
+        scores = mtme_seg_scores(seg_human[h], list(systems), n)
+        df[h] = np.concatenate([scores[s] for s in systems])
+    df.attrs.update(lp=lp, ref_names=names, human_scores=wanted, system_files={s: str(p) for s, p in systems.items()},
+                    ref_files=[str(files.references[r]) for r in names],
+                    documents=str(files.documents) if files.documents else None)
+    return df

@@ -51,22 +51,27 @@ class Evaluation:
     n_resamples: int = 0
     seed: int = 0
     signatures: dict = field(default_factory=dict)
+    unit: str = "segment"  # the bootstrap's resampling unit ("document" with the metrics-task layout's documents)
+    human: dict = field(default_factory=dict)  # metric -> its Pearson r with human scores (syneval-nb score)
 
 
-def _weighted_scores(metric: M.Metric, S: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
-    """The metric's corpus score in each bootstrap resample of segments (the same resamples for every call with
-    the same ``seed`` and number of segments: :func:`syneval_nb.stats.bootstrap_weights`)."""
+def _weighted_scores(metric: M.Metric, S: np.ndarray, n_resamples: int, seed: int,
+                     groups: Sequence | None = None) -> np.ndarray:
+    """The metric's corpus score in each bootstrap resample of segments, or of the units in ``groups`` (one label
+    per segment, e.g. its document) (the same resamples for every call with the same ``seed``, segments and units:
+    :func:`syneval_nb.stats.bootstrap_weights`)."""
 
     S0 = np.where(np.isnan(S).any(axis=1)[:, None], 0.0, S)
-    out = [metric.score_from_stats(w @ S0) for w in bootstrap_weights(len(S0), n_resamples, seed)]
+    out = [metric.score_from_stats(w @ S0) for w in bootstrap_weights(len(S0), n_resamples, seed, groups=groups)]
     return np.concatenate(out) if out else np.zeros(0)
 
 
 def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_resamples: int = 1000,
              seed: int = 0, baseline: str | None = None, alpha: float = 0.05, progress: bool = True,
-             workers: int = 1, cache: Any = True, scheduler: Any = None) -> Evaluation:
+             workers: int = 1, cache: Any = True, scheduler: Any = None, groups: Sequence | None = None) -> Evaluation:
     """Score every system (``{name: Corpus}``, same segments) with every metric; intervals and paired tests from
-    resampling segments (``n_resamples = 0``: no intervals). Parses/RST trees the metrics need and the corpora
+    resampling segments (``n_resamples = 0``: no intervals), or the units of ``groups`` (one label per segment,
+    e.g. the document of the WMT metrics-task layout; whole units are drawn). Parses/RST trees the metrics need and the corpora
     lack are made first, all at once (:func:`syneval_nb.metrics.prepare`; on a Dask cluster with ``scheduler``)."""
     import pandas as pd
     from tqdm.auto import tqdm
@@ -79,6 +84,8 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
     n = {len(c) for c in corpora.values()}
     if len(n) != 1:
         raise ValueError(f"the systems have different numbers of segments: { {k: len(c) for k, c in corpora.items()} }")
+    if groups is not None and len(groups) != next(iter(n)):
+        raise ValueError(f"{len(groups)} resampling unit labels given for {next(iter(n))} segments")
     if baseline is not None and baseline not in corpora:
         raise ValueError(f"baseline {baseline!r} is not one of the systems {systems}")
     needs = {i for m in objs for i in m.inputs}
@@ -97,7 +104,7 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
             col[ok] = m.score_from_stats(S[ok])
         seg[s][m.name] = col
         if n_resamples:
-            boot[(s, m.name)] = _weighted_scores(m, S, n_resamples, seed)
+            boot[(s, m.name)] = _weighted_scores(m, S, n_resamples, seed, groups)
     empty = {s: {i for i, h in enumerate(c.hyps) if not h.strip()} for s, c in corpora.items()}
     for m in objs:
         for s in systems:
@@ -126,7 +133,8 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
     segments = pd.concat([pd.DataFrame(v) for v in seg.values()], ignore_index=True)
     failures = {s: {f"{k[0]} {k[1]}": v for k, v in c.failures.items() if v} for s, c in corpora.items()}
     return Evaluation(table, segments, scores, stats, objs, failures, baseline, n_resamples, seed,
-                      {m.name: scores[(systems[0], m.name)].signature for m in objs})
+                      {m.name: scores[(systems[0], m.name)].signature for m in objs},
+                      "segment" if groups is None else "group")
 
 
 # ============================================================================================== files

@@ -7,15 +7,62 @@ Resolution order for the data folder (the folder that holds ``wmt21-deen/`` and 
 3. ``../shared/data`` beside the repository checkout (how CI and the developers run);
 4. the user cache ``~/.cache/syneval-nb/data`` (``SYNEVAL_NB_CACHE`` overrides ``~/.cache/syneval-nb``),
    which :mod:`syneval_nb.data` fills by downloading the public files.
+
+The kit's own small files (the report notebook ``09_evaluate_your_system.ipynb`` and ``data/examples/``) are read
+from the checkout when the package runs from one, and otherwise from the package data of the installed wheel
+(``syneval_nb/resources/``, copied there at build time by ``setup.py``; found with :mod:`importlib.resources`).
+The chapters' notebooks 01-08 exist only in a checkout (``NOTEBOOK_DIR``).
 """
 from __future__ import annotations
 
+import importlib.resources
 import os
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK_DIR = REPO_ROOT / "notebooks"
-KIT_DATA_DIR = REPO_ROOT / "data"  # small material written by the kit's authors (examples, fixtures)
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"  # the chapters (a checkout only; a wheel has no notebooks/ folder)
+REPORT_NOTEBOOK_NAME = "09_evaluate_your_system.ipynb"
+
+
+def in_checkout() -> bool:
+    """True when the package runs from a source checkout (editable install or ``PYTHONPATH``), not a wheel."""
+    return (REPO_ROOT / "pyproject.toml").is_file() and (REPO_ROOT / "data" / "examples").is_dir()
+
+
+def package_resources() -> Path | None:
+    """The installed package's data folder ``syneval_nb/resources`` (``notebooks/``, ``examples/``), or None
+    when there is none (a checkout: the files are in ``notebooks/`` and ``data/`` there)."""
+    res = importlib.resources.files("syneval_nb").joinpath("resources")
+    return res if isinstance(res, Path) and res.is_dir() else None
+
+
+def _kit_data_dir() -> Path:
+    """The folder holding ``examples/``: ``data/`` of the checkout, else the wheel's package data."""
+    if in_checkout():
+        return REPO_ROOT / "data"
+    res = package_resources()
+    return res if res is not None and (res / "examples").is_dir() else REPO_ROOT / "data"
+
+
+KIT_DATA_DIR = _kit_data_dir()  # small material written by the kit's authors (examples, fixtures)
+
+
+class KitFileMissing(FileNotFoundError):
+    """A file of the kit itself (a notebook, an example) is in neither the checkout nor the package data."""
+
+
+def report_notebook() -> Path:
+    """The report notebook (``syneval-nb report``): ``notebooks/09_evaluate_your_system.ipynb`` of the checkout,
+    else the copy in the installed package's data."""
+    candidates = [NOTEBOOK_DIR / REPORT_NOTEBOOK_NAME] if in_checkout() else []
+    res = package_resources()
+    if res is not None:
+        candidates.append(res / "notebooks" / REPORT_NOTEBOOK_NAME)
+    for c in candidates:
+        if c.is_file():
+            return c
+    raise KitFileMissing(f"the report notebook {REPORT_NOTEBOOK_NAME} is not installed (neither in a checkout's "
+                         "notebooks/ nor in the package data): reinstall syneval-nb from its wheel or sdist")
 
 
 def cache_dir() -> Path:
@@ -26,7 +73,9 @@ def cache_dir() -> Path:
 
 
 def shared_data_dir() -> Path | None:
-    """``../shared/data`` beside the checkout, if it exists."""
+    """``../shared/data`` beside the checkout, if it exists (never for an installed wheel)."""
+    if not in_checkout():
+        return None
     cand = REPO_ROOT.parent / "shared" / "data"
     return cand if cand.is_dir() else None
 

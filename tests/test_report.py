@@ -6,6 +6,7 @@ html.parser."""
 from __future__ import annotations
 
 import base64
+import re
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -153,3 +154,6 @@ def test_report_cli_on_the_example(tmp_path):
         assert section in page, section
     assert page.count("data:image/png;base64") + page.count("<svg") >= 5
     assert "does not hold: system_scrambled is better than system_good" in r.stdout
+    # a quiet console (issue 25): the verdicts, the page, and on stderr papermill's progress bar only
+    assert len(r.stdout.splitlines()) == 6
+    assert [p for p in re.split(r"[\r\n]+", r.stderr) if p.strip() and not p.startswith("Executing:")] == []

@@ -165,3 +165,42 @@ def test_run_records_parameters_removes_stale_results_and_prints_the_whole_error
     assert done.returncode == 1
     assert f"00_tiny  ValueError: {message}\n" in done.stdout
     assert not (reports / "00_tiny" / "00_tiny.json").exists()  # the stale results of the first run are gone
+
+
+def test_every_parameters_cell_reads_without_a_papermill_warning(caplog):
+    """papermill reads each chapter's parameters cell itself (to warn about unknown parameters): a line it cannot
+    parse (a comment with ``=``) is a warning on every run and makes it call that parameter unknown."""
+    import logging
+
+    from papermill.translators import PythonTranslator
+
+    nbs = runner.list_notebooks()
+    assert [nb.stem[:2] for nb in nbs] == ["01", "02", "03", "04", "05", "06", "07", "08", "09"]
+    for nb_path in nbs:
+        nb = nbformat.read(str(nb_path), as_version=4)
+        cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="papermill"):
+            names = [p.name for p in PythonTranslator.inspect(cell)]
+        assert caplog.records == [], (nb_path.name, [r.getMessage() for r in caplog.records])
+        assert names == list(runner.notebook_parameters(nb_path)), nb_path.name
+
+
+def test_kernel_channels_are_encrypted():
+    opts = runner._engine_options()
+    assert opts["config"]["KernelManager"]["transport_encryption"] == "auto"
+    assert runner._kernel_name() == "syneval-nb"  # setup.sh registered it for this very interpreter
+
+
+@pytest.mark.slow
+def test_a_run_prints_no_warning(tmp_path, capfd):
+    """The kernel's stderr is the terminal's: a run prints neither ipykernel's unencrypted-TCP warning nor
+    papermill's parameter warnings; an error in a cell still reaches the caller."""
+    nb = _notebook(tmp_path / "00_tiny.ipynb", WRITES)
+    result = runner.run_notebook(nb, tmp_path / "out", {"sample": 3}, html_copy=False)
+    assert result["twice"] == 6
+    out, err = capfd.readouterr()
+    assert out == "" and err == "", (out, err)
+    bad = _notebook(tmp_path / "01_broken.ipynb", "import sys; print('real problem', file=sys.stderr); 1/0")
+    with pytest.raises(Exception, match="ZeroDivisionError"):
+        runner.run_notebook(bad, tmp_path / "out-bad", html_copy=False)

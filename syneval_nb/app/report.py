@@ -2,7 +2,7 @@
 ``syneval-nb run`` (:func:`index_page`).
 
 ``syneval-nb report -r ref.A.txt [ref.B.txt ...] -i sysA.txt [sysB.txt ...] [-o DIR]`` runs
-``notebooks/09_evaluate_your_system.ipynb`` with papermill (:func:`syneval_nb.runner.run_notebook`) and writes
+``notebooks/09_evaluate_your_system.ipynb`` (in an installed wheel: its copy in the package data) with papermill (:func:`syneval_nb.runner.run_notebook`) and writes
 ``DIR/09_evaluate_your_system.html`` (plus the executed notebook and its results JSON). With no files it reports on
 the embedded example (``data/examples/your_system``).
 """
@@ -15,8 +15,9 @@ from typing import Any, Sequence
 from syneval_nb.app.index_page import chapter_card, first_image, index_page, notebook_question  # noqa: F401
 from syneval_nb.app.runner import run_notebook
 from syneval_nb.app.score import ScoreInputError, load_files
+from syneval_nb.data import MtmeFormatError, read_mtme_scores
 from syneval_nb.metrics import registry as M
-from syneval_nb.paths import NOTEBOOK_DIR
+from syneval_nb.paths import NOTEBOOK_DIR, REPORT_NOTEBOOK_NAME, KitFileMissing, report_notebook
 from syneval_nb.studies.evaluate_your_system import read_human
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.app.index_page import _last_line
@@ -25,11 +26,29 @@ from syneval_nb.app.index_page import _last_line
 
 __all__ = ["NOTEBOOK", "index_page", "chapter_card", "notebook_question", "first_image", "cli"]
 
-NOTEBOOK = NOTEBOOK_DIR / "09_evaluate_your_system.ipynb"
+try:  # the checkout's notebooks/09, else the installed package's copy (syneval_nb.paths.report_notebook)
+    NOTEBOOK = report_notebook()
+except KitFileMissing:
+    NOTEBOOK = NOTEBOOK_DIR / REPORT_NOTEBOOK_NAME  # cli() says what is missing
 
 
 def _abs(paths: Sequence[str] | None) -> list[str] | None:
     return None if not paths else [str(Path(p).resolve()) for p in paths]
+
+
+def _human_tsv(path: str, out: Path) -> str:
+    """The human scores as the notebook reads them (TSV ``system, seg_id, score``): a TSV as it is, a ``.score``
+    file of the metrics-task layout converted into ``<out>/human_scores.tsv`` (``None`` scores left out)."""
+    p = Path(path)
+    if not p.name.endswith(".score"):
+        return str(p.resolve())
+    rows = ["system\tseg_id\tscore"]
+    for system, values in read_mtme_scores(p).items():
+        rows += [f"{system}\t{i}\t{v!r}" for i, v in enumerate(values) if v is not None]
+    out.mkdir(parents=True, exist_ok=True)
+    tsv = out / "human_scores.tsv"
+    tsv.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return str(tsv.resolve())
 
 
 def cli(argv: list[str] | None = None) -> int:
@@ -38,7 +57,9 @@ def cli(argv: list[str] | None = None) -> int:
     ap.add_argument("-r", "--refs", nargs="+", default=None, metavar="FILE", help="reference files")
     ap.add_argument("-i", "--input", nargs="+", default=None, metavar="FILE", help="system output files")
     ap.add_argument("--names", default=None, help="comma-separated system names (default: the file names)")
-    ap.add_argument("--human-scores", default=None, metavar="TSV", help="TSV with columns system, seg_id, score")
+    ap.add_argument("--human-scores", default=None, metavar="TSV",
+                    help="TSV with columns system, seg_id, score, or a LP.NAME.seg.score file of the WMT "
+                         "metrics-task layout (system<TAB>score lines, each system's segments in order)")
     ap.add_argument("-m", "--metrics", default="bleu,ter,meteor,stm,hwcm,dstm,tkm,dtkm",
                     help="comma-separated metric names (add dr,dr-lex for the discourse metrics)")
     ap.add_argument("--parses", default=None, metavar="DIR", help="ready parses (<file name>.ptb / .jsonl)")
@@ -63,25 +84,35 @@ def cli(argv: list[str] | None = None) -> int:
         [M.get(s) for s in specs]
         if args.human_scores and not Path(args.human_scores).is_file():
             raise ScoreInputError(f"human scores {args.human_scores}: no such file")
+        human_tsv = _human_tsv(args.human_scores, Path(args.output)) if args.human_scores else None
         if args.input:
             corpora = load_files(args.refs, args.input, names=names)  # syneval-nb score's checks, before papermill
-            if args.human_scores:  # and the human scores against the files, before any parsing
-                read_human(args.human_scores, list(corpora), len(next(iter(corpora.values()))), args.input)
-    except (M.UnknownMetricError, ScoreInputError, InputEncodingError) as e:
+            if human_tsv:  # and the human scores against the files, before any parsing
+                read_human(human_tsv, list(corpora), len(next(iter(corpora.values()))), args.input)
+    except (M.UnknownMetricError, ScoreInputError, InputEncodingError, MtmeFormatError) as e:
         return error(str(e))
     except ValueError as e:
         return error(str(e).splitlines()[0])
     params: dict[str, Any] = {"hyp_files": _abs(args.input), "ref_files": _abs(args.refs), "names": names,
-                              "human_scores": str(Path(args.human_scores).resolve()) if args.human_scores else None,
+                              "human_scores": human_tsv,
                               "metrics": specs, "parses_dir": str(Path(args.parses).resolve()) if args.parses else None,
                               "baseline": args.baseline, "sample": args.sample, "seed": args.seed,
                               "workers": args.workers}
 
+    if not NOTEBOOK.is_file():
+        try:
+            report_notebook()
+        except KitFileMissing as e:
+            return error(str(e))
     out = Path(args.output)
     try:
         result = run_notebook(NOTEBOOK, out, params, progress_bar=True)
     except Exception as exc:  # noqa: BLE001 - papermill's error names the failing cell
-        print(f"syneval-nb report: the report failed: {_last_line(str(exc))} (executed notebook kept in {out})",
+        # a cell's error: its last line (``Name: message``); anything else (the HTML export, the kernel): the
+        # exception's first line, which says what was missing
+        why = _last_line(str(exc)) if hasattr(exc, "ename") else \
+            f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+        print(f"syneval-nb report: the report failed: {why} (executed notebook kept in {out})",
               file=sys.stderr)
         return 1
     page = out / f"{NOTEBOOK.stem}.html"

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 from syneval_nb.app.index_page import index_page
-from syneval_nb.paths import NOTEBOOK_DIR
+from syneval_nb.paths import NOTEBOOK_DIR, in_checkout
 
 
 KERNEL_NAME = "syneval-nb"
@@ -60,10 +60,37 @@ def list_notebooks(folder: str | Path = NOTEBOOK_DIR) -> list[Path]:
 
 
 def _kernel_name() -> str:
-    from jupyter_client.kernelspec import KernelSpecManager
+    """``syneval-nb`` (the kernel ``setup.sh`` registers) when it runs this very interpreter, else ``python3``
+    (ipykernel's own kernel, which jupyter_client starts with ``sys.executable``): a wheel installed in another
+    environment must not run its report in the checkout's kernel."""
+    import os
 
-    specs = KernelSpecManager().find_kernel_specs()
-    return KERNEL_NAME if KERNEL_NAME in specs else "python3"
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        argv = KernelSpecManager().get_kernel_spec(KERNEL_NAME).argv
+    except (NoSuchKernel, OSError, ValueError):
+        return "python3"
+    # the same environment: the kernel's python sits in this interpreter's bin folder (compared as folders: every
+    # venv's python links to the same base binary)
+    same = bool(argv) and os.path.isabs(argv[0]) and \
+        os.path.realpath(os.path.dirname(argv[0])) == os.path.realpath(os.path.dirname(sys.executable))
+    return KERNEL_NAME if same else "python3"
+
+
+def _engine_options() -> dict[str, Any]:
+    """Options of papermill's client: the kernel's ZeroMQ channels encrypted with CurveZMQ keys that the kernel
+    manager provisions (``transport_encryption="auto"``, jupyter_client >= 8.10 with a libzmq that has Curve), which
+    also spares every run ipykernel's "Kernel is running over TCP without encryption" warning."""
+    try:
+        import zmq
+        from jupyter_client.manager import KernelManager
+        from traitlets.config import Config
+    except ImportError:  # pragma: no cover - part of papermill's dependencies
+        return {}
+    if "transport_encryption" not in KernelManager.class_trait_names() or not zmq.has("curve"):
+        return {}
+    return {"config": Config({"KernelManager": {"transport_encryption": "auto"}})}
 
 
 def to_html(nb_path: Path, html_path: Path) -> Path:
@@ -152,6 +179,7 @@ def run_notebook(
         cwd=str(notebook.parent.resolve()),
         progress_bar=progress_bar,
         log_output=False,
+        **_engine_options(),
     )
     if html_copy:
         to_html(executed, executed.with_suffix(".html"))
@@ -254,6 +282,12 @@ def cli(argv: list[str] | None = None) -> int:
         k, v = kv.split("=", 1)
         params[k] = _parse_value(v)
     all_nbs = list_notebooks()
+    if not all_nbs and not any(Path(sel).suffix == ".ipynb" for sel in args.notebooks):
+        where = f"{NOTEBOOK_DIR} has none" if in_checkout() else "an installed syneval-nb does not include them"
+        print(f"syneval-nb run: needs the chapters' notebooks (notebooks/NN_*.ipynb) and {where}: run it in a "
+              "checkout of the repository (after bash setup.sh), or name notebook files (syneval-nb run "
+              "path/to/03_constituent_metrics.ipynb); report, score, parse and rst work without them", file=sys.stderr)
+        return 2
     if args.notebooks:
         chosen = []
         for sel in args.notebooks:

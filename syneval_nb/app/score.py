@@ -22,6 +22,13 @@ same resamples: ``delta`` = system - baseline (so for TER, WER and PER, where lo
 improvement) and ``p`` = the share of resamples in which the system is not better than the baseline (one-sided).
 The BLEU named ``BLEU`` is sacrebleu's ``corpus_bleu`` (13a tokens, exp smoothing) divided by 100.
 
+**The WMT metrics-task layout** (google-research/mt-metrics-eval): ``--mtme DIR --lp zh-en [--ref refA]`` scores
+every system of ``DIR/system-outputs/zh-en/`` (except the references used) against ``DIR/references/zh-en.refA.txt``
+(default: every reference there); ``--human-scores NAME`` (or a ``LP.NAME.seg.score`` file) adds each metric's
+Pearson r with those human scores, at segment and system level; ``--documents`` resamples whole documents
+(``DIR/documents/LP.docs``, or a ``.docs`` file given) instead of segments; ``--write-mtme OUT`` writes every
+metric as ``OUT/<metric>-<ref>.seg.score`` and ``.sys.score``, the format in which the task takes metric scores.
+
 Errors (mismatched line counts, an empty or missing file, non-UTF-8 input, an unknown metric, no Java when parses
 must be made) print one line and exit with code 2.
 """
@@ -35,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from syneval_nb import data as D
 from syneval_nb.evaluate import Evaluation, ScoreInputError, evaluate, find_parse_file, load_files, system_names  # noqa: F401
 from syneval_nb.app.files import OutputPathError, check_output_path, write_output
 from syneval_nb.parsers.cache import CacheError, ParseCache
@@ -61,9 +69,11 @@ def _records(ev: Evaluation, segment_level: bool) -> dict:
             rec.update(baseline=ev.baseline, delta=r["delta"], delta_ci=[r["delta_low"], r["delta_high"]], p=r["p"])
         scores.append(rec)
     out = {"scores": scores, "signatures": ev.signatures, "n_segments": int(ev.table["n"].iloc[0]),
-           "bootstrap": {"n_resamples": ev.n_resamples, "seed": ev.seed, "unit": "segment", "ci": 0.95},
+           "bootstrap": {"n_resamples": ev.n_resamples, "seed": ev.seed, "unit": ev.unit, "ci": 0.95},
            "unparsed": {s: {k: [i + 1 for i in v] for k, v in f.items()} for s, f in ev.failures.items() if f},
            "line_numbers": "1-based"}
+    if ev.human:
+        out["human"] = ev.human
     if segment_level:
         out["segments"] = {s: {m.name: g[m.name].tolist() for m in ev.metrics}
                            for s, g in ev.segments.groupby("system", sort=False)}
@@ -108,7 +118,7 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
     if ev.baseline is not None:
         head += f"  {'delta':>8s}  {'95% CI of delta':>19s}  {'p':>6s}"
     lines = [f"{t['n'].iloc[0]} segments, {len(ev.scores) // max(1, len(ev.metrics))} systems; 95% intervals from "
-             f"{ev.n_resamples} bootstrap resamples of segments (seed {ev.seed})"
+             f"{ev.n_resamples} bootstrap resamples of {ev.unit}s (seed {ev.seed})"
              + (f"; paired against {ev.baseline!r} (p: one-sided, system not better)" if ev.baseline else ""),
              "", head]
     for r in t.to_dict("records"):
@@ -122,6 +132,11 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
                 line += (f"  {r['delta']:+8.4f}  [{r['delta_low']:+.4f}, {r['delta_high']:+.4f}]  "
                          f"{_fmt(r['p']):>6s}")
         lines.append(line)
+    if ev.human:
+        lines += ["", "Pearson r with the human scores:", f"{'metric':{wm}s}  {'segments':>8s}  {'n':>6s}  "
+                  f"{'systems':>8s}  {'n':>3s}"]
+        lines += [f"{k:{wm}s}  {_fmt(v['seg_pearson']):>8s}  {v['n_seg']:>6d}  {_fmt(v['sys_pearson']):>8s}  "
+                  f"{v['n_sys']:>3d}" for k, v in ev.human.items()]
     lines += ["", "signatures:"] + [f"  {k}: {v}" for k, v in ev.signatures.items()]
     unp = {s: f for s, f in ev.failures.items() if f}
     if unp:
@@ -136,14 +151,123 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
     return "\n".join(lines) + "\n"
 
 
+# ============================================================================================== WMT layout, human scores
+
+
+def write_mtme(ev: Evaluation, out: str | Path, ref_names: list[str]) -> dict:
+    """Write every metric of ``ev`` in the metrics task's format: ``OUT/<metric>-<refs>.seg.score`` (each system's
+    segment scores in segment order, ``system<TAB>score``) and ``.sys.score`` (its corpus score). ``<refs>`` is the
+    reference names joined by ``.`` (``refA.refB``). A segment without a parse (no score) is written as 0: the
+    task allows no missing metric score; the counts are returned under ``"zeros"``."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ScoreInputError(f"--write-mtme {out} is a file, not a folder")
+    tag = ".".join(ref_names)
+    files, zeros = [], {}
+    systems = list(dict.fromkeys(ev.segments["system"]))
+    for m in ev.metrics:
+        if any(c.isspace() or c == "/" for c in m.name):
+            raise ScoreInputError(f"metric name {m.name!r} cannot be a file name of the layout")
+        seg = {}
+        zeros[m.name] = 0
+        for s in systems:
+            col = ev.segments.loc[ev.segments["system"] == s, m.name].to_numpy(dtype=float)
+            zeros[m.name] += int(np.isnan(col).sum())
+            seg[s] = np.nan_to_num(col, nan=0.0).tolist()
+        files.append(D.write_mtme_scores(out / f"{m.name}-{tag}.seg.score", seg))
+        files.append(D.write_mtme_scores(out / f"{m.name}-{tag}.sys.score",
+                                         {s: [float(ev.scores[(s, m.name)].score)] for s in systems}))
+    return {"files": files, "zeros": zeros}
+
+
+def _documents(args: argparse.Namespace, n: int) -> list[str] | None:
+    """The document of every segment (``--documents``), or None."""
+    if args.documents is None:
+        return None
+    path = args.documents
+    if path == "":
+        if args.mtme is None:
+            raise ScoreInputError("--documents without a file needs --mtme (its documents/LP.docs)")
+        path = D.mtme_files(args.mtme, args.lp).documents
+        if path is None:
+            raise ScoreInputError(f"--documents: {args.mtme} has no documents/{args.lp}.docs")
+    if not Path(path).is_file():
+        raise ScoreInputError(f"--documents {path}: no such file")
+    _, docs = D.read_mtme_documents(path)
+    if len(docs) != n:
+        raise ScoreInputError(f"--documents {path} has {len(docs)} lines, the systems have {n} segments")
+    return docs
+
+
+def _human_scores(args: argparse.Namespace, systems: list[str], n: int) -> dict[str, np.ndarray]:
+    """``--human-scores``: ``{system: n segment scores}`` (NaN where missing) from a ``.seg.score`` file of the
+    layout (or its NAME with ``--mtme``) or a TSV ``system, seg_id, score``."""
+    spec = args.human_scores
+    path = Path(spec)
+    if not path.is_file() and args.mtme is not None:
+        found = D.mtme_files(args.mtme, args.lp).human.get((spec, "seg"))
+        if found is None:
+            raise ScoreInputError(f"--human-scores {spec}: neither a file nor {args.lp}.{spec}.seg.score in "
+                                  f"{Path(args.mtme) / 'human-scores'}")
+        path = found
+    if not path.is_file():
+        raise ScoreInputError(f"--human-scores {spec}: no such file")
+    if path.name.endswith(".score"):
+        scores = D.mtme_seg_scores(path, systems, n)
+    else:  # the kit's one score-table reader (ids, names or file stems, numbers, duplicates checked)
+        t = D.read_score_table(path, n, systems, aliases={Path(f).stem: s for s, f in zip(systems, args.input)},
+                               required=("score",))
+        scores = {s: np.full(n, np.nan) for s in systems}
+        for s, g in (t.groupby("system") if "system" in t.columns else [(systems[0], t)]):
+            scores[s][g["seg_id"].to_numpy(dtype=int)] = g["score"].to_numpy(dtype=float)
+    if all(np.isnan(v).all() for v in scores.values()):
+        raise ScoreInputError(f"--human-scores {path}: no score for any of the systems {systems}")
+    return scores
+
+
+def human_correlations(ev: Evaluation, human: dict[str, np.ndarray]) -> dict[str, dict]:
+    """Each metric's Pearson r with the human scores: over all (system, segment) pairs both score (``seg``), and
+    over the systems' corpus scores against their mean human score (``sys``)."""
+    from scipy.stats import pearsonr
+
+    out = {}
+    systems = list(dict.fromkeys(ev.segments["system"]))
+    h = np.concatenate([human[s] for s in systems])
+    h_sys = np.array([np.nanmean(human[s]) if not np.isnan(human[s]).all() else np.nan for s in systems])
+    for m in ev.metrics:
+        x = np.concatenate([ev.segments.loc[ev.segments["system"] == s, m.name].to_numpy(dtype=float)
+                            for s in systems])
+        ok = np.isfinite(x) & np.isfinite(h)
+        seg_r = float(pearsonr(x[ok], h[ok])[0]) if ok.sum() > 2 else math.nan
+        xs = np.array([ev.scores[(s, m.name)].score for s in systems], dtype=float)
+        oks = np.isfinite(xs) & np.isfinite(h_sys)
+        sys_r = float(pearsonr(xs[oks], h_sys[oks])[0]) if oks.sum() > 2 else math.nan
+        out[m.name] = {"seg_pearson": seg_r, "n_seg": int(ok.sum()), "sys_pearson": sys_r, "n_sys": int(oks.sum())}
+    return out
+
+
 # ============================================================================================== CLI
 
 
 def _argparser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="syneval-nb score", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-r", "--refs", nargs="+", required=True, metavar="FILE", help="reference files (line-aligned)")
-    ap.add_argument("-i", "--input", nargs="+", required=True, metavar="FILE", help="system output files")
+    ap.add_argument("-r", "--refs", nargs="+", default=None, metavar="FILE", help="reference files (line-aligned)")
+    ap.add_argument("-i", "--input", nargs="+", default=None, metavar="FILE", help="system output files")
+    ap.add_argument("--mtme", default=None, metavar="DIR",
+                    help="a test set in the WMT metrics-task layout (instead of -r/-i): every system of "
+                         "DIR/system-outputs/LP/ against DIR/references/LP.REF.txt")
+    ap.add_argument("--lp", default=None, help="language pair of --mtme, e.g. zh-en")
+    ap.add_argument("--ref", default=None, metavar="NAME[,NAME]",
+                    help="reference(s) of --mtme to score against (default: all of them)")
+    ap.add_argument("--human-scores", default=None, metavar="NAME|FILE",
+                    help="segment-level human scores: a LP.NAME.seg.score file (or NAME with --mtme), or a TSV "
+                         "with columns system, seg_id (0-based), score; adds each metric's Pearson r with them")
+    ap.add_argument("--documents", nargs="?", const="", default=None, metavar="FILE",
+                    help="resample whole documents: a .docs file (DOMAIN DOCNAME per segment; without FILE: "
+                         "the --mtme folder's documents/LP.docs)")
+    ap.add_argument("--write-mtme", default=None, metavar="OUT",
+                    help="write every metric as OUT/<metric>-<ref>.seg.score and .sys.score (needs --mtme)")
     ap.add_argument("-m", "--metrics", default="bleu,ter,stm,hwcm",
                     help="comma-separated metric names (default: bleu,ter,stm,hwcm); known: "
                          + ", ".join(M.names()))
@@ -187,6 +311,23 @@ def cli(argv: list[str] | None = None) -> int:
         need = {i for m in objs for i in m.inputs} - {"text"}
         names = [s.strip() for s in args.names.split(",")] if args.names else None
         cache: Any = None if args.no_cache else (args.cache or True)
+        frame = None
+        if args.mtme is not None:
+            if args.refs or args.input or names:
+                return _error("--mtme reads the systems and references of the layout: give no -r, -i or --names")
+            if not args.lp:
+                return _error("--mtme needs --lp (the language pair, e.g. zh-en)")
+            ref_names = [r.strip() for r in args.ref.split(",") if r.strip()] if args.ref else None
+            frame = D.load_mtme(args.mtme, args.lp, refs=ref_names, human=[])
+            args.refs = list(frame.attrs["ref_files"])
+            args.input = list(frame.attrs["system_files"].values())
+            names = list(frame.attrs["system_files"])
+        elif not (args.refs and args.input):
+            return _error("give -r (references) and -i (systems), or --mtme DIR --lp LP")
+        elif args.lp or args.ref:
+            return _error("--lp and --ref go with --mtme")
+        if args.write_mtme is not None and frame is None:
+            return _error("--write-mtme needs --mtme (the reference names of the file names come from the layout)")
         if args.n_bootstrap < 0 or 0 < args.n_bootstrap < 100:
             return _error(f"--n-bootstrap {args.n_bootstrap}: give 0 (no intervals) or at least 100 resamples "
                           "(fewer cannot give a 95% interval)")
@@ -199,6 +340,9 @@ def cli(argv: list[str] | None = None) -> int:
                 pass
         corpora = load_files(args.refs, args.input, names=names, parses_dir=args.parses, need=need,
                              workers=args.workers, cache=cache, progress=not args.quiet)
+        n_seg = len(next(iter(corpora.values())))
+        groups = _documents(args, n_seg)
+        human = _human_scores(args, list(corpora), n_seg) if args.human_scores else None
         if "ptb" in need and args.scheduler is None and any(c.hyp_ptb is None for c in corpora.values()):
             find_java()  # fail before any work when parses must be made and Java is missing
         baseline = None
@@ -212,10 +356,17 @@ def cli(argv: list[str] | None = None) -> int:
                 b = hits[0]
             baseline = b
         ev = evaluate(corpora, objs, n_resamples=max(0, args.n_bootstrap), seed=args.seed, baseline=baseline,
-                      progress=not args.quiet, workers=args.workers, cache=cache, scheduler=args.scheduler)
+                      progress=not args.quiet, workers=args.workers, cache=cache, scheduler=args.scheduler,
+                      groups=groups)
+        if groups is not None:
+            ev.unit = "document"
+        if human is not None:
+            ev.human = human_correlations(ev, human)
+        if args.write_mtme is not None:
+            written = write_mtme(ev, args.write_mtme, frame.attrs["ref_names"])
     except (M.UnknownMetricError, OutputPathError, CacheError) as e:
         return _error(str(e).splitlines()[0])
-    except (ScoreInputError, InputEncodingError, M.ReferenceLayoutError) as e:
+    except (ScoreInputError, InputEncodingError, M.ReferenceLayoutError, D.MtmeFormatError) as e:
         return _error(str(e))
     except ParserSetupError as e:
         return _error(f"the syntactic metrics need parses and the parser cannot run: {str(e).splitlines()[0]} "
@@ -233,6 +384,12 @@ def cli(argv: list[str] | None = None) -> int:
                   + ("scored with the worst value" if what.endswith(" hyp") else "left out if no reference of the "
                      "segment is parsed"),
                   file=sys.stderr)
+    if args.write_mtme is not None:
+        for metric, zeros in written["zeros"].items():
+            if zeros:
+                print(f"syneval-nb score: {metric}: {zeros} segment scores without a parse written as 0 in "
+                      f"{args.write_mtme} (the metrics task allows no missing metric score)", file=sys.stderr)
+        print(f"syneval-nb score: wrote {len(written['files'])} score files to {args.write_mtme}", file=sys.stderr)
     text = render(ev, args.format, args.segment_level)
     if args.output:
         write_output(args.output, lambda tmp: tmp.write_text(text, encoding="utf-8"))
