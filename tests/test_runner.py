@@ -140,6 +140,19 @@ def test_run_refuses_an_unknown_parameter_before_any_notebook_starts(tmp_path):
     assert not (tmp_path / "reports").exists()
 
 
+@pytest.mark.parametrize("value, shown", [("abc", "'abc'"), ("0", "0"), ("-3", "-3"), ("1.5", "1.5"),
+                                          ("true", "True")])
+def test_run_refuses_a_bad_parameter_value_before_any_notebook_starts(tmp_path, value, shown):
+    """Issue 24: ``-p sample=abc``, ``0``, ``-3`` and ``1.5`` failed inside the notebook with unrelated errors."""
+    nb = _notebook(tmp_path / "00_tiny.ipynb", WRITES)
+    done = _run_cli(nb, "-p", f"sample={value}", "-o", tmp_path / "reports")
+    assert done.returncode == 2
+    default = runner.notebook_parameters(nb)["sample"]
+    assert done.stderr.splitlines() == [f"syneval-nb run: 00_tiny: parameter sample={shown} must be a whole number "
+                                        f">= 1{' or None' if default is None else ''} (its default is {default!r})"]
+    assert not (tmp_path / "reports").exists()
+
+
 def test_run_refuses_a_missing_data_dir(tmp_path):
     nb = _notebook(tmp_path / "00_tiny.ipynb", WRITES)
     done = _run_cli(nb, "--data-dir", tmp_path / "nowhere", "-o", tmp_path / "reports")

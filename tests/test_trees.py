@@ -528,3 +528,22 @@ def test_one_line_reader_for_every_module(tmp_path):
     f.write_bytes(b"ok\nbad \xff here\n")
     with pytest.raises(textio.InputEncodingError, match=r"line 2, byte 5 of the line \(offset 7"):  # 3 + 4 = 7
         read_ptb_file(f)
+
+
+def test_words_and_pos_tags_are_nltks_and_take_any_depth(deen_dir):
+    """Issue 24: ``words`` and ``pos_tags`` hit RecursionError on a 5,000-level tree. They are iterative now, and
+    equal to nltk's ``leaves()`` / ``pos()`` on real parses and on a tree mixing words and constituents."""
+    from nltk import Tree
+
+    from syneval_nb.trees.ptb import pos_tags, read_ptb, read_ptb_strings, words
+
+    for s in read_ptb_strings(deen_dir / "parses" / "stanford-pcfg-3.3.1" / "newstest2021.de-en.ref.A.en.ptb")[:300]:
+        t = read_ptb(s)
+        assert words(t) == t.leaves() and pos_tags(t) == [tag for _, tag in t.pos()]
+    mixed = Tree("S", ["a", Tree("NP", ["b"]), "c"])
+    assert (words(mixed), pos_tags(mixed)) == (["a", "b", "c"], ["S", "NP", "S"])
+    deep = Tree("NN", ["x"])
+    for i in range(5000):
+        deep = Tree("S", [deep, Tree("VB", [f"w{i}"])])
+    w, p = words(deep), pos_tags(deep)
+    assert (len(w), w[0], w[-1], p[0], p[-1]) == (5001, "x", "w4999", "NN", "VB")

@@ -462,14 +462,33 @@ def read_ptb_file(path: str | PathLike) -> list[Tree | None]:
 # --------------------------------------------------------------------------------------------- facts
 
 
+def _leaves_with_parents(t: Tree) -> Iterator[tuple[str, Tree]]:
+    """``(word, the node holding it)`` in surface order, without recursion (a tree of any depth)."""
+    stack: list = [t]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            yield node
+            continue
+        stack.extend(c if isinstance(c, Tree) else (c, node) for c in reversed(node))
+
+
 def words(t: Tree) -> list[str]:
-    """The words (leaves) in surface order."""
-    return list(t.leaves())
+    """The words (leaves) in surface order (iterative: a 5,000-level tree works too).
+
+    >>> words(read_ptb("(S (NP (DT the) (NN cat)) (VP (VBZ sleeps)))"))
+    ['the', 'cat', 'sleeps']
+    """
+    return [w for w, _ in _leaves_with_parents(t)]
 
 
 def pos_tags(t: Tree) -> list[str]:
-    """The part-of-speech tags (preterminal labels) in surface order."""
-    return [tag for _, tag in t.pos()]
+    """The part-of-speech tags (preterminal labels) in surface order (iterative, as :func:`words`).
+
+    >>> pos_tags(read_ptb("(S (NP (DT the) (NN cat)) (VP (VBZ sleeps)))"))
+    ['DT', 'NN', 'VBZ']
+    """
+    return [parent.label() for _, parent in _leaves_with_parents(t)]
 
 
 def tree_depth(t: "Tree | FlatTree") -> int:
