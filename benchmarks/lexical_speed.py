@@ -82,6 +82,7 @@ def _lexical_module(impl: str) -> types.ModuleType:
     src = subprocess.run(["git", "-C", str(ROOT), "show", f"{BEFORE_COMMIT}:syneval_nb/metrics/lexical.py"],
                          capture_output=True, text=True, check=True).stdout
     mod = types.ModuleType("lexical_before")
+    sys.modules[mod.__name__] = mod   # dataclasses look their module up
     exec(compile(src, f"{BEFORE_COMMIT}:lexical.py", "exec"), mod.__dict__)
     return mod
 

@@ -824,7 +824,7 @@ def meteor_alignment(hyp: Sequence[str], ref: Sequence[str], max_combinations: i
         return sorted(fixed), True
     if math.prod(math.comb(max(len(h), len(r)), min(len(h), len(r))) for h, r in types) <= max_combinations:
         return _meteor_exhaustive(fixed, types), True
-    return _meteor_local_search(len(hyp), fixed, types, max_rounds), False
+    return _meteor_local_search(len(hyp), len(ref), fixed, types, max_rounds), False
 
 
 def _type_links(hp: Sequence[int], rp: Sequence[int], chosen: Sequence[int]) -> list[_Link]:
@@ -854,24 +854,23 @@ def _meteor_exhaustive(fixed: list[_Link], types: list[tuple[list[int], list[int
     return links(min((s for s, c in zip(sels, costs) if c == low), key=lambda sel: _chunks(links(sel))))
 
 
-def _best_positions(long: np.ndarray, short: np.ndarray, other_long: np.ndarray, other_short: np.ndarray,
+def _best_positions(long: np.ndarray, short: np.ndarray, u: np.ndarray, v: np.ndarray,
                     adjacent: np.ndarray | None, big: int) -> tuple[list[int], np.ndarray, np.ndarray]:
     """Best positions of one word type against fixed other links, by dynamic programming.
 
     The type has positions ``long`` (a of them) on one side and ``short`` (b < a) on the other; link k pairs
     short[k] with long[x_k], x_0 < ... < x_(b-1), so x_k = k + d_k with 0 <= d_0 <= ... <= d_(b-1) <= a - b.
-    ``other_long``/``other_short``: the other links' coordinates on the same two sides. A link's cost is
+    ``u``/``v``: for each other link, how many of ``long``/``short`` lie before it on that side. A link's cost is
     ``big`` x its crossings with the other links minus its adjacencies ``adjacent[k, d]`` (0-2) with them; two
     consecutive links of the type adjacent to each other earn one more (each adjacency is one chunk less).
     Returns the lexicographically first optimal x, and the cost table and adjacency bonus (to price any x).
     """
     a, b = len(long), len(short)
     s = a - b + 1
-    u = np.searchsorted(long, other_long)      # other link before long[x] <=> u <= x
-    v = np.searchsorted(short, other_short)    # other link before short[k] <=> v <= k
+    # other link before long[x] <=> u <= x; before short[k] <=> v <= k
     xs = np.arange(b)[:, None] + np.arange(s)[None, :]
-    before_long = np.searchsorted(np.sort(u), xs, side="right")
-    before_short = np.searchsorted(np.sort(v), np.arange(b), side="right")[:, None]
+    before_long = np.cumsum(np.bincount(u, minlength=a + 1))[xs]
+    before_short = np.cumsum(np.bincount(v, minlength=b + 1))[:b, None]
     both = np.zeros((b, s), dtype=np.int64)    # other links before both ends of cell (k, d)
     order = np.argsort(v, kind="stable")
     us, ends = u[order], np.searchsorted(v[order], np.arange(b), side="right")
@@ -909,16 +908,18 @@ def _price(x: Sequence[int], cost: np.ndarray, pairs: np.ndarray) -> int:
                - sum(pairs[k, d[k]] for k in range(len(d) - 1) if d[k + 1] == d[k]))
 
 
-def _meteor_local_search(n: int, fixed: list[_Link], types: list[tuple[list[int], list[int]]],
+def _meteor_local_search(n: int, n_ref: int, fixed: list[_Link], types: list[tuple[list[int], list[int]]],
                          max_rounds: int) -> list[_Link]:
-    """The iterated best-response search of :func:`meteor_alignment` (``n``: hypothesis length)."""
+    """The iterated best-response search of :func:`meteor_alignment` (``n``, ``n_ref``: the lengths)."""
     link = np.full(n + 2, -5, dtype=np.int64)   # 1 + hyp position -> linked ref position (-5: none; padded)
     tid = np.full(n + 2, -1, dtype=np.int64)    # 1 + hyp position -> index of its choice type (-1: none)
     for i, j in fixed:
         link[i + 1] = j
+    rtid = np.full(n_ref, -1, dtype=np.int64)    # ref position -> index of its choice type (-1: none)
     sides = []
     for t, (hp, rp) in enumerate(types):
         tid[np.asarray(hp) + 1] = t
+        rtid[rp] = t
         hp_long = len(hp) > len(rp)
         sides.append((np.asarray(hp if hp_long else rp), np.asarray(rp if hp_long else hp), hp_long))
     big = 3 * n + 3
@@ -936,7 +937,10 @@ def _meteor_local_search(n: int, fixed: list[_Link], types: list[tuple[list[int]
             i, j = np.broadcast_arrays(i, j)
             adjacent = (((link[i] == j - 1) & (tid[i] != t)).astype(np.int64)
                         + ((link[i + 2] == j + 1) & (tid[i + 2] != t)))
-        return _best_positions(long, short, oh if hp_long else orr, orr if hp_long else oh, adjacent, big)
+        before_h = np.cumsum(tid[1:-1] == t)[oh]     # the type's hypothesis positions before each other link
+        before_r = np.cumsum(rtid == t)[orr]
+        return _best_positions(long, short, *((before_h, before_r) if hp_long else (before_r, before_h)), adjacent,
+                               big)
 
     def place(t: int, x: Sequence[int]) -> None:
         hp, rp = types[t]
