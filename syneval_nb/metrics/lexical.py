@@ -973,7 +973,10 @@ class MeteorExact(LexicalMetric):
     Several references: the highest score (Banerjee & Lavie: "the best scoring reference"). Corpus: the summed
     statistics of each segment's best reference (matches, chunks, lengths), as METEOR's system-level score.
     Statistics row: ``[matches, chunks, hyp_len, ref_len]``. ``last_inexact`` counts segment/reference pairs of the
-    last call whose alignment search was not exhaustive.
+    last call whose alignment search was not exhaustive (more than ``max_combinations`` combinations: 2 of 600
+    real WMT21/TED segments; a 300-word paragraph always). That search runs at most 50 rounds
+    (``meteor_alignment``'s ``max_rounds``, the limit the kit always had) of one dynamic program per word type,
+    so a 337-word paragraph takes about 0.1 s and a 100,000-character line seconds, not hours.
     """
 
     name = "METEOR"
