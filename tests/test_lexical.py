@@ -7,6 +7,7 @@ import itertools
 import logging
 import math
 import random
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ import sacrebleu
 from nltk.translate.nist_score import corpus_nist
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
+from syneval_nb.data import load_ted_zhen_mqm
 from syneval_nb.lexical import (
     ALL_METRICS, BLEU, GTM, NIST, PER, TER, WER, FMeasure, MeteorExact, RougeS, edit_distance, evaluate, gtm_runs,
     make_metrics,
@@ -626,3 +628,203 @@ def test_make_metrics_and_evaluate_agree_with_per_system_corpus_scores(deen):
     np.testing.assert_allclose(ev.segment["WER"], WER().sentence_scores(hyps, refs))
     with pytest.raises(ValueError, match="labels"):
         evaluate(metrics, hyps, refs, labels[:-1], progress=False)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# long segments (issue 24, item 5): the fast searches against copies of the searches they replaced
+# ---------------------------------------------------------------------------------------------------------------
+def _gtm_runs_rescan(hyp, ref):
+    """The former gtm_runs: after each run, recompute the free run length of every remaining hit (O(hits) per
+    run) and take the longest, ties to the earliest (i, j)."""
+    hits = {(i, j) for i, w in enumerate(hyp) for j, v in enumerate(ref) if w == v}
+    runs = []
+    while hits:
+        length = {}
+        for cell in sorted(hits, reverse=True):
+            length[cell] = 1 + length.get((cell[0] + 1, cell[1] + 1), 0)
+        i, j = min(length, key=lambda c: (-length[c], c))
+        n = length[(i, j)]
+        runs.append((i, j, n))
+        hits = {(a, b) for (a, b) in hits if not (i <= a < i + n or j <= b < j + n)}
+    return sorted(runs)
+
+
+def _chunk_count(links) -> int:
+    s = sorted(links)
+    return sum(1 for k, (i, j) in enumerate(s) if k == 0 or not (i == s[k - 1][0] + 1 and j == s[k - 1][1] + 1))
+
+
+def _meteor_enumerating(hyp, ref, max_combinations=20000):
+    """The former meteor_alignment: every subset of each word type's longer side listed; exhaustive product when
+    small, else iterated best response over the listed subsets (at most 50 rounds)."""
+    def crossings(a, b):
+        return sum(1 for (i, j) in a for (k, l) in b if (i - k) * (j - l) < 0)
+
+    hpos, rpos = {}, {}
+    for i, w in enumerate(hyp):
+        hpos.setdefault(w, []).append(i)
+    for j, w in enumerate(ref):
+        rpos.setdefault(w, []).append(j)
+    fixed, choices = [], []
+    for w, hp in hpos.items():
+        rp = rpos.get(w)
+        if not rp:
+            continue
+        if len(hp) == len(rp):
+            fixed.extend(zip(hp, rp))
+        elif len(hp) > len(rp):
+            choices.append([list(zip(sub, rp)) for sub in itertools.combinations(hp, len(rp))])
+        else:
+            choices.append([list(zip(hp, sub)) for sub in itertools.combinations(rp, len(hp))])
+    if not choices:
+        return sorted(fixed), True
+    unary = [[crossings(opt, fixed) for opt in opts] for opts in choices]
+    k = len(choices)
+    pair = {(t, u): [[crossings(o, p) for p in choices[u]] for o in choices[t]]
+            for t in range(k) for u in range(t + 1, k)}
+
+    def cost(sel):
+        return (sum(unary[t][sel[t]] for t in range(k))
+                + sum(pair[(t, u)][sel[t]][sel[u]] for t in range(k) for u in range(t + 1, k)))
+
+    def links(sel):
+        return sorted(fixed + [l for t in range(k) for l in choices[t][sel[t]]])
+
+    if math.prod(len(o) for o in choices) <= max_combinations:
+        best = min(itertools.product(*[range(len(o)) for o in choices]),
+                   key=lambda sel: (cost(sel), _chunk_count(links(sel))))
+        return links(best), True
+    sel = [min(range(len(o)), key=lambda x: unary[t][x]) for t, o in enumerate(choices)]
+    for _ in range(50):
+        changed = False
+        for t in range(k):
+            def local(x):
+                trial = list(sel)
+                trial[t] = x
+                return cost(trial), _chunk_count(links(trial))
+            x_best = min(range(len(choices[t])), key=local)
+            if local(x_best) < local(sel[t]):
+                sel[t] = x_best
+                changed = True
+        if not changed:
+            break
+    return links(sel), False
+
+
+def _random_pairs(seed, n, alphabet, max_len, min_len=0):
+    rng = random.Random(seed)
+    for _ in range(n):
+        a = alphabet[:rng.randint(2, len(alphabet))]
+        yield ([rng.choice(a) for _ in range(rng.randint(min_len, max_len))],
+               [rng.choice(a) for _ in range(rng.randint(max(min_len, 1), max_len))])
+
+
+def _real_pairs(deen, ted_dir, n=200):
+    """Tokenized (hypothesis, reference) pairs: WMT21 de-en systems vs reference A, TED zh-en vs reference B."""
+    ref_a, _, systems = deen
+    out = [(h, r) for s in ("Online-W", "happypoet") for h, r in zip(systems[s][:n], ref_a[:n])]
+    ted = load_ted_zhen_mqm(ted_dir.parent).drop_duplicates(["target", "refB"])
+    out += list(zip(ted["target"][:n], ted["refB"][:n]))
+    return [(tokenize(h), tokenize(r)) for h, r in out]
+
+
+def _paragraph(deen, n_lines, system="UEdin"):
+    """Lines 0..n_lines-1 of a system and of reference A, each joined into one segment."""
+    ref_a, _, systems = deen
+    return " ".join(systems[system][:n_lines]), " ".join(ref_a[:n_lines])
+
+
+def test_gtm_heap_search_equals_the_rescanning_greedy(deen, ted_dir):
+    for h, r in _random_pairs(7, 3000, "abcde", 14):
+        assert gtm_runs(h, r) == _gtm_runs_rescan(h, r), (h, r)
+    for h, r in _real_pairs(deen, ted_dir):
+        assert gtm_runs(h, r) == _gtm_runs_rescan(h, r)
+    h, r = (tokenize(x) for x in _paragraph(deen, 17))   # 323 hypothesis words
+    runs = gtm_runs(h, r)
+    assert runs == _gtm_runs_rescan(h, r)
+    assert (len(h), len(runs), max(n for *_, n in runs)) == (323, 90, 15)
+
+
+def test_meteor_dynamic_program_equals_the_enumerating_search(deen, ted_dir):
+    # max_combinations=1 sends every segment with a choice to the best-response search
+    for h, r in _random_pairs(8, 1500, "abcde", 12, min_len=1):
+        for mc in (1, 20000):
+            assert meteor_alignment(h, r, mc) == _meteor_enumerating(h, r, mc), (h, r, mc)
+    n_search = {1: 0, 20000: 0}
+    for h, r in _real_pairs(deen, ted_dir):
+        for mc in (1, 20000):
+            ours = meteor_alignment(h, r, mc)
+            assert ours == _meteor_enumerating(h, r, mc)
+            n_search[mc] += not ours[1]
+    # of the 600 real segments, 330 have a choice (searched with max_combinations=1); 2 have more than 20,000
+    # combinations and are searched at the default limit too
+    assert n_search == {1: 330, 20000: 2}
+    # a 302-word paragraph (16 lines): 2e21 combinations, the best-response search; the enumerating search
+    # lists its subsets in about 2 s (at 17 lines it takes 70 s, at 337 words it ran out of memory)
+    h, r = (tokenize(x) for x in _paragraph(deen, 16))
+    links, exact = meteor_alignment(h, r)
+    assert (links, exact) == _meteor_enumerating(h, r)
+    assert (len(h), len(r), len(links), _chunk_count(links), exact) == (302, 310, 217, 96, False)
+
+
+def test_ter_equals_sacrebleu_on_random_and_long_segments(deen):
+    from sacrebleu.metrics.lib_ter import translation_edit_rate
+
+    from syneval_nb import lexical
+
+    for h, r in _random_pairs(9, 400, "abcdef", 22):
+        assert lexical._ter_edits(tuple(h), tuple(r)) == translation_edit_rate(h, r)[0], (h, r)
+    # a 106-word paragraph (5 lines): sacrebleu needs a few seconds
+    h, r = (x.lower().split() for x in _paragraph(deen, 5, "Online-Y"))
+    assert lexical._ter_edits(tuple(h), tuple(r)) == translation_edit_rate(h, r)[0]
+    # the 337-word paragraph of benchmarks/lexical_speed.py: 168 edits by sacrebleu 2.6.0 (28 s there)
+    ref_a, _, systems = deen
+    k = next(k for k in range(1000) if len(" ".join(systems["UEdin"][:k]).split()) >= 337)
+    h, r = " ".join(" ".join(systems["UEdin"][:k]).split()[:337]), " ".join(ref_a[:k])
+    assert TER().sentence_score(h, [r]).score == 168 / 358
+
+
+_LONG_LINE_SCRIPT = """
+import json, sys
+from syneval_nb.lexical import GTM, TER, MeteorExact, gtm_runs, meteor_alignment, tokenize
+hyp, ref = json.load(sys.stdin)
+links, exact = meteor_alignment(tokenize(hyp), tokenize(ref))
+print(json.dumps({"runs": gtm_runs(tokenize(hyp), tokenize(ref)), "links": links, "exact": exact,
+                  "scores": [m.sentence_score(hyp, [ref]).score for m in (MeteorExact(), GTM(), TER())]}))
+"""
+
+
+@pytest.mark.slow
+def test_a_100k_character_line_scores_in_bounded_time(deen):
+    """METEOR, GTM and TER of one 100,000-character line (UEdin's lines joined and cut, as in
+    benchmarks/lexical_speed.py), in a child process so that a hang fails the test. The enumerating METEOR
+    search, GTM's rescan and sacrebleu's TER did not finish in 100 s; here the results are checked for what
+    the definitions demand, and the scores pinned."""
+    import json
+    import subprocess
+    import sys
+
+    ref_a, _, systems = deen
+    k = 0
+    while len(" ".join(systems["UEdin"][:k])) < 100_000:
+        k += 1
+    hyp, ref = " ".join(systems["UEdin"][:k])[:100_000], " ".join(ref_a[:k])
+    out = subprocess.run([sys.executable, "-c", _LONG_LINE_SCRIPT], input=json.dumps([hyp, ref]),
+                         capture_output=True, text=True, timeout=900, check=True)
+    res = json.loads(out.stdout)
+    h, r = tokenize(hyp), tokenize(ref)
+    assert (len(h), len(r)) == (18895, 19026)
+    # GTM: runs are diagonal stretches of equal words, no row or column used twice, and no hit left free
+    rows = [i + d for i, _, n in res["runs"] for d in range(n)]
+    cols = [j + d for _, j, n in res["runs"] for d in range(n)]
+    assert all(h[i + d] == r[j + d] for i, j, n in res["runs"] for d in range(n))
+    assert len(set(rows)) == len(rows) and len(set(cols)) == len(cols)
+    free_words = {r[j] for j in set(range(len(r))) - set(cols)}
+    assert not any(h[i] in free_words for i in set(range(len(h))) - set(rows))
+    # METEOR: the most one-to-one matches (sum over word types of min(count in hyp, count in ref))
+    links = [tuple(x) for x in res["links"]]
+    hc, rc = Counter(h), Counter(r)
+    assert len(links) == sum(min(c, rc[w]) for w, c in hc.items())
+    assert len({i for i, _ in links}) == len({j for _, j in links}) == len(links)
+    assert all(h[i] == r[j] for i, j in links) and res["exact"] is False
+    assert res["scores"] == pytest.approx([0.6160030589945054, 0.013515652869272697, 0.6844467762620963], abs=1e-12)
