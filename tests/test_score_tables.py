@@ -83,3 +83,21 @@ def test_report_refuses_bad_human_scores_before_any_work(tmp_path):
         f"syneval-nb report: error: {bad}: seg_id 30 (row 30) is outside the files' 0..29; the ids look 1-based "
         "(1..30): subtract 1, seg_id is the 0-based line number"]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-o", "FILE"], "-o {FILE} is a file; the report is a folder"),
+    (["--sample", "0"], "--sample 0: give at least 1 segment"),
+    (["--workers", "0"], "--workers must be >= 1, got 0"),
+])
+def test_report_refuses_bad_options_before_any_work(tmp_path, args, message):
+    """Issue 24: ``report -o`` naming a file failed after the work and claimed the notebook was kept there."""
+    f = tmp_path / "a-file.html"
+    f.write_text("mine", encoding="utf-8")
+    args = [str(f) if a == "FILE" else a for a in args]
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", *args], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"syneval-nb report: error: {message.format(FILE=f)}"), lines
+    assert f.read_text(encoding="utf-8") == "mine"

@@ -80,6 +80,13 @@ def cli(argv: list[str] | None = None) -> int:
         return error("give both -r (references) and -i (systems), or neither for the embedded example")
     specs = [s.strip() for s in args.metrics.split(",") if s.strip()]
     names = [s.strip() for s in args.names.split(",")] if args.names else None
+    if Path(args.output).exists() and not Path(args.output).is_dir():
+        return error(f"-o {args.output} is a file; the report is a folder (give a folder name, e.g. "
+                     f"{Path(args.output).with_suffix('')}-report)")
+    if args.sample is not None and args.sample < 1:
+        return error(f"--sample {args.sample}: give at least 1 segment (or leave it out for all)")
+    if args.workers < 1:
+        return error(f"--workers must be >= 1, got {args.workers}")
     try:
         [M.get(s) for s in specs]
         if args.human_scores and not Path(args.human_scores).is_file():
