@@ -424,3 +424,22 @@ def test_reference_trees_names_a_malformed_parse(figure1):
         H6.reference_trees(df, ("ptb_ref", "ptb_refB"))
     trees = H6.reference_trees(df[df.seg_id == 0], ("ptb_ref", "ptb_refB"))
     assert trees == [[None, figure1[1]]]  # (()) is a failed parse: None
+
+
+def test_hybrid_text_keeps_the_spacing_of_each_piece(shared_data):
+    """Issue 22: TED talk.7 segment 35 gave "as youare building your bricks" (the host's empty seam before "'re"
+    kept when "are" came in) and "as you 're building bricks". Each piece now brings the spacing before its first
+    token in its own reference."""
+    from syneval_nb.data import load_ted_zhen_mqm
+
+    t = load_ted_zhen_mqm()
+    row = t[t["ref"].str.contains("as you're building your bricks", regex=False)].iloc[0]
+    hs = hybridize_segment([read_ptb(row["ptb_ref"]), read_ptb(row["ptb_refB"])], texts=[row["ref"], row["refB"]])
+    assert [h.text for h in hs.hybrids] == [
+        "One of them is the input from the user, as you're building your bricks.",
+        "One of them is the input from the user, as you are building bricks.",
+        "One of them is the input from the user, as you are building your bricks.",
+        "One of them is the input from the user, as you're building bricks."]
+    assert [" ".join(h.tree.leaves()) for h in hs.hybrids[2:]] == [
+        "One of them is the input from the user , as you are building your bricks .",
+        "One of them is the input from the user , as you 're building bricks ."]

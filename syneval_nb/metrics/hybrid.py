@@ -458,8 +458,8 @@ def align_leaves(words: Sequence[str], raw: str) -> list[tuple[int, int]] | None
 
 class _Surface:
     """Raw texts of the references with their token spans: hybrids are written with the references' own
-    characters and spacing; at a seam between pieces of different references, the spacing of the host reference
-    at that boundary is used."""
+    characters and spacing; before each piece, the spacing that precedes its first token in its own reference
+    (so "you" + "are" keeps its space and "you" + "'re" none), or the host's when the piece starts its reference."""
 
     def __init__(self, refs: list[_Ref], texts: Sequence[str] | None) -> None:
         self.texts = texts
@@ -487,9 +487,12 @@ class _Surface:
             pieces.append((i, pos, len(r.words), pos))
         out = []
         for k, (j, a, b, boundary) in enumerate(pieces):
-            if k:
-                out.append(self.texts[i][host[boundary - 1][1]:host[boundary][0]] if boundary else " ")
             sp = self.spans[j]
+            if k:  # the spacing before the piece's first token in its own reference ("you" + "'re", "you" + " are")
+                if a:
+                    out.append(self.texts[j][sp[a - 1][1]:sp[a][0]])
+                else:
+                    out.append(self.texts[i][host[boundary - 1][1]:host[boundary][0]] if boundary else " ")
             out.append(self.texts[j][sp[a][0]:sp[b - 1][1]])
         return "".join(out)
 
