@@ -197,7 +197,7 @@ def test_error_java_missing(files, tmp_path):
 def test_output_never_overwrites_an_input(files):
     before = Path(files["hyps"][0]).read_bytes()
     _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "-o", files["hyps"][0]),
-                    "would be overwritten")
+                    "the input is never overwritten")
     assert Path(files["hyps"][0]).read_bytes() == before
 
 
