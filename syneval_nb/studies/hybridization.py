@@ -380,15 +380,14 @@ def verdicts(gains: pd.DataFrame, value: pd.DataFrame, metric: str = "BLEU", *, 
     out = {}
     for m, boot in gains.attrs["bootstrap"].items():
         out[f"hybrids help {m} ({extended} beats {baseline}, {what})"] = stats.verdict_beats(
-            boot, extended, baseline, controls=())
+            boot, extended, baseline)
     out[f"two human references beat one, average of single references ({metric}, {what})"] = stats.verdict_beats(
-        value, "2 manual", "1 manual (average)", controls=())
+        value, "2 manual", "1 manual (average)")
     out[f"two human references beat one, best single reference refB ({metric}, {what})"] = stats.verdict_beats(
-        value, "2 manual", "1 manual (refB)", controls=())
+        value, "2 manual", "1 manual (refB)")
     for framing in ("average", "best"):
         out[f"a second human reference is worth more than the hybrids, vs {framing} single reference "
-            f"({metric}, {what})"] = stats.verdict_beats(value, f"second reference (vs {framing})", "hybrids",
-                                                        controls=())
+            f"({metric}, {what})"] = stats.verdict_beats(value, f"second reference (vs {framing})", "hybrids")
     return out
 
 
