@@ -32,8 +32,8 @@ from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
 
 
 __all__ = ["TED_REFERENCE", "DEEN_REFERENCES", "MQM_COLUMNS", "HUMANS", "ASPECTS", "load_ted", "load_deen",
-           "Deen", "verdict_contrast", "verdicts_json", "verdict_lines", "plot_distributions", "plot_scatter",
-           "no_holds"]
+           "Deen", "verdict_contrast", "holm_chapter", "verdicts_json", "verdict_lines", "plot_distributions", "plot_scatter",
+           "no_holds", "family_note"]
 
 TED_REFERENCE = "refB"
 """The TED zh-en reference of every chapter (see the module docstring)."""
@@ -107,38 +107,37 @@ def load_deen(data_dir=None, sample: int | None = None, seed: int = 0, permute_h
 def verdict_contrast(table_a, table_b, metric: str | tuple, baseline: str | tuple, *, human_a: str | None = None,
                      human_b: str | None = None, label_a: str = "Fluency", label_b: str = "Accuracy",
                      alpha: float | None = None) -> dict:
-    """Verdict on "``metric`` beats ``baseline`` more on ``label_a`` than on ``label_b``": the difference of
-    differences [r(metric, a) - r(baseline, a)] - [r(metric, b) - r(baseline, b)] on paired resamples.
+    """Verdict (test ``difference``) on "``metric``'s edge over ``baseline`` is larger on ``label_a`` than on
+    ``label_b``": the difference of differences [r(metric, a) - r(baseline, a)] - [r(metric, b) - r(baseline, b)]
+    on paired resamples, i.e. the metric's own a-vs-b contrast against the baseline's contrast (so a contrast every
+    metric shows, such as tracking Accuracy better than Fluency, cancels out).
 
     The two tables must come from the same rows, resampling units, ``seed`` and ``n_resamples``
     (:func:`syneval_nb.stats.correlation_table` draws the same resamples then; checked by the number of units and
-    resamples). **holds** iff the interval (level 1 - alpha) is above 0 and the one-sided p (share of resamples
-    <= 0) < alpha; **does not hold** iff the interval is below 0; otherwise **cannot tell**. Returns the verdict
-    dict of :func:`syneval_nb.stats.verdict_beats` (without controls: a placebo or length row has no contrast
-    of its own to be beaten)."""
+    resamples). Decided by :func:`syneval_nb.stats.decide` (Holm over the chapter by :func:`holm_chapter`)."""
     ba, bb = stats._boot_of(table_a, human_a), stats._boot_of(table_b, human_b)
     if ba.samples.shape != bb.samples.shape or ba.n_clusters != bb.n_clusters or ba.unit != bb.unit:
         raise ValueError("the two tables were not resampled alike (rows, units or resamples differ)")
     a = alpha if alpha is not None else ba.alpha
     m, base = stats.metric_name(metric), stats.metric_name(baseline)
-    da = ba.column(m) - ba.column(base)
-    db = bb.column(m) - bb.column(base)
-    d = da - db
-    ok = np.isfinite(d)
-    lo, hi = stats.percentile_ci(d[ok], a)
-    p = float((d[ok] <= 0).mean()) if ok.any() else float("nan")
+    d = (ba.column(m) - ba.column(base)) - (bb.column(m) - bb.column(base))
     stat = (ba.estimate(m) - ba.estimate(base)) - (bb.estimate(m) - bb.estimate(base))
-    if lo > 0 and p < a:
-        verdict = "holds"
-    elif hi < 0:
-        verdict = "does not hold"
-    else:
-        verdict = "cannot tell"
-    rule = (f"holds iff [r({m}) - r({base})] on {label_a} minus the same on {label_b} has a {1 - a:.0%} "
-            f"paired-bootstrap interval (resampling {stats._unit_text(ba)}, {int(ok.sum())} resamples, the same for "
-            f"both) above 0 and a one-sided p < {a:g}; does not hold iff the interval is below 0; otherwise cannot tell")
-    return {"verdict": verdict, "statistic": float(stat), "ci": [float(lo), float(hi)], "p": p, "rule": rule,
-            "controls": {}, "n_resamples": int(ok.sum())}
+    return stats.verdict_from_samples(
+        "difference", f"[r({m}) - r({base})] on {label_a} - [r({m}) - r({base})] on {label_b}", stat, d, a,
+        stats._unit_text(ba))
+
+
+def holm_chapter(*groups: Mapping[str, Mapping]) -> tuple[dict, ...]:
+    """Holm over every verdict of a chapter, one family (:func:`syneval_nb.stats.holm_verdicts` over the union of
+    ``groups``, e.g. the verdicts and the variant verdicts), returned split back into the groups."""
+    allv = {}
+    for g in groups:
+        dup = set(allv) & set(g)
+        if dup:
+            raise ValueError(f"claims in two groups: {sorted(dup)}")
+        allv.update(g)
+    adj = stats.holm_verdicts(allv)
+    return tuple({c: adj[c] for c in g} for g in groups)
 
 
 def verdicts_json(verdicts: Mapping[str, Mapping]) -> dict:
@@ -160,9 +159,23 @@ def verdict_lines(verdicts: Mapping[str, Mapping]) -> str:
 
 
 def verdict_table(verdicts: Mapping[str, Mapping]) -> pd.DataFrame:
-    """The verdicts as a table: claim, verdict, statistic, interval, p."""
-    return pd.DataFrame([{"claim": c, "verdict": v["verdict"], "statistic": v["statistic"], "low": v["ci"][0],
-                          "high": v["ci"][1], "p": v["p"]} for c, v in verdicts.items()]).set_index("claim")
+    """The verdicts as a table: claim, test, verdict, statistic, interval, p, Holm p (over the chapter), reason."""
+    return pd.DataFrame([{"claim": c, "test": v.get("test", ""), "verdict": v["verdict"], "statistic": v["statistic"],
+                          "low": v["ci"][0], "high": v["ci"][1], "p": v["p"], "p Holm": v.get("p_holm", np.nan),
+                          "reason": v.get("reason", "")} for c, v in verdicts.items()]).set_index("claim")
+
+
+def family_note(verdicts: Mapping[str, Mapping]) -> str:
+    """The sentence a notebook prints above its verdicts: the size of the Holm family and the rule, computed."""
+    sizes = {v.get("family_size") for v in verdicts.values()}
+    if not verdicts or None in sizes:
+        return "These verdicts are not Holm-adjusted."
+    tests = sorted({v["test"] for v in verdicts.values()})
+    held = sum(v["verdict"] == "holds" for v in verdicts.values())
+    return (f"Holm runs over every verdict of this chapter, one family of {max(sizes)} p-values (tests: "
+            f"{', '.join(tests)}). A verdict holds iff its own interval lies above 0 and its Holm p is below "
+            f"alpha; it does not hold iff the interval lies below 0; otherwise cannot tell. {held} of "
+            f"{len(verdicts)} hold.")
 
 
 def no_holds(verdicts: Mapping[str, Mapping]) -> list[str]:
