@@ -161,3 +161,17 @@ def test_depth_scores_by_hand():
     assert want != pytest.approx(seg[("TKM", None)][0])
     with pytest.raises(ValueError, match="1, 2, 2, 2, 2 entries"):
         ds.depth_scores(["x"], [["y"]] * 2, ["(S x)"] * 2, [["(S y)"]] * 2, ["a", "a"])
+
+
+def test_meta_evaluation_beside_pearson(ch):
+    """The WMT meta-evaluation table: item-grouped r recomputed with scipy per source segment; SPA and acc_eq in
+    range; the permutation p-values against chrF for every other row."""
+    lit = ch.literal
+    m = ch.meta
+    assert list(m.index) == ["BLEU-4", "chrF", "STM-4", "TKM"]
+    f = lit.frame.assign(x=lit.segment[("STM", 4)])
+    want = np.mean([pearsonr(g["x"], g["mqm_z"])[0] for _, g in f.groupby("seg_id")
+                    if g["x"].nunique() > 1 and g["mqm_z"].nunique() > 1])
+    assert m.loc["STM-4", "item_r"] == pytest.approx(want, abs=1e-12)
+    assert m["acc_eq"].between(0, 1).all() and m["spa"].between(0, 1).all()
+    assert np.isnan(m.loc["chrF", "spa_p"]) and m.drop(index="chrF")["spa_p"].between(0, 1).all()

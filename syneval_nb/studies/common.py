@@ -33,7 +33,7 @@ from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
 
 __all__ = ["TED_REFERENCE", "DEEN_REFERENCES", "MQM_COLUMNS", "HUMANS", "ASPECTS", "load_ted", "load_deen",
            "Deen", "verdict_contrast", "holm_chapter", "verdicts_json", "verdict_lines", "plot_distributions", "plot_scatter",
-           "no_holds", "family_note"]
+           "no_holds", "family_note", "meta_table", "meta_json"]
 
 TED_REFERENCE = "refB"
 """The TED zh-en reference of every chapter (see the module docstring)."""
@@ -220,3 +220,58 @@ def plot_scatter(scores: Mapping[str, np.ndarray], human: np.ndarray, human_name
         ax.set(xlabel=k, ylabel=human_name, title=f"{k}: r = {stats.pearson(v, h):.3f}")
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------------------------------------ meta-evaluation
+
+
+def meta_table(scores: Mapping, frame: pd.DataFrame, human: str = "mqm_z", baseline: str = "chrF",
+               k: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """The WMT metrics-task meta-evaluation beside Pearson (:mod:`syneval_nb.stats.meta`, mt-metrics-eval's
+    definitions, tested against its code): per metric (``{name or (name, depth): segment scores}`` aligned with
+    ``frame``, which has ``system``, ``seg_id`` and ``human``),
+
+    * ``acc_eq``: tie-calibrated pairwise accuracy over the translations of each source segment, averaged over
+      segments (:func:`~syneval_nb.stats.meta.pairwise_accuracy_tie_calibrated`), with ``acc_eq_p``, the
+      PERM-BOTH permutation p that the metric beats ``baseline`` (:func:`~syneval_nb.stats.meta.
+      permutation_test_acc_eq`);
+    * ``item_r``: Pearson within each source segment, averaged over segments
+      (:func:`~syneval_nb.stats.meta.item_grouped_correlation`);
+    * ``spa``: system-level soft pairwise accuracy from the (systems x segments) score matrices, segments scored
+      for every system only (:func:`~syneval_nb.stats.meta.soft_pairwise_accuracy`), with ``spa_p``, the
+      permutation p that the metric beats ``baseline`` (:func:`~syneval_nb.stats.meta.permutation_test_spa`).
+
+    The permutation tests draw ``k`` resamples (``random_state=seed``), stopping early every 100 resamples when
+    p < 0.02 or p > 0.5 (mtme's rule with a block of 100). These are shown beside the verdicts' Pearson; they
+    are not part of the Holm family."""
+    meta = stats.meta
+    h = frame[human].to_numpy(dtype=float)
+    items = frame["seg_id"].to_numpy()
+    names = {stats.metric_name(key): np.asarray(v, dtype=float) for key, v in scores.items()}
+    complete = frame.groupby("seg_id")["system"].transform("nunique") == frame["system"].nunique()
+
+    def matrix(v):
+        f = frame[complete].assign(_v=v[complete.to_numpy()])
+        return f.pivot(index="system", columns="seg_id", values="_v").to_numpy(dtype=float)
+
+    hm = matrix(h)
+    base = names.get(baseline)
+    rows = []
+    for nm, v in names.items():
+        row = {"metric": nm, "acc_eq": meta.pairwise_accuracy_tie_calibrated(v, h, items).acc_eq,
+               "item_r": meta.item_grouped_correlation(v, h, items).corr,
+               "spa": meta.soft_pairwise_accuracy(matrix(v), hm), "acc_eq_p": np.nan, "spa_p": np.nan}
+        if base is not None and nm != baseline:
+            kw = dict(k=k, random_state=seed, block_size=100)
+            row["acc_eq_p"] = meta.permutation_test_acc_eq(base, v, h, items, **kw).p_value
+            row["spa_p"] = meta.permutation_test_spa(matrix(base), matrix(v), hm, **kw).p_value
+        rows.append(row)
+    out = pd.DataFrame(rows).set_index("metric")
+    out.attrs["baseline"] = baseline
+    return out
+
+
+def meta_json(table: pd.DataFrame) -> dict:
+    """:func:`meta_table` for the results file."""
+    return {m: {c: (None if not np.isfinite(x) else float(x)) for c, x in r.items()}
+            for m, r in table.to_dict("index").items()}

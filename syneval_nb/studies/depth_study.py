@@ -35,6 +35,8 @@ from syneval_nb.studies.common import (
     HUMANS,
     holm_chapter,
     load_deen,
+    meta_json,
+    meta_table,
     load_ted,
     verdict_contrast,
     verdicts_json,
@@ -429,6 +431,7 @@ class DepthChapter:
     verdicts: dict
     variants: dict
     params: dict = field(default_factory=dict)
+    meta: pd.DataFrame | None = None   # the WMT meta-evaluation beside Pearson (common.meta_table)
 
     @property
     def ted(self) -> pd.DataFrame:
@@ -464,7 +467,9 @@ def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = Non
               "permute_human": permute_human, "n_resamples": n_resamples, "alpha": alpha,
               "ted_reference": ted.attrs.get("reference"), "deen_references": list(deen.references),
               "primary_depth": PRIMARY_DEPTH}
-    return DepthChapter(fams, both, curves, aspects, heads, deen, dd, sys_curves, sys_head, v, var, params)
+    meta = meta_table(metric_rows(both["literal"], [PRIMARY_DEPTH]), both["literal"].frame, "mqm_z", BASELINES[0],
+                      n_resamples, seed)
+    return DepthChapter(fams, both, curves, aspects, heads, deen, dd, sys_curves, sys_head, v, var, params, meta)
 
 
 def curve_display(ch: DepthChapter, human: str = "MQM z") -> pd.DataFrame:
@@ -517,6 +522,7 @@ def chapter_results(ch: DepthChapter) -> dict:
         "length_r_mqm_z": stats.pearson(length, ted["mqm_z"]),
         "bleu4_r_fluency": stats.pearson(lit.segment[("BLEU", 4)], ted["mqm_fluency"]),
         "deen_system_r": {m: float(r) for m, r in zip(ch.system_curves["metric"], ch.system_curves["r"])},
+        "meta_evaluation": meta_json(ch.meta) if ch.meta is not None else None,
         "verdicts": verdicts_json(ch.verdicts),
         "variant_verdicts": verdicts_json(ch.variants),
     }

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from syneval_nb import stats
 from syneval_nb.metrics import chrf, lexical
-from syneval_nb.studies.common import ASPECTS, HUMANS, holm_chapter, verdicts_json
+from syneval_nb.studies.common import ASPECTS, HUMANS, holm_chapter, meta_json, meta_table, verdicts_json
 from syneval_nb.studies.depth_study import _combo_verdict
 
 
@@ -184,7 +184,15 @@ def verdicts(seg: pd.DataFrame, partial: pd.DataFrame, within: pd.DataFrame, asp
     return holm_chapter(v)[0]
 
 
-def results(worked: pd.DataFrame, ls: LexicalScores, seg, partial, within, aspects, deen_ls, system, v) -> dict:
+def meta(ls: LexicalScores, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """The WMT meta-evaluation beside Pearson (:func:`syneval_nb.studies.common.meta_table`) of the verdicts'
+    metrics on MQM z: acc_eq, item-grouped r, SPA, and the permutation p of each against chrF."""
+    return meta_table({m: ls.scores[m] for m in ls.verdict_metrics}, ls.frame, "mqm_z", BASELINES[0],
+                      n_resamples, seed)
+
+
+def results(worked: pd.DataFrame, ls: LexicalScores, seg, partial, within, aspects, deen_ls, system, v,
+            meta_eval: pd.DataFrame | None = None) -> dict:
     """The results file (JSON-ready)."""
     def col(t, h):
         g = t[t["human"] == h]
@@ -201,5 +209,6 @@ def results(worked: pd.DataFrame, ls: LexicalScores, seg, partial, within, aspec
         "wmt21_deen": {"n_segments": int(len(deen_ls.frame)), "references": ["ref_A"],
                        "pearson_da": {m: float(r) for m, r in zip(system["metric"], system["r"])},
                        "corpus_bleu": deen_ls.system["BLEU-4"].to_dict()},
+        "meta_evaluation": None if meta_eval is None else meta_json(meta_eval),
         "verdicts": verdicts_json(v),
     }

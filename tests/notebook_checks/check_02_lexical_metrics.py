@@ -55,6 +55,11 @@ def check(result: dict) -> None:
     r = pearsonr([bleu[s] for s in systems], [da[s] for s in systems])[0]
     assert deen["pearson_da"]["BLEU-4"] == pytest.approx(r, abs=1e-9)
     assert "placebo" not in deen["pearson_da"]  # system level: a permutation test instead
+    # the WMT meta-evaluation beside Pearson (mt-metrics-eval definitions; measured on this sample)
+    me = result["meta_evaluation"]
+    assert set(me) == {"BLEU-4", "NIST", "WER", "PER", "F-measure", "GTM", "ROUGE-S", "METEOR", "TER", "chrF"}
+    assert me["chrF"]["acc_eq"] == pytest.approx(0.43974, abs=1e-4) and me["chrF"]["spa_p"] is None
+    assert all(0 <= me[m]["acc_eq_p"] <= 1 and 0 <= me[m]["spa"] <= 1 for m in me if m != "chrF")
     _shape(result)
     v = result["verdicts"]
     sizes = {x["family_size"] for x in v.values()}

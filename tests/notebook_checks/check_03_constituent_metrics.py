@@ -63,6 +63,10 @@ def check(result: dict) -> None:
     assert v["TKM correlates with MQM z beyond length"]["verdict"] == "cannot tell"
     allv = {**v, **result["variant_verdicts"]}
     assert {x["family_size"] for x in allv.values()} == {len(allv)}  # Holm: one family per chapter
+    # the WMT meta-evaluation beside Pearson (measured on this sample): acc_eq, item-grouped r, SPA, p vs chrF
+    me = result["meta_evaluation"]
+    assert set(me) == {"BLEU-4", "chrF", "STM-4", "TKM"}
+    assert me["STM-4"]["acc_eq"] == pytest.approx(0.37974, abs=1e-4) and me["chrF"]["acc_eq_p"] is None
 
 
 def _sacrebleu_system_r() -> float:
