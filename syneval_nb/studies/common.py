@@ -225,8 +225,13 @@ def plot_scatter(scores: Mapping[str, np.ndarray], human: np.ndarray, human_name
 # ------------------------------------------------------------------------------------------------ meta-evaluation
 
 
+META_K = 200
+"""Resamples of the meta-evaluation's permutation tests in the chapters (each resample re-optimises acc_eq's tie
+threshold or recomputes SPA's pairwise p-values: 200 keep a chapter within minutes; p resolution 0.005)."""
+
+
 def meta_table(scores: Mapping, frame: pd.DataFrame, human: str = "mqm_z", baseline: str = "chrF",
-               k: int = 1000, seed: int = 0) -> pd.DataFrame:
+               k: int = META_K, seed: int = 0) -> pd.DataFrame:
     """The WMT metrics-task meta-evaluation beside Pearson (:mod:`syneval_nb.stats.meta`, mt-metrics-eval's
     definitions, tested against its code): per metric (``{name or (name, depth): segment scores}`` aligned with
     ``frame``, which has ``system``, ``seg_id`` and ``human``),

@@ -33,6 +33,7 @@ from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
 from syneval_nb.studies.common import (
     ASPECTS,
     HUMANS,
+    META_K,
     holm_chapter,
     load_deen,
     meta_json,
@@ -468,7 +469,7 @@ def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = Non
               "ted_reference": ted.attrs.get("reference"), "deen_references": list(deen.references),
               "primary_depth": PRIMARY_DEPTH}
     meta = meta_table(metric_rows(both["literal"], [PRIMARY_DEPTH]), both["literal"].frame, "mqm_z", BASELINES[0],
-                      n_resamples, seed)
+                      min(n_resamples, META_K), seed)
     return DepthChapter(fams, both, curves, aspects, heads, deen, dd, sys_curves, sys_head, v, var, params, meta)
 
 

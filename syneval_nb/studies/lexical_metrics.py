@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from syneval_nb import stats
 from syneval_nb.metrics import chrf, lexical
-from syneval_nb.studies.common import ASPECTS, HUMANS, holm_chapter, meta_json, meta_table, verdicts_json
+from syneval_nb.studies.common import ASPECTS, HUMANS, META_K, holm_chapter, meta_json, meta_table, verdicts_json
 from syneval_nb.studies.depth_study import _combo_verdict
 
 
@@ -188,7 +188,7 @@ def meta(ls: LexicalScores, n_resamples: int = 1000, seed: int = 0) -> pd.DataFr
     """The WMT meta-evaluation beside Pearson (:func:`syneval_nb.studies.common.meta_table`) of the verdicts'
     metrics on MQM z: acc_eq, item-grouped r, SPA, and the permutation p of each against chrF."""
     return meta_table({m: ls.scores[m] for m in ls.verdict_metrics}, ls.frame, "mqm_z", BASELINES[0],
-                      n_resamples, seed)
+                      min(n_resamples, META_K), seed)
 
 
 def results(worked: pd.DataFrame, ls: LexicalScores, seg, partial, within, aspects, deen_ls, system, v,
