@@ -391,7 +391,7 @@ def test_correlation_table_columns_and_values():
     t = S.correlation_table(scores, h, seg, baseline=("BLEU", 4), controls={S.LENGTH: rng.normal(size=400)},
                             n_resamples=300, seed=3)
     assert tuple(t.columns) == S.TABLE_COLUMNS
-    assert t.metric.tolist() == ["BLEU-4", "STM-4", "TKM", "length", "placebo"]
+    assert t.metric.tolist() == ["BLEU-4", "STM-4", "TKM", "-|len diff|", "placebo"]
     row = S.table_row(t, "STM", 4)
     assert row.r == pytest.approx(sps.pearsonr(good, h)[0]) and row.baseline == "BLEU-4"
     assert (row.n, row.n_clusters, row.method) == (400, 80, "pearson")
@@ -405,8 +405,12 @@ def test_correlation_table_columns_and_values():
     np.testing.assert_allclose(tested.p_better_holm, S.holm(tested.p_better))
     np.testing.assert_allclose(tested.p_worse_holm, S.holm(tested.p_worse))
     assert S.table_row(t, "BLEU-4").baseline == "" and np.isnan(S.table_row(t, "BLEU-4").delta)
-    np.testing.assert_allclose(S.table_row(t, "placebo").r, sps.pearsonr(S.placebo(400, 3), h)[0])
-    assert row.mark == "+" and S.table_row(t, "placebo").mark == "-"
+    # the placebo row: the 95th percentile (and central 95%) of N_NULL random columns' r, brute force with scipy
+    cols = np.random.default_rng(np.random.SeedSequence([3, 0x706C6163, 1])).standard_normal((S.N_NULL, 400))
+    brute = np.array([sps.pearsonr(c, h)[0] for c in cols])
+    prow = S.table_row(t, "placebo")
+    assert (prow.r, prow.low, prow.high) == pytest.approx(tuple(np.quantile(brute, [0.95, 0.025, 0.975])))
+    assert row.mark == "+" and prow.mark == "" and np.isnan(prow.delta)
     # per-row baselines and the Williams column (explicit request only)
     t2 = S.correlation_table({("BLEU", 1): bad, ("BLEU", 2): bad, ("STM", 1): good, ("STM", 2): bad,
                               ("TKM", None): good}, h, seg, baseline=S.depth_baselines(
@@ -506,53 +510,142 @@ def test_verdicts_follow_the_rule():
     n = len(h)
     good = h + rng.normal(size=n)
     weak = h + 4 * rng.normal(size=n)
-    length = 0.5 * h + rng.normal(size=n)  # a control that correlates (more than weak, less than good)
-    t = S.correlation_table({"good": good, "weak": weak}, h, seg, baseline="weak", controls={S.LENGTH: length},
-                            n_resamples=300)
+    t = S.correlation_table({"good": good, "weak": weak}, h, seg, baseline="weak", n_resamples=300)
     v = S.verdict_beats(t, "good", "weak")
-    assert v["verdict"] == "holds" and v["ci"][0] > 0 and v["p"] < 0.05
+    assert v["verdict"] == "holds" and v["test"] == "beats" and v["ci"][0] > 0 and v["p"] < 0.05
     assert v["statistic"] == pytest.approx(S.pearson(good, h) - S.pearson(weak, h))
-    assert set(v["controls"]) == {"placebo", "length"} and "Holm" in v["rule"]
+    b = t.attrs["bootstrap"]
+    d = b.column("good") - b.column("weak")
+    assert v["ci"] == pytest.approx(list(np.quantile(d, [0.025, 0.975]))) and v["p"] == (d <= 0).mean()
     back = S.verdict_beats(t, "weak", "good")
-    assert back["verdict"] == "does not hold" and back["ci"][1] < 0 and "one comparison" in back["rule"]
-    # weak beats the placebo but not the length control (it is worse): does not hold against the controls
-    wl = S.verdict_beats(t, "weak", "placebo", controls=("length",))
-    assert S.pearson(weak, h) < S.pearson(length, h) and wl["verdict"] == "does not hold"
+    assert back["verdict"] == "does not hold" and back["ci"][1] < 0 and "below 0 decides" in back["reason"]
     # indistinguishable metrics: cannot tell
     twin = good + 0.01 * rng.normal(size=n)
-    tt = S.correlation_table({"good": good, "twin": twin}, h, seg, baseline="twin", controls={S.LENGTH: length},
-                             n_resamples=300)
-    assert S.verdict_beats(tt, "good", "twin")["verdict"] == "cannot tell"
-    assert S.verdict_correlates(t, "good")["verdict"] == "holds"
-    assert S.verdict_correlates(t, "placebo", controls=())["verdict"] == "cannot tell"
-    with pytest.raises(KeyError, match="control rows"):
-        S.verdict_beats(S.correlation_table({"a": good, "b": weak}, h, seg, n_resamples=20), "a", "b")
-    s = S.verdict_sentence("good beats weak", v)
-    assert s.startswith('"good beats weak": holds (statistic +') and "p < 0.0033" in s and "Rule: holds iff" in s
-    # the reason names the condition that decided
-    assert v["reason"] == "good beats weak; good beats every control (placebo, length)"
-    assert back["reason"] == "good is better than weak; length is better than weak"
-    assert wl["reason"] == "weak beats placebo; length is better than weak"
-    assert "Why: good beats weak; good beats every control" in s
+    tt = S.correlation_table({"good": good, "twin": twin}, h, seg, baseline="twin", n_resamples=300)
     tw = S.verdict_beats(tt, "good", "twin")
-    assert tw["reason"].startswith("the interval of good - twin includes 0")
+    assert tw["verdict"] == "cannot tell" and tw["reason"].endswith("(the interval includes 0)")
+    assert S.verdict_correlates(t, "good")["verdict"] == "holds"
+    pl = S.verdict_beats_placebo(t, "good")
+    q = np.quantile(b.null, 0.95)
+    assert pl["test"] == "beats the placebo" and pl["statistic"] == pytest.approx(S.pearson(good, h) - q)
+    assert pl["verdict"] == "holds" and pl["p"] == 0.0 and pl["n_null"] == S.N_NULL
+    s = S.verdict_sentence("good beats weak", v)
+    assert s.startswith('"good beats weak": holds (beats: statistic +') and "p < 0.0033" in s
+    assert "Why: beats: pearson r(good) - pearson r(weak) = +" in s and "Rule: holds iff" in s
     import json
     json.dumps(v)  # JSON-ready
 
 
+def test_decide_never_says_does_not_hold_above_zero():
+    for lo, hi, p in [(0.01, 0.05, 0.9), (0.01, 0.05, 0.01), (-0.01, 0.05, 0.01), (-0.05, -0.01, 0.001)]:
+        out = S.decide([lo, hi], p, 0.05)
+        assert out == ("holds" if lo > 0 and p < 0.05 else "does not hold" if hi < 0 else "cannot tell")
+        assert not (lo > 0 and out == "does not hold")
+
+
+def test_holm_verdicts_one_family_by_hand():
+    vs = {f"c{i}": S.make_verdict("beats", "d", 0.1, [0.01, 0.2], p, 0.05, "rule")
+          for i, p in enumerate([0.01, 0.04, 0.03, 0.005])}
+    assert all(v["verdict"] == "holds" for v in vs.values())
+    out = S.holm_verdicts(vs)
+    # by hand: sorted 0.005, 0.01, 0.03, 0.04 -> 4*0.005=0.02, 3*0.01=0.03, 2*0.03=0.06, max(0.06, 0.04)=0.06
+    assert [out[c]["p_holm"] for c in ("c3", "c0", "c2", "c1")] == pytest.approx([0.02, 0.03, 0.06, 0.06])
+    assert [out[c]["verdict"] for c in ("c0", "c1", "c2", "c3")] == ["holds", "cannot tell", "cannot tell", "holds"]
+    assert out["c1"]["family_size"] == 4 and "is not below 0.05" in out["c1"]["reason"]
+    # brute force over a random family: the step-down definition, one p at a time
+    ps = np.random.default_rng(3).uniform(size=12) ** 3
+    order = np.argsort(ps)
+    brute = np.empty(12)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (12 - rank) * ps[i]))
+        brute[i] = running
+    assert S.holm(ps) == pytest.approx(brute)
+
+
+def test_partial_samples_refit_the_regression_in_each_resample():
+    rng = np.random.default_rng(11)
+    n = 150
+    z = np.column_stack([rng.normal(size=n), rng.normal(size=n)])
+    h = z @ [1.0, 0.5] + rng.normal(size=n)
+    m = np.vstack([h + z[:, 0] + rng.normal(size=n), rng.normal(size=n)])
+    seg = np.repeat(np.arange(50), 3)
+    s = S.bootstrap_partial_samples(m, h, z, 7, 3, seg)
+    a = lambda zz: np.column_stack([np.ones(len(zz)), zz])  # noqa: E731
+    res = lambda v, zz: v - a(zz) @ np.linalg.lstsq(a(zz), v, rcond=None)[0]  # noqa: E731
+    for row, w in zip(s, next(S.bootstrap_weights(n, 7, 3, seg))):
+        idx = np.repeat(np.arange(n), w.astype(int))
+        for j in range(2):
+            assert row[j] == pytest.approx(sps.pearsonr(res(m[j][idx], z[idx]), res(h[idx], z[idx]))[0], abs=1e-9)
+    # the table: estimate = residual-regression r, the same resamples and units as the plain table
+    cov = {"log hyp length": z[:, 0], "log ref length": z[:, 1]}
+    t = S.correlation_table({"a": m[0], "b": m[1]}, h, seg, baseline="b", given=cov, n_resamples=7, seed=3)
+    ra = S.table_row(t, "a")
+    assert ra.r == pytest.approx(sps.pearsonr(res(m[0], z), res(h, z))[0], abs=1e-12)
+    assert ra.method == "partial pearson | log hyp length, log ref length"
+    np.testing.assert_allclose(t.attrs["bootstrap"].samples, s)
+    v = S.verdict_beats(t, "a", "b")
+    assert v["test"] == "beats beyond length" and "partial r(a | log hyp length" in v["statistic_text"]
+    assert S.verdict_correlates(t, "a")["test"] == "correlates beyond length"
+    # the partial placebo: the random columns' residual r (regression fitted once)
+    cols = np.random.default_rng(np.random.SeedSequence([3, 0x706C6163, 1])).standard_normal((S.N_NULL, n))
+    brute = [sps.pearsonr(res(c, z), res(h, z))[0] for c in cols[:5]]
+    assert t.attrs["bootstrap"].null[:5] == pytest.approx(brute, abs=1e-10)
+    with pytest.raises(ValueError, match="partial Pearson"):
+        S.correlation_table({"a": m[0]}, h, seg, method="within", given=cov, n_resamples=5)
+
+
+def test_placebo_distribution_within_and_permutation_by_brute_force():
+    rng = np.random.default_rng(5)
+    seg = np.repeat(np.arange(30), 4)
+    h = rng.normal(size=120)
+    cols = np.random.default_rng(np.random.SeedSequence([2, 0x706C6163, 1])).standard_normal((100, 120))
+    d = S.placebo_distribution(h, 100, 2, "within", seg)
+    assert d[:6] == pytest.approx([S.within_segment(c, h, seg) for c in cols[:6]], abs=1e-12)
+    with pytest.raises(ValueError, match="at least 100"):
+        S.placebo_distribution(h, 50)
+    x, hs = rng.normal(size=(2, 19)), rng.normal(size=19)
+    perm = S.permutation_distribution(x, hs, 200, 4)
+    prng = np.random.default_rng(np.random.SeedSequence([4, 0x7065726D, 1]))
+    first = [hs[prng.permutation(19)] for _ in range(3)]
+    assert perm[:3, 1] == pytest.approx([sps.pearsonr(x[1], f)[0] for f in first], abs=1e-12)
+    t = S.correlation_table({"a": x[0], "b": x[1]}, hs, null="permutation", n_resamples=50, n_null=200, seed=4)
+    assert "placebo" not in t.metric.tolist()
+    v = S.verdict_beats_placebo(t, "b")
+    assert v["test"] == "beats permuted human scores"
+    assert v["p"] == pytest.approx((perm[:, 1] >= sps.pearsonr(x[1], hs)[0]).mean())
+    assert S.null_p(0.5, np.array([0.1, 0.6, 0.7, np.nan])) == pytest.approx(2 / 3)
+
+
+def test_length_controls_and_covariates():
+    c = S.length_controls([3, 10], [[4, 8], [10, 12]])
+    assert c["neg_hyp_len"].tolist() == [-3, -10] and c["neg_ref_len"].tolist() == [-6, -11]
+    assert c["neg_abs_len_diff"].tolist() == [-1, 0] and c["len_ratio"].tolist() == [0.75, 1.0]
+    assert list(S.length_rows([3, 10], [[4, 8], [10, 12]])) == ["-hyp length", "-ref length", "-|len diff|",
+                                                                 "len ratio"]
+    g = S.length_covariates([0, 10], [[4, 8], [10, 12]])
+    assert g["log hyp length"] == pytest.approx([0.0, np.log(11)]) and g["log ref length"] == pytest.approx(
+        [np.log(7), np.log(12)])
+
+
 def test_permuted_human_scores_never_give_holds():
-    """The permute_human switch: on shuffled human scores no "beats" or "correlates" claim may hold."""
+    """The permute_human switch: on shuffled human scores no verdict of any test may hold (Holm over all)."""
     rng, seg, h = _verdict_data(seed=1)
     n = len(h)
     good, weak = h + rng.normal(size=n), h + 4 * rng.normal(size=n)
-    length = 0.3 * h + rng.normal(size=n)
-    verdicts = []
+    lens = np.abs(rng.normal(size=(2, n))) * 10 + 1
+    cov = S.length_covariates(lens[0], lens[1])
+    verdicts = {}
     for seed in range(5):
         hp = S.permute_human(h, seed)
-        t = S.correlation_table({"good": good, "weak": weak}, hp, seg, baseline="weak", controls={S.LENGTH: length},
-                                n_resamples=200, seed=seed)
-        verdicts += [S.verdict_beats(t, "good", "weak")["verdict"], S.verdict_correlates(t, "good")["verdict"]]
-    assert "holds" not in verdicts
+        for given in (None, cov):
+            t = S.correlation_table({"good": good, "weak": weak}, hp, seg, baseline="weak", n_resamples=200,
+                                    seed=seed, given=given)
+            k = f"{seed}{given is not None}"
+            verdicts[k + "b"] = S.verdict_beats(t, "good", "weak")
+            verdicts[k + "c"] = S.verdict_correlates(t, "good")
+            verdicts[k + "p"] = S.verdict_beats_placebo(t, "good")
+    assert [c for c, v in S.holm_verdicts(verdicts).items() if v["verdict"] == "holds"] == []
 
 
 def test_rank_gap_by_hand():

@@ -46,17 +46,28 @@ def test_headline_r_and_contrast_recomputed(ch):
     r = pearsonr(lit.segment[("STM", 4)], lit.frame["mqm_z"])[0]
     assert stats.table_row(h, "STM-4")["r"] == pytest.approx(r, abs=1e-12)
     assert r == pytest.approx(0.1303, abs=1e-4)  # measured on this sample
-    # the contrast: difference of differences of scipy correlations, and the same resamples in both tables
+    # the contrast against chrF's: difference of differences of scipy correlations, the same resamples in both
     f, a = lit.frame["mqm_fluency_z"], lit.frame["mqm_accuracy_z"]
-    s, b = lit.segment[("STM", 4)], lit.segment[("BLEU", 4)]
+    s, b = lit.segment[("STM", 4)], lit.segment[("chrF", None)]
     want = (pearsonr(s, f)[0] - pearsonr(b, f)[0]) - (pearsonr(s, a)[0] - pearsonr(b, a)[0])
-    v = ch.verdicts["STM-4 beats BLEU-4 more on Fluency than on Accuracy (z)"]
-    assert v["statistic"] == pytest.approx(want, abs=1e-12)
+    v = ch.verdicts["STM-4's edge over chrF is larger on Fluency than on Accuracy (z)"]
+    assert v["statistic"] == pytest.approx(want, abs=1e-12) and v["test"] == "difference"
     bf = ch.heads[("Fluency z", "pearson")].attrs["bootstrap"]
     ba = ch.heads[("Accuracy z", "pearson")].attrs["bootstrap"]
-    d = (bf.column("STM-4") - bf.column("BLEU-4")) - (ba.column("STM-4") - ba.column("BLEU-4"))
+    d = (bf.column("STM-4") - bf.column("chrF")) - (ba.column("STM-4") - ba.column("chrF"))
     assert v["ci"] == pytest.approx(list(np.percentile(d, [2.5, 97.5])), abs=1e-12)
     assert v["p"] == pytest.approx(float((d <= 0).mean()))
+    # beyond length: the partial r given log(1 + hyp length) and log(1 + ref length), by numpy lstsq + scipy
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    tok = Tokenizer13a()
+    n = lambda x: len(tok(x.rstrip()).split())  # noqa: E731
+    z = np.column_stack([np.ones(len(lit.frame)), np.log1p([n(x) for x in lit.frame["target"]]),
+                         np.log1p([n(x) for x in lit.frame["reference"]])])
+    res = lambda y: y - z @ np.linalg.lstsq(z, y, rcond=None)[0]  # noqa: E731
+    want = pearsonr(res(lit.segment[("STM", 4)]), res(lit.frame["mqm_z"].to_numpy()))[0]
+    pv = ch.verdicts["STM-4 correlates with MQM z beyond length"]
+    assert pv["statistic"] == pytest.approx(want, abs=1e-10) and pv["test"] == "correlates beyond length"
+    assert stats.table_row(ch.heads[("MQM z", "partial")], "STM-4")["r"] == pytest.approx(want, abs=1e-10)
 
 
 def test_within_column_and_curves(ch):
@@ -86,7 +97,15 @@ def test_system_level_and_stability(ch):
     c = ch.deen_scores.corpus.loc[ch.deen.da.index]
     r = pearsonr(c[("BLEU", 4)], ch.deen.da)[0]
     assert stats.table_row(ch.system_head, "BLEU-4")["r"] == pytest.approx(r, abs=1e-12)
-    assert list(ch.system_head["metric"]) == ["BLEU-4", "STM-4", "TKM", "length", "placebo"]
+    assert list(ch.system_head["metric"]) == ["BLEU-4", "chrF", "STM-4", "TKM", "-hyp length", "-ref length",
+                                              "-|len diff|", "len ratio"]
+    # the permutation null: Monte-Carlo p = share of 1,000 permutations of DA z with r >= r(STM-4)
+    pv = ch.verdicts["STM-4 beats permuted human scores at system level (WMT21 de-en DA z, ref A)"]
+    x = c[("STM", 4)].to_numpy(dtype=float)
+    rng = np.random.default_rng(np.random.SeedSequence([0, 0x7065726D, 1]))
+    hs = ch.deen.da.to_numpy()
+    perm = np.array([pearsonr(x, hs[rng.permutation(len(hs))])[0] for _ in range(stats.N_NULL)])
+    assert pv["p"] == pytest.approx(float((perm >= pearsonr(x, hs)[0]).mean()))
     v = ds.verdict_stability(ch.curves["literal mean"], "STM")
     lit = ch.literal
     pr = lambda k: pearsonr(lit.segment[k], lit.frame["mqm_z"])[0]  # noqa: E731
@@ -95,11 +114,16 @@ def test_system_level_and_stability(ch):
 
 
 def test_verdict_keys_and_permuted_run(shared_data, ch):
+    beats = [f"beats {b} {w}" for b in ("chrF", "BLEU-4") for w in (
+        "(MQM z, Pearson)", "beyond length (MQM z, partial r given log lengths)",
+        "within source segments (MQM z)", "at system level (WMT21 de-en DA z, ref A)")]
     assert set(ch.verdicts) == {
-        f"{m} {c}" for m in ("STM-4", "TKM") for c in (
-            "beats BLEU-4 (MQM z, Pearson)", "beats BLEU-4 within source segments (MQM z)", "correlates with MQM z",
-            "beats BLEU-4 more on Fluency than on Accuracy (z)",
-            "beats BLEU-4 at system level (WMT21 de-en DA z, ref A)")}
+        f"{m} {c}" for m in ("STM-4", "TKM") for c in beats + [
+            "correlates with MQM z", "correlates with MQM z beyond length", "beats the placebo (MQM z)",
+            "beats permuted human scores at system level (WMT21 de-en DA z, ref A)"]} | {
+        f"{m}'s edge over chrF is larger on Fluency than on Accuracy (z)" for m in ("STM-4", "TKM")}
+    # Holm over every verdict of the chapter (verdicts and variants): one family
+    assert {v["family_size"] for v in {**ch.verdicts, **ch.variants}.values()} == {30}
     p = ds.run_chapter(("STM", "TKM"), shared_data, sample=8, seed=0, n_resamples=200, progress=False,
                        permute_human=1)
     assert common.no_holds({**p.verdicts, **p.variants}) == []
@@ -119,6 +143,8 @@ def test_depth_scores_by_hand():
     # BLEU_1: unigram precision 2/3 (I, have) times the brevity penalty exp(1 - 4/3)
     assert seg[("BLEU", 1)].tolist() == pytest.approx([2 / 3 * math.exp(-1 / 3)] * 2)
     assert seg[("-|len diff|", None)].tolist() == [-1.0, -1.0] and seg[("len ratio", None)].tolist() == [0.75, 0.75]
+    assert seg[("-hyp length", None)].tolist() == [-3.0, -3.0] and seg[("-ref length", None)].tolist() == [-4.0, -4.0]
+    assert seg[("log ref length", None)].tolist() == pytest.approx([math.log(5)] * 2)
     assert ("TKM", None) in seg and ("HWCM", 3) in seg and ("DSTM", 1) in seg
     # one segment per system: each corpus score is that segment's score
     assert list(corpus.index) == ["s1", "s2"]
@@ -135,3 +161,17 @@ def test_depth_scores_by_hand():
     assert want != pytest.approx(seg[("TKM", None)][0])
     with pytest.raises(ValueError, match="1, 2, 2, 2, 2 entries"):
         ds.depth_scores(["x"], [["y"]] * 2, ["(S x)"] * 2, [["(S y)"]] * 2, ["a", "a"])
+
+
+def test_meta_evaluation_beside_pearson(ch):
+    """The WMT meta-evaluation table: item-grouped r recomputed with scipy per source segment; SPA and acc_eq in
+    range; the permutation p-values against chrF for every other row."""
+    lit = ch.literal
+    m = ch.meta
+    assert list(m.index) == ["BLEU-4", "chrF", "STM-4", "TKM"]
+    f = lit.frame.assign(x=lit.segment[("STM", 4)])
+    want = np.mean([pearsonr(g["x"], g["mqm_z"])[0] for _, g in f.groupby("seg_id")
+                    if g["x"].nunique() > 1 and g["mqm_z"].nunique() > 1])
+    assert m.loc["STM-4", "item_r"] == pytest.approx(want, abs=1e-12)
+    assert m["acc_eq"].between(0, 1).all() and m["spa"].between(0, 1).all()
+    assert np.isnan(m.loc["chrF", "spa_p"]) and m.drop(index="chrF")["spa_p"].between(0, 1).all()

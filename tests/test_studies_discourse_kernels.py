@@ -28,7 +28,7 @@ def test_ted_scores_real_sample(ted6):
     assert (f.loc[both, "DR"] == 1.0).all()
     assert ((f["target"] == f["reference"]) <= (f["DR-lex"] > 0.999)).all()
     assert f["placebo"].tolist() == stats.placebo(len(f), 0).tolist()
-    assert f["length"].tolist() == combine.length_control(f["target"], f["reference"]).tolist()
+    assert f[stats.LENGTH].tolist() == combine.length_control(f["target"], f["reference"]).tolist()
 
 
 def test_permute_human_shuffles_mqm_only(shared_data, ted6):
@@ -83,7 +83,7 @@ def test_uniform_scores_and_combination_table_by_hand():
     # two segments, three systems; A ranks every pair right, DR every pair wrong
     norm = pd.DataFrame({"A": [0.0, 0.5, 1.0, 0.0, 0.5, 1.0], "DR": [1.0, 0.5, 0.0, 1.0, 0.5, 0.0],
                          "DR-lex": [0.0, 0.0, 1.0, 0.0, 0.0, 1.0], "placebo": [0.2, 0.9, 0.1, 0.3, 0.8, 0.4],
-                         "length": [0.0, 0.5, 1.0, 0.0, 0.5, 1.0]})
+                         stats.LENGTH: [0.0, 0.5, 1.0, 0.0, 0.5, 1.0]})
     h, seg = np.array([1.0, 2, 3, 1, 2, 3]), np.array([0, 0, 0, 1, 1, 1])
     sc = S.uniform_scores(norm, ["A"])
     assert set(sc) == {("DR", "Orig."), ("DR-lex", "Orig."), ("A", "Orig."), ("A", "+dr"), ("A", "+dr-lex"),
@@ -99,10 +99,14 @@ def test_uniform_scores_and_combination_table_by_hand():
     assert t.loc["diff.", "+dr"] == -2.0
     boot = t.attrs["bootstrap"]
     assert boot.names == ("Orig.", "+dr", "+dr-lex", "+placebo", "+length")
-    v = stats.verdict_beats(t, "+dr", "Orig.", controls=("+placebo",))
-    assert v["verdict"] == "does not hold" and v["statistic"] == -2.0
+    v = stats.verdict_beats(t, "+dr", "Orig.")
+    assert v["verdict"] == "does not hold" and v["statistic"] == -2.0 and v["test"] == "beats"
     claim, v2 = S.helps_verdict(t, "DR-lex", "toy")
-    assert claim == "DR-lex helps (toy)" and v2["statistic"] == 0.0 and v2["verdict"] == "cannot tell"
+    # +dr-lex (1.0) against +placebo (4/6): the difference of the averages over the base metrics (A only)
+    assert claim == "DR-lex helps (toy): +dr-lex beats +placebo" and v2["statistic"] == pytest.approx(2 / 6)
+    claim, v3 = S.helps_verdict(t, "DR-lex", "toy", stats.LENGTH)
+    assert claim == "DR-lex helps beyond length (toy): +dr-lex beats +length"
+    assert v3["statistic"] == pytest.approx(t.loc["A", "+dr-lex"] - t.loc["A", "+length"])
 
 
 def test_tuned_scores_tune_the_placebo_like_dr():
@@ -113,7 +117,7 @@ def test_tuned_scores_tune_the_placebo_like_dr():
     h = rng.normal(size=len(seg))
     norm = pd.DataFrame({"A": h + rng.normal(scale=0.5, size=len(seg)), "DR": rng.random(len(seg)),
                          "DR-lex": rng.random(len(seg)), "placebo": rng.random(len(seg)),
-                         "length": rng.random(len(seg))})
+                         stats.LENGTH: rng.random(len(seg))})
     sc = S.tuned_scores(norm, h, seg, docs, ["A"], mode="cv", threshold=0.0)
     assert sc[("A", "Orig.")].tolist() == norm["A"].tolist()  # every row is evaluated once in cross-validation
     f = norm[["A", "placebo"]].to_numpy()

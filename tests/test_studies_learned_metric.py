@@ -52,10 +52,13 @@ def test_system_means_and_sampling():
     assert S.sample_sources(pool, None) is pool
 
 
-def test_length_control_hand():
+def test_length_model_hand():
     # 13a tokens: "a b c ." = 4 vs "a b" = 2 -> -2; "x y" vs "x y z" -> -1; equal lengths -> 0
     rows = pd.DataFrame({"hyp": ["a b c.", "x y", "p q"], "ref": ["a b", "x y z", "r s"]})
-    assert S.length_control(rows).tolist() == [-2.0, -1.0, 0.0]
+    controls, given = S.length_model(rows)
+    assert controls["-|len diff|"].tolist() == [-2.0, -1.0, 0.0]
+    assert controls["-hyp length"].tolist() == [-4.0, -2.0, -2.0] and controls["-ref length"].tolist() == [-2, -3, -2]
+    assert given["log hyp length"] == pytest.approx(np.log1p([4, 2, 2]))
 
 
 def test_premise_hand_example():
@@ -106,7 +109,9 @@ def test_baseline_scores_bleu_is_sacrebleu(shared_data):
     d = S.load(shared_data)
     pool = S.build_pools(d, sample=5, seed=0)["TED"]
     base = S.baseline_scores(pool, progress=False)
-    assert list(base.columns) == ["WER", "PER", "F-measure", "BLEU"] and len(base) == 5 * 14
+    assert list(base.columns) == ["WER", "PER", "F-measure", "BLEU", "chrF"] and len(base) == 5 * 14
+    want = [sacrebleu.sentence_chrf(h, [r]).score / 100 for h, r in zip(pool["hyp"], pool["ref"])]
+    assert base["chrF"].to_numpy() == pytest.approx(want, abs=1e-12)
     bleu = sacrebleu.metrics.BLEU(effective_order=False)
     want = [bleu.sentence_score(h, [r]).score / 100 for h, r in zip(pool["hyp"], pool["ref"])]
     assert base["BLEU"].to_numpy() == pytest.approx(want, abs=1e-12)
@@ -143,13 +148,18 @@ def test_chapter_tables_recomputed(chapter):
 
 def test_chapter_verdicts(chapter):
     v = S.verdicts(chapter)
+    w, z_ = "TED held-out segments", "MQM z"
+    svms = ("SVM (TED-trained)", "SVM (de-en-trained)")
     assert list(v) == ["human translation refB is rated better than MT (TED, MQM z)",
                        "human translation ref is rated better than MT (TED, MQM z)",
-                       "SVM (TED-trained) correlates with MQM z (TED held-out segments)",
-                       "SVM (de-en-trained) correlates with MQM z (TED held-out segments)",
-                       "SVM (TED-trained) beats BLEU (TED held-out segments, MQM z)",
-                       "SVM (de-en-trained) beats BLEU (TED held-out segments, MQM z)",
-                       "SVM (de-en-trained) correlates with DA z (WMT21 de-en, system level)"]
+                       *[c for s in svms for c in (f"{s} correlates with {z_} ({w})",
+                                                   f"{s} correlates with {z_} beyond length ({w})",
+                                                   f"{s} beats the placebo ({w}, {z_})")],
+                       *[c for s in svms for b in ("chrF", "BLEU") for c in (
+                           f"{s} beats {b} ({w}, {z_})", f"{s} beats {b} beyond length ({w}, {z_})")],
+                       "SVM (de-en-trained) correlates with DA z (WMT21 de-en, system level)",
+                       "SVM (de-en-trained) beats permuted DA z (WMT21 de-en, system level)"]
+    assert {x["family_size"] for x in v.values()} == {len(v)}  # Holm over the chapter's verdicts
     ref = v["human translation ref is rated better than MT (TED, MQM z)"]
     # ref is rated below the MT systems: the statistic, recomputed with a groupby on the 40 sources
     t = chapter.data.ted[chapter.data.ted["seg_id"].isin(chapter.pools["TED"]["seg_id"])]
@@ -159,7 +169,14 @@ def test_chapter_verdicts(chapter):
     assert ref["verdict"] == "does not hold"
     b = v["SVM (TED-trained) beats BLEU (TED held-out segments, MQM z)"]
     z = chapter.seg_table[chapter.seg_table["human"] == "MQM z"].set_index("metric")
-    assert b["statistic"] == pytest.approx(z.loc[S.SVM_TED, "delta"]) and set(b["controls"]) == {"placebo", "length"}
+    assert b["statistic"] == pytest.approx(z.loc[S.SVM_TED, "delta"]) and b["test"] == "beats"
+    # beyond length: the partial r given log lengths, by numpy lstsq residuals and scipy
+    _, given = S.length_model(chapter.ted_test)
+    a = np.column_stack([np.ones(len(chapter.ted_test)), given["log hyp length"], given["log ref length"]])
+    res = lambda y: y - a @ np.linalg.lstsq(a, y, rcond=None)[0]  # noqa: E731
+    want = pearsonr(res(chapter.seg_scores[S.SVM_TED]), res(chapter.ted_test["mqm_z"].to_numpy(float)))[0]
+    assert v["SVM (TED-trained) correlates with MQM z beyond length (TED held-out segments)"]["statistic"] == \
+        pytest.approx(want, abs=1e-10)
     res = S.results(chapter, v)
     assert list(res["verdicts"]) == list(v) and res["human_ceiling"]["available"] is False
 

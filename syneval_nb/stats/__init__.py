@@ -52,20 +52,28 @@ from syneval_nb.stats.correlation import (
     wmt_darr_tau,
 )
 from syneval_nb.stats.resampling import (
+    N_NULL,
     BootstrapResult,
     PairedBootstrapResult,
     _boot_matrix,  # noqa: F401  (private, used by tests/test_stats.py)
     bootstrap_ci,
+    bootstrap_partial_samples,
     bootstrap_pearson_samples,
     bootstrap_weights,
     holm,
     paired_bootstrap,
+    null_p,
     percentile_ci,
+    permutation_distribution,
     permute_human,
     placebo,
+    placebo_distribution,
+    residualize,
 )
 from syneval_nb.stats.tables import (
     LENGTH,
+    LENGTH_GIVEN,
+    LENGTH_ROWS,
     PLACEBO,
     TABLE_COLUMNS,
     TableBootstrap,
@@ -73,14 +81,22 @@ from syneval_nb.stats.tables import (
     correlation_tables,
     depth_baselines,
     length_controls,
+    length_covariates,
+    length_rows,
     metric_name,
     table_row,
 )
 from syneval_nb.stats.verdicts import (
     _boot_of,  # noqa: F401  (private, used by studies.common)
     _unit_text,  # noqa: F401  (private, used by studies.common, depth_study, lexical_metrics)
+    TESTS,
+    decide,
+    holm_verdicts,
+    make_verdict,
     verdict_beats,
+    verdict_beats_placebo,
     verdict_correlates,
+    verdict_from_samples,
     verdict_sentence,
 )
 
@@ -92,5 +108,8 @@ __all__ = [
     "paired_bootstrap", "partial_correlation", "pearson", "percentile_ci", "permute_human", "placebo", "spearman",
     "system_level", "system_means", "table_row", "verdict_beats", "verdict_correlates", "verdict_sentence",
     "williams_from_scores", "williams_test", "within_segment", "wmt12_tau", "wmt_darr_tau",
+    "LENGTH_GIVEN", "LENGTH_ROWS", "N_NULL", "TESTS", "bootstrap_partial_samples", "decide", "holm_verdicts",
+    "length_covariates", "length_rows", "make_verdict", "null_p", "permutation_distribution",
+    "placebo_distribution", "residualize", "verdict_beats_placebo", "verdict_from_samples",
 ]
 

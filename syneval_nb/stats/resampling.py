@@ -12,6 +12,7 @@ scores, under which no "beats" or "correlates" claim may hold).
 """
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -364,3 +365,141 @@ def permute_human(values: ArrayLike, seed: int | None, segments: Sequence | None
     for grp in np.split(order, np.flatnonzero(np.diff(inv[order])) + 1):
         out[grp] = v[grp[rng.permutation(len(grp))]]
     return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# beyond length: the partial correlation given the lengths, on the same resamples
+# ----------------------------------------------------------------------------------------------------------------
+
+def bootstrap_partial_samples(metrics: np.ndarray, human: ArrayLike, given: ArrayLike, n_resamples: int = 1000,
+                              seed: int = 0, groups: Sequence | None = None) -> np.ndarray:
+    r"""Partial Pearson r of each metric (rows of ``metrics``, (k, n)) with ``human`` given the covariates
+    ``given`` ((n,) or (n, q)) in each bootstrap resample: the same resamples as :func:`bootstrap_pearson_samples`
+    (same ``seed`` and ``groups``), so the partial r of a table lies on the Pearson table's resamples.
+
+    Variant: the regression on [1, given] is **refitted in every resample** (weighted least squares with the
+    resample counts as weights), not fitted once: with A = [1, z], the weighted moment matrices S_AA, S_Ax, S_Ah,
+    ... give the residual cross-products res_xy = S_xy - S_xA S_AA^{-1} S_Ay and r = res_xh / sqrt(res_xx res_hh).
+    This equals :func:`syneval_nb.stats.partial_correlation` of the expanded resample (tests/test_stats.py).
+    Returns (n_resamples, k); NaN where a resample leaves a variable without residual variance."""
+    h = _vec(human, "human")
+    m = np.atleast_2d(np.asarray(metrics, dtype=float))
+    z = np.asarray(given, dtype=float).reshape(len(h), -1)
+    if m.shape[1] != len(h):
+        raise ValueError(f"metrics has {m.shape[1]} columns but human has {len(h)} values")
+    if not (np.isfinite(m).all() and np.isfinite(z).all()):
+        raise ValueError("metrics or given has non-finite values")
+    h = h - h.mean()
+    m = m - m.mean(axis=1, keepdims=True)
+    a = np.column_stack([np.ones(len(h)), z - z.mean(axis=0)])
+    q, k = a.shape[1], m.shape[0]
+    cols = np.column_stack([(a[:, :, None] * a[:, None, :]).reshape(len(h), -1), a * h[:, None], h * h,
+                            (a[:, :, None] * m.T[:, None, :]).reshape(len(h), -1), (m * m).T, (m * h).T])
+    inv, n_units = _group_index(len(h), groups)
+    per_unit = np.zeros((n_units, cols.shape[1]))
+    np.add.at(per_unit, inv, cols)
+    out = []
+    for wu in _unit_weights(n_units, n_resamples, seed):
+        s = wu @ per_unit
+        o = 0
+        saa = s[:, o:o + q * q].reshape(-1, q, q); o += q * q
+        sah = s[:, o:o + q]; o += q
+        shh = s[:, o]; o += 1
+        sam = s[:, o:o + q * k].reshape(-1, q, k); o += q * k
+        smm, smh = s[:, o:o + k], s[:, o + k:o + 2 * k]
+        rhs = np.concatenate([sah[:, :, None], sam], axis=2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sol = np.linalg.solve(saa + 1e-12 * np.eye(q), rhs)
+            res_hh = shh - np.einsum("bq,bq->b", sah, sol[:, :, 0])
+            res_mm = smm - np.einsum("bqk,bqk->bk", sam, sol[:, :, 1:])
+            res_mh = smh - np.einsum("bqk,bq->bk", sam, sol[:, :, 0])
+            flat = (res_mm <= 1e-10 * smm) | (res_hh <= 1e-10 * shh)[:, None]
+            out.append(np.where(flat, np.nan, res_mh / np.sqrt(np.where(flat, 1.0, res_mm * res_hh[:, None]))))
+    return np.clip(np.concatenate(out), -1.0, 1.0)
+
+
+def residualize(values: np.ndarray, given: ArrayLike) -> np.ndarray:
+    """The least-squares residuals of each row of ``values`` ((k, n) or (n,)) on [1, given] (one ``lstsq``)."""
+    v = np.atleast_2d(np.asarray(values, dtype=float))
+    z = np.asarray(given, dtype=float).reshape(v.shape[1], -1)
+    a = np.column_stack([np.ones(v.shape[1]), z])
+    return v - (a @ np.linalg.lstsq(a, v.T, rcond=None)[0]).T
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# null distributions: many placebo columns, permutations of the human scores
+# ----------------------------------------------------------------------------------------------------------------
+
+N_NULL = 1000
+"""Default number of placebo columns / permutations of a null distribution (at least 100 are required)."""
+
+
+def _rows_r(x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Pearson r of every row of ``x`` (N, n) with ``h`` (n,)."""
+    xc = x - x.mean(axis=1, keepdims=True)
+    hc = h - h.mean()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (xc @ hc) / np.sqrt((xc * xc).sum(axis=1) * (hc @ hc))
+
+
+@functools.lru_cache(maxsize=2)
+def _placebo_columns(n: int, n_columns: int, seed: int) -> np.ndarray:
+    """The ``n_columns`` placebo columns of length ``n`` (cached: every table of a chapter sees the same ones)."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x706C6163, 1]))
+    x = rng.standard_normal((int(n_columns), int(n)))
+    x.setflags(write=False)
+    return x
+
+
+def placebo_distribution(human: ArrayLike, n_columns: int = N_NULL, seed: int = 0, method: str = "pearson",
+                         segments: Sequence | None = None, given: ArrayLike | None = None) -> np.ndarray:
+    """The placebo as a distribution: the statistic of ``n_columns`` (>= 100) independent standard normal columns
+    (seeded with ``seed``, a stream of their own) with ``human``: Pearson r, the ``within``-segment r (columns and
+    ``human`` centred per source segment) or, with ``given``, the partial r given those covariates (the
+    regression fitted once on all rows). A metric "beats the placebo" when it beats the distribution's 95th
+    percentile (:func:`syneval_nb.stats.verdict_beats_placebo`). Other methods recompute :func:`correlation` per
+    column (slow: pass a small ``n_columns``)."""
+    h = _vec(human, "human")
+    if int(n_columns) < 100:
+        raise ValueError(f"a placebo distribution needs at least 100 columns, got {n_columns}")
+    x = _placebo_columns(len(h), int(n_columns), int(seed))
+    if given is not None:
+        if method != "pearson":
+            raise ValueError("the partial placebo is defined for method='pearson'")
+        return _rows_r(residualize(x, given), residualize(h, given)[0])
+    if method == "pearson":
+        return _rows_r(x, h)
+    if method == "within":
+        seg = _labels(segments, len(h), "segments")
+        keep = _multi(seg, len(h))
+        onehot = np.zeros((len(h), int(seg.max()) + 1))
+        onehot[np.arange(len(h)), seg] = 1.0
+        means = (x @ onehot) / onehot.sum(axis=0)
+        xc = (x - means @ onehot.T)[:, keep]
+        return _rows_r(xc, center_within(h, seg)[keep])
+    return np.array([correlation(row, h, method, segments) for row in x])
+
+
+def permutation_distribution(metrics: np.ndarray, human: ArrayLike, n_permutations: int = N_NULL,
+                             seed: int = 0) -> np.ndarray:
+    """Pearson r of each metric (rows of ``metrics``) with ``n_permutations`` seeded permutations of ``human``
+    ((n_permutations, k)): the null distribution of a system-level correlation (few independent rows, where a
+    single placebo draw is meaningless: with 19 systems one draw can have r = +0.26)."""
+    h = _vec(human, "human")
+    m = np.atleast_2d(np.asarray(metrics, dtype=float))
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x7065726D, 1]))
+    hp = np.vstack([h[rng.permutation(len(h))] for _ in range(int(n_permutations))])
+    hc = hp - hp.mean(axis=1, keepdims=True)
+    mc = m - m.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (hc @ mc.T) / np.sqrt((hc * hc).sum(axis=1)[:, None] * (mc * mc).sum(axis=1)[None, :])
+
+
+def null_p(observed: float, null: np.ndarray) -> float:
+    """One-sided Monte-Carlo p of ``observed`` against a null distribution: the share of the (finite) null values
+    >= ``observed`` (the kit's bootstrap-p convention: 0 means p < 1/N)."""
+    v = np.asarray(null, dtype=float)
+    v = v[np.isfinite(v)]
+    if not np.isfinite(observed) or not len(v):
+        return float("nan")
+    return float((v >= observed).mean())

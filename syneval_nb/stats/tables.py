@@ -12,53 +12,81 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from syneval_nb.stats.correlation import ArrayLike, _pair, _vec, pearson, williams_test
+from syneval_nb.stats.correlation import ArrayLike, _labels, _pair, _vec, partial_correlation, pearson, williams_test
 from syneval_nb.stats.resampling import (
+    N_NULL,
     _boot_matrix,
     _estimate,
     _holm_adjust,
     _p_one_sided,
+    _units,
+    bootstrap_partial_samples,
     percentile_ci,
-    placebo,
+    permutation_distribution,
+    placebo_distribution,
 )
 
 PLACEBO = "placebo"
-"""Row name of the random control column (:func:`placebo`) in :func:`correlation_table`."""
-LENGTH = "length"
-"""Row name verdicts expect for the length-only control (pass it in ``controls=``, e.g.
-``{LENGTH: length_controls(...)["neg_abs_len_diff"]}``)."""
+"""Row name of the placebo in :func:`correlation_table`: the 95th percentile of the placebo distribution
+(:func:`syneval_nb.stats.placebo_distribution`, N_NULL random columns), its central 95% as ``low, high``."""
+LENGTH_ROWS = {"neg_hyp_len": "-hyp length", "neg_ref_len": "-ref length", "neg_abs_len_diff": "-|len diff|",
+               "len_ratio": "len ratio"}
+"""Row names of the length-only controls of :func:`length_controls` (the same names in every chapter)."""
+LENGTH = LENGTH_ROWS["neg_abs_len_diff"]
+"""Row name of the -|len diff| control (the kit's former single length control)."""
+LENGTH_GIVEN = ("log hyp length", "log ref length")
+"""The covariates of "beyond length" (:func:`length_covariates`): the partial correlation given both."""
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # controls
 # ----------------------------------------------------------------------------------------------------------------
 
+def _ref_lists(ref_lens, n: int) -> list[list[float]]:
+    flat = (isinstance(ref_lens, np.ndarray) and ref_lens.ndim == 1) or (len(ref_lens) > 0 and np.isscalar(ref_lens[0]))
+    rl = [[float(r)] for r in ref_lens] if flat else [[float(x) for x in rs] for rs in ref_lens]
+    if len(rl) != n:
+        raise ValueError(f"hyp_len has {n} values but ref_lens has {len(rl)}")
+    return rl
+
+
 def length_controls(hyp_len: ArrayLike, ref_lens: Sequence[Sequence[float]] | ArrayLike) -> dict[str, np.ndarray]:
     """Length-only control "metrics", so a correlation can be read against what length alone explains.
 
     ``hyp_len[i]``: hypothesis length in tokens; ``ref_lens[i]``: the lengths of segment i's references (or one
     number per segment). With r_i the reference length closest to the hypothesis length (ties: the shorter, as
-    in BLEU's brevity penalty):
+    in BLEU's brevity penalty) and rbar_i the mean reference length:
 
+    * ``neg_hyp_len`` = -c_i and ``neg_ref_len`` = -rbar_i (MQM sums error weights, so longer segments score
+      lower: raw length is a strong predictor on its own);
     * ``neg_abs_len_diff`` = -|c_i - r_i| (higher = closer in length, so it is oriented like a quality metric);
     * ``len_ratio`` = c_i / r_i (as is; values above 1 mean a longer hypothesis).
+
+    Row names: :data:`LENGTH_ROWS`.
     """
     c = _vec(hyp_len, "hyp_len")
-    flat = (isinstance(ref_lens, np.ndarray) and ref_lens.ndim == 1) or (len(ref_lens) > 0 and np.isscalar(ref_lens[0]))
-    if flat:
-        rl = [[float(r)] for r in ref_lens]
-    else:
-        rl = [[float(x) for x in rs] for rs in ref_lens]
-    if len(rl) != len(c):
-        raise ValueError(f"hyp_len has {len(c)} values but ref_lens has {len(rl)}")
+    rl = _ref_lists(ref_lens, len(c))
     closest = np.empty(len(c))
     for i, (ci, rs) in enumerate(zip(c, rl)):
         if not rs or min(rs) <= 0:
             raise ValueError(f"segment {i} has no reference or a reference of length 0")
         closest[i] = min(rs, key=lambda r: (abs(r - ci), r))
-    return {"neg_abs_len_diff": -np.abs(c - closest), "len_ratio": c / closest}
+    return {"neg_hyp_len": -c, "neg_ref_len": -np.array([np.mean(r) for r in rl]),
+            "neg_abs_len_diff": -np.abs(c - closest), "len_ratio": c / closest}
 
 
+def length_rows(hyp_len: ArrayLike, ref_lens) -> dict[str, np.ndarray]:
+    """:func:`length_controls` keyed by their row names (:data:`LENGTH_ROWS`), ready for ``controls=``."""
+    return {LENGTH_ROWS[k]: v for k, v in length_controls(hyp_len, ref_lens).items()}
+
+
+def length_covariates(hyp_len: ArrayLike, ref_lens) -> dict[str, np.ndarray]:
+    """The covariates of "beyond length" (:data:`LENGTH_GIVEN`): log(1 + hypothesis length) and log(1 + mean
+    reference length) in tokens (1 + so that an empty hypothesis stays finite). Pass as
+    ``correlation_table(..., given=length_covariates(...))``."""
+    c = _vec(hyp_len, "hyp_len")
+    rl = _ref_lists(ref_lens, len(c))
+    return {LENGTH_GIVEN[0]: np.log1p(c), LENGTH_GIVEN[1]: np.log1p(np.array([np.mean(r) for r in rl]))}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -112,6 +140,21 @@ class TableBootstrap:
     unit: str = "item"
     n_clusters: int = 0
     holm: bool = True
+    null: np.ndarray | None = None
+    null_kind: str | None = None
+    given: tuple = ()
+
+    @property
+    def beyond_length(self) -> bool:
+        """True when the table's statistic is the partial r given the covariates ``given``."""
+        return bool(self.given)
+
+    def null_of(self, name: str | tuple) -> np.ndarray:
+        """The null distribution a row must beat: the placebo distribution (the same for every row) or the row's
+        own permutation distribution (system level)."""
+        if self.null is None:
+            raise KeyError("this table has no null distribution (placebo_column=False and null=None)")
+        return self.null if self.null.ndim == 1 else self.null[:, self.index(name)]
 
     def index(self, name: str | tuple) -> int:
         key = metric_name(name)
@@ -136,7 +179,8 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
                       clusters: Sequence | None = None, controls: Mapping[str, ArrayLike] | None = None,
                       placebo_column: bool = True, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
                       holm: bool = True, threshold: float = 0.0, metric_ties: str = "discordant",
-                      williams: bool = False):
+                      williams: bool = False, given: Mapping[str, ArrayLike] | None = None,
+                      null: str | None = None, n_null: int = N_NULL):
     """The one correlation table: one row per metric (then per control), all on the same bootstrap resamples.
 
     ``scores``: ``{name or (name, depth): values}`` (rows named by :func:`metric_name`, e.g. ``"STM-4"``);
@@ -144,9 +188,21 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
     rows of a drawn segment together; ``None``: rows are independent units, e.g. systems at system level);
     ``clusters``: resample these instead (talks/documents; for ``within``/``darr`` each must hold whole
     segments). ``method`` in :data:`METHODS` (``threshold``/``metric_ties`` for ``darr``). ``controls``: extra
-    rows (e.g. ``{"length": ...}``, see :data:`LENGTH`); ``placebo_column`` adds :func:`placebo` as the row
-    :data:`PLACEBO` (seeded with ``seed``). ``baseline``: a row name (or key) every other row is compared with,
-    a mapping ``{row: baseline row}`` (see :func:`depth_baselines`), or ``None`` (no comparisons).
+    rows (the length controls :func:`length_rows`). ``baseline``: a row name (or key) every other row is compared
+    with, a mapping ``{row: baseline row}`` (see :func:`depth_baselines`), or ``None`` (no comparisons).
+
+    **Beyond length** (``given={name: covariate}``, e.g. :func:`length_covariates`): the statistic becomes the
+    partial Pearson r given the covariates (:func:`syneval_nb.stats.partial_correlation`; the regression refitted
+    in every resample, :func:`syneval_nb.stats.bootstrap_partial_samples`), on the same resamples (same ``seed``
+    and units) as the plain table; ``method`` must be ``"pearson"`` and the column ``method`` reads ``"partial
+    pearson | log hyp length, log ref length"``.
+
+    **Null distribution** (``null``): ``"placebo"`` (the default when ``placebo_column``): ``n_null`` seeded random
+    columns (:func:`syneval_nb.stats.placebo_distribution`, same statistic as the table), shown as the row
+    :data:`PLACEBO` with ``r`` = its 95th percentile and ``low, high`` its central 95%; ``"permutation"`` (system
+    level, few independent rows): ``n_null`` permutations of ``human`` per row
+    (:func:`syneval_nb.stats.permutation_distribution`, Pearson only), no row shown. The verdict
+    :func:`syneval_nb.stats.verdict_beats_placebo` reads it (``attrs["bootstrap"].null``).
 
     Columns (:data:`TABLE_COLUMNS`): ``metric``; ``method``; ``r`` the statistic on all rows; ``low, high`` its
     percentile interval at level 1 - ``alpha``; ``n`` rows; ``n_clusters`` resampling units; ``baseline`` the
@@ -154,10 +210,11 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
     percentile interval of the difference on the same resamples; ``p_better`` the one-sided bootstrap p that the
     row's metric beats the baseline (share of resamples with a difference <= 0), ``p_worse`` that the baseline
     beats it (share >= 0); ``p_better_holm, p_worse_holm`` the same adjusted by :func:`holm` over every compared
-    row of the table (``holm=False``: unadjusted); ``mark`` ``"+"`` if ``p_better_holm < alpha``, ``"-"`` if
+    row of the table (``holm=False``: unadjusted; the chapters' verdicts use Holm over the whole chapter
+    instead, :func:`syneval_nb.stats.holm_verdicts`); ``mark`` ``"+"`` if ``p_better_holm < alpha``, ``"-"`` if
     ``p_worse_holm < alpha``, else ``""``. ``williams=True`` adds ``williams_t, williams_p`` (:func:`williams_test`
     of row > baseline, Pearson only, n = rows: valid only when rows are independent, i.e. system level or one row
-    per segment). ``attrs["bootstrap"]``: the :class:`TableBootstrap` (for :func:`verdict_beats`).
+    per segment). ``attrs["bootstrap"]``: the :class:`TableBootstrap` (for the verdicts).
     """
     import pandas as pd
 
@@ -172,10 +229,16 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
         if name in rows:
             raise ValueError(f"control {name!r} has the name of a metric")
         rows[name] = _pair(v, h, min_n=4, names=(name, "human"))[0]
-    if placebo_column:
-        if PLACEBO in rows:
-            raise ValueError(f"a score is named {PLACEBO!r}; pass placebo_column=False to use your own")
-        rows[PLACEBO] = placebo(len(h), seed)
+    if PLACEBO in rows:
+        raise ValueError(f"a score is named {PLACEBO!r}, the name of the placebo row")
+    null = null if null is not None else ("placebo" if placebo_column else None)
+    if null not in (None, "placebo", "permutation"):
+        raise ValueError(f"null must be None, 'placebo' or 'permutation', got {null!r}")
+    z = None
+    if given:
+        if method != "pearson" or williams:
+            raise ValueError("given= (beyond length) is the partial Pearson r: use method='pearson', williams=False")
+        z = np.column_stack([_pair(v, h, min_n=4, names=(nm, "human"))[0] for nm, v in given.items()])
     names = list(rows)
     if isinstance(baseline, Mapping):
         base = {metric_name(a): metric_name(b) for a, b in baseline.items()}
@@ -188,10 +251,17 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
     if missing:
         raise ValueError(f"baseline rows {missing} are not in the table; rows: {', '.join(names)}")
     mat = np.vstack([rows[nm] for nm in names])
-    est = np.array([_estimate(row, h, method, segments, threshold, metric_ties) for row in mat])
-    samples, n_units = _boot_matrix(mat, h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)
+    if z is not None:
+        est = np.array([partial_correlation(row, h, z) for row in mat])
+        units = _units(len(h), "pearson", _labels(segments, len(h), "segments"), clusters)
+        samples, n_units = bootstrap_partial_samples(mat, h, z, n_resamples, seed, units), int(units.max()) + 1
+        method_label = "partial pearson | " + ", ".join(given)
+    else:
+        est = np.array([_estimate(row, h, method, segments, threshold, metric_ties) for row in mat])
+        samples, n_units = _boot_matrix(mat, h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)
+        method_label = method if isinstance(method, str) else "custom"
     lo, hi = percentile_ci(samples, alpha)
-    out = pd.DataFrame({"metric": names, "method": method if isinstance(method, str) else "custom", "r": est,
+    out = pd.DataFrame({"metric": names, "method": method_label, "r": est,
                         "low": lo, "high": hi, "n": len(h), "n_clusters": n_units,
                         "baseline": [base.get(nm, "") for nm in names]})
     delta, dlo, dhi, pb, pw = (np.full(len(names), np.nan) for _ in range(5))
@@ -217,10 +287,25 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
                 if np.isfinite(est[i]) and np.isfinite(est[j]) and np.isfinite(r23):
                     wt[i], wp[i] = williams_test(est[i], est[j], r23, len(h))
         out["williams_t"], out["williams_p"] = wt, wp
+    null_values = None
+    if null == "placebo":
+        if callable(method):
+            raise ValueError("a placebo distribution needs a named method; pass placebo_column=False")
+        null_values = placebo_distribution(h, n_null, seed, method, segments, z)
+        q = np.nanquantile(null_values, [0.95, alpha / 2, 1 - alpha / 2])
+        prow = {c: np.nan for c in out.columns}
+        prow.update({"metric": PLACEBO, "method": method_label, "r": q[0], "low": q[1], "high": q[2], "n": len(h),
+                     "n_clusters": n_units, "baseline": "", "mark": ""})
+        out = pd.concat([out, pd.DataFrame([prow])], ignore_index=True)
+    elif null == "permutation":
+        if method != "pearson" or z is not None:
+            raise ValueError("the permutation null is defined for the plain Pearson r")
+        null_values = permutation_distribution(mat, h, n_null, seed)
     unit = "cluster" if clusters is not None else "segment" if segments is not None else "item"
     out.attrs["bootstrap"] = TableBootstrap(tuple(names), est, samples, base,
                                             {nm: float(pbh[i]) for i, nm in enumerate(names)}, alpha,
-                                            out["method"].iloc[0], unit, n_units, holm)
+                                            method_label, unit, n_units, holm, null_values, null,
+                                            tuple(given) if given else ())
     return out
 
 

@@ -1,8 +1,20 @@
 """Verdicts computed from the numbers of a correlation table (its resamples), never picked by hand.
 
-:func:`verdict_beats` ("metric beats baseline"), :func:`verdict_correlates` ("metric correlates with the human
-scores"), both with control rows that must be beaten too, and :func:`verdict_sentence` (one sentence with the
-numbers and the rule).
+Every verdict names exactly the test it decided (``"test"``), and one rule decides them all (:func:`decide`):
+
+* **beats** (:func:`verdict_beats`): r(A) - r(B) on the table's paired resamples;
+* **beats beyond length** (:func:`verdict_beats` on a table built with ``given=length_covariates(...)``): the
+  same difference of partial correlations given log hypothesis length and log reference length;
+* **correlates** / **correlates beyond length** (:func:`verdict_correlates`): r (or the partial r) itself;
+* **beats the placebo** (:func:`verdict_beats_placebo`): r minus the 95th percentile of the table's placebo
+  distribution (N random columns), or at system level of the metric's permutation distribution;
+* a difference of such statistics (:func:`verdict_from_samples`, e.g. a contrast between two human scores).
+
+The rule: **holds** iff the statistic's percentile interval (level 1 - alpha) lies above 0 **and** its one-sided
+p is below alpha after Holm over the chapter's family (:func:`holm_verdicts`: every verdict of a chapter, one
+family); **does not hold** iff the interval lies below 0; otherwise **cannot tell**. So no verdict can say "does
+not hold" while its own interval is above 0. Each verdict carries its statistic, interval, p, the Holm p, the rule
+and the computed ``reason`` (which names the test and the condition that decided).
 """
 from __future__ import annotations
 
@@ -10,12 +22,13 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from syneval_nb.stats.resampling import _p_one_sided, percentile_ci
-from syneval_nb.stats.tables import LENGTH, PLACEBO, TableBootstrap, metric_name
+from syneval_nb.stats.resampling import _p_one_sided, holm, null_p, percentile_ci
+from syneval_nb.stats.tables import PLACEBO, TableBootstrap, metric_name
 
-# ----------------------------------------------------------------------------------------------------------------
-# verdicts computed from the numbers
-# ----------------------------------------------------------------------------------------------------------------
+TESTS = ("beats", "beats beyond length", "correlates", "correlates beyond length", "beats the placebo",
+         "beats the placebo beyond length", "beats permuted human scores", "difference")
+"""The test names a verdict can carry (``verdict["test"]``)."""
+
 
 def _boot_of(table_or_results, human: str | None) -> TableBootstrap:
     b = table_or_results if isinstance(table_or_results, TableBootstrap) else \
@@ -41,137 +54,171 @@ def _unit_text(b: TableBootstrap) -> str:
     return {"cluster": "clusters", "segment": "source segments", "item": "rows"}.get(b.unit, b.unit)
 
 
-def _control_deltas(b, i: int, m: str, controls: Sequence[str], alpha: float) -> dict:
-    """``{control: {"delta", "ci"}}``: the row ``i`` (metric ``m``) minus each control row on the same resamples."""
-    return {c: {"delta": float(b.estimates[i] - b.estimate(c)), "ci": _ci(b.samples[:, i] - b.column(c), alpha)}
-            for c in controls if c != m}
-
-
-def _three_way(ci: Sequence[float], ctl: Mapping, significant: bool = True) -> str:
-    """The verdict rule shared by :func:`verdict_beats` and :func:`verdict_correlates`: holds iff the interval is
-    above 0, ``significant`` and every control is beaten with an interval above 0; does not hold iff the interval
-    is below 0 or a control is better with an interval below 0; else cannot tell."""
-    if ci[0] > 0 and significant and all(v["ci"][0] > 0 for v in ctl.values()):
+def decide(ci: Sequence[float], p: float, alpha: float) -> str:
+    """The one rule: ``"holds"`` iff ci[0] > 0 and p < alpha; ``"does not hold"`` iff ci[1] < 0; else
+    ``"cannot tell"`` (an interval above 0 is never "does not hold")."""
+    if ci[0] > 0 and p < alpha:
         return "holds"
-    if ci[1] < 0 or any(v["ci"][1] < 0 for v in ctl.values()):
+    if ci[1] < 0:
         return "does not hold"
     return "cannot tell"
 
 
-def verdict_beats(table_or_results, metric: str | tuple, baseline: str | tuple, *,
-                  controls: Sequence[str] = (PLACEBO, LENGTH), alpha: float | None = None, human: str | None = None,
-                  rule_text: str | None = None) -> dict:
-    """Verdict on the claim "``metric`` beats ``baseline``", from a :func:`correlation_table` (its resamples).
+def _fmt_p(p: float, n: int | None) -> str:
+    return f"p < {1 / n:.2g}" if p == 0 and n else f"p = {p:.2g}"
 
-    Rule: **holds** iff r(metric) - r(baseline) has a percentile interval (level 1 - alpha, paired bootstrap over
-    the table's units) above 0 **and** a one-sided p (Holm-adjusted over the table's comparisons when the table
-    compared this metric with this baseline; otherwise the single comparison's bootstrap p) below alpha, **and**
-    the metric beats every control row (``controls``, e.g. the placebo and the length-only control) with an
-    interval above 0. **does not hold** iff the baseline or a control is better than the metric with an interval
-    below 0. Otherwise **cannot tell**. A control missing from the table is an error (a verdict must not
-    silently skip its controls; pass ``controls=()`` to state that there are none).
 
-    Returns ``{"verdict", "statistic" (the difference), "ci" [low, high], "p", "rule", "controls": {control:
-    {"delta", "ci"}}, "n_resamples"}`` (JSON-ready).
-    """
+def _reason(v: Mapping) -> str:
+    """Why the verdict came out as it did, naming the test, its statistic, interval and (Holm) p."""
+    lo, hi = v["ci"]
+    side = "above 0" if lo > 0 else "below 0" if hi < 0 else "includes 0"
+    holm_p = v.get("p_holm")
+    if holm_p is None:
+        ptxt = f"one-sided {_fmt_p(v['p'], v.get('n_null') or v.get('n_resamples'))} (no Holm adjustment yet)"
+        p_used = v["p"]
+    else:
+        ptxt = (f"one-sided {_fmt_p(v['p'], v.get('n_null') or v.get('n_resamples'))}, Holm over the chapter's "
+                f"{v['family_size']} verdicts p = {holm_p:.2g}")
+        p_used = holm_p
+    text = (f"{v['test']}: {v['statistic_text']} = {v['statistic']:+.3f}, interval [{lo:+.3f}, {hi:+.3f}] {side}; "
+            f"{ptxt}")
+    if v["verdict"] == "holds":
+        return text + f" < {v['alpha']:g}"
+    if v["verdict"] == "does not hold":
+        return text + " (the interval below 0 decides)"
+    if lo > 0:
+        return text + f" is not below {v['alpha']:g}"
+    return text + " (the interval includes 0)"
+
+
+def make_verdict(test: str, statistic_text: str, statistic: float, ci: Sequence[float], p: float, alpha: float,
+                 rule: str, **extra) -> dict:
+    """A verdict dict (JSON-ready): ``verdict, test, statistic_text, statistic, ci, p, alpha, rule, reason`` and
+    ``extra`` (e.g. ``n_resamples``), decided by :func:`decide` on the unadjusted p until :func:`holm_verdicts`
+    adjusts it over the chapter."""
+    if test not in TESTS:
+        raise ValueError(f"unknown test {test!r}; tests: {TESTS}")
+    v = {"test": test, "statistic_text": statistic_text, "statistic": float(statistic),
+         "ci": [float(ci[0]), float(ci[1])], "p": float(p), "alpha": float(alpha), "rule": rule, **extra}
+    v["verdict"] = decide(v["ci"], v["p"], alpha)
+    v["reason"] = _reason(v)
+    return v
+
+
+def _rule(what: str, b_or_unit, n: int, alpha: float, p_kind: str) -> str:
+    unit = b_or_unit if isinstance(b_or_unit, str) else _unit_text(b_or_unit)
+    return (f"holds iff {what} has a {1 - alpha:.0%} percentile interval (paired bootstrap resampling {unit}, "
+            f"{n} resamples) above 0 and a one-sided p ({p_kind}) below {alpha:g} after Holm over every verdict of "
+            "the chapter; does not hold iff the interval is below 0; otherwise cannot tell")
+
+
+def _r_text(b: TableBootstrap, m: str) -> str:
+    return f"partial r({m} | {', '.join(b.given)})" if b.beyond_length else f"{b.method} r({m})"
+
+
+def verdict_from_samples(test: str, statistic_text: str, estimate: float, samples: np.ndarray, alpha: float,
+                         unit: str, **extra) -> dict:
+    """Verdict on ``statistic > 0`` from its bootstrap resamples (``samples``; p = share of resamples <= 0), e.g.
+    a difference of differences across two human scores."""
+    d = np.asarray(samples, dtype=float)
+    ok = np.isfinite(d)
+    p = _p_one_sided(d)[0]
+    return make_verdict(test, statistic_text, estimate, _ci(d[ok], alpha), p, alpha,
+                        _rule(statistic_text, unit, int(ok.sum()), alpha, "share of resamples <= 0"),
+                        n_resamples=int(ok.sum()), **extra)
+
+
+def verdict_beats(table_or_results, metric: str | tuple, baseline: str | tuple, *, alpha: float | None = None,
+                  human: str | None = None) -> dict:
+    """Verdict on "``metric`` beats ``baseline``" (test ``beats``), or "... beats ... beyond length" (test ``beats
+    beyond length``) when the table holds partial correlations given the length covariates
+    (``correlation_table(given=length_covariates(...))``): the statistic is r(metric) - r(baseline) (partial r's
+    beyond length) on the table's paired resamples, p the share of resamples with a difference <= 0, decided by
+    :func:`decide` (Holm over the chapter by :func:`holm_verdicts`). Nothing but this difference decides it: the
+    placebo and the length model are verdicts of their own."""
     b = _boot_of(table_or_results, human)
     a = alpha if alpha is not None else b.alpha
     m, base = metric_name(metric), metric_name(baseline)
     i, j = b.index(m), b.index(base)
-    missing = [c for c in controls if c not in b.names]
-    if missing:
-        raise KeyError(f"control rows {missing} are not in the table (rows: {', '.join(b.names)}); add them with "
-                       f"correlation_table(controls=...) or pass controls=() to judge without controls")
     d = b.samples[:, i] - b.samples[:, j]
-    ci = _ci(d, a)
-    if b.baselines.get(m) == base:
-        p, p_kind = b.p_better_holm[m], "Holm-adjusted over the table's comparisons" if b.holm else "unadjusted"
-    else:
-        p, p_kind = _p_one_sided(d)[0], "one comparison"
-    ctl = _control_deltas(b, i, m, controls, a)
-    verdict = _three_way(ci, ctl, p < a)
-    rule = (f"holds iff {b.method} r({m}) - r({base}) has a {1 - a:.0%} paired-bootstrap interval (resampling "
-            f"{_unit_text(b)}, {len(d)} resamples) above 0 and a one-sided p < {a:g} ({p_kind})"
-            + (f", and {m} beats each control ({', '.join(ctl)}) with an interval above 0" if ctl else "")
-            + f"; does not hold iff {base}" + (" or a control" if ctl else "")
-            + " is better with an interval below 0; otherwise cannot tell")
-    if rule_text:
-        rule = f"{rule_text} ({rule})"
-    return {"verdict": verdict, "statistic": float(b.estimates[i] - b.estimates[j]), "ci": ci, "p": float(p),
-            "rule": rule, "controls": ctl, "n_resamples": len(d),
-            "reason": _beats_reason(m, base, ci, float(p), a, ctl)}
+    text = f"{_r_text(b, m)} - {_r_text(b, base)}"
+    return verdict_from_samples("beats beyond length" if b.beyond_length else "beats", text,
+                                b.estimates[i] - b.estimates[j], d, a, _unit_text(b))
 
 
-def _beats_reason(m: str, base: str, ci: Sequence[float], p: float, alpha: float, ctl: Mapping) -> str:
-    """Which condition of :func:`verdict_beats`' rule decided, in words (so a reader sees, e.g., that a metric
-    beats the baseline but not the length-only control)."""
-    better = [c for c, v in ctl.items() if v["ci"][1] < 0]
-    not_beaten = [c for c, v in ctl.items() if v["ci"][0] <= 0 and c not in better]
-    if ci[1] < 0:
-        vs = f"{base} is better than {m}"
-    elif ci[0] > 0 and p < alpha:
-        vs = f"{m} beats {base}"
-    elif ci[0] > 0:
-        vs = f"{m} is ahead of {base} but p = {p:.2g} is not below {alpha:g}"
-    else:
-        vs = f"the interval of {m} - {base} includes 0"
-    parts = [vs]
-    if better:
-        parts.append(f"{' and '.join(better)} {'is' if len(better) == 1 else 'are'} better than {m}")
-    if not_beaten:
-        parts.append(f"{m} does not beat {' or '.join(not_beaten)} with an interval above 0")
-    if not better and not not_beaten and ctl:
-        parts.append(f"{m} beats every control ({', '.join(ctl)})")
-    return "; ".join(parts)
-
-
-def verdict_correlates(table_or_results, metric: str | tuple, *, controls: Sequence[str] = (PLACEBO,),
-                       alpha: float | None = None, human: str | None = None, rule_text: str | None = None) -> dict:
-    """Verdict on the claim "``metric`` correlates with the human scores", from a :func:`correlation_table`.
-
-    Rule: **holds** iff r(metric) has a percentile interval (level 1 - alpha, bootstrap over the table's units)
-    above 0 and the metric beats every control row (default: the placebo) with an interval above 0 (on the same
-    resamples). **does not hold** iff the interval of r lies below 0 or a control is better with an interval
-    below 0. Otherwise **cannot tell**. ``p`` is the one-sided bootstrap p (share of resamples with r <= 0).
-    Returns the dict of :func:`verdict_beats` with ``statistic`` = r."""
+def verdict_correlates(table_or_results, metric: str | tuple, *, alpha: float | None = None,
+                       human: str | None = None) -> dict:
+    """Verdict on "``metric`` correlates with the human scores" (test ``correlates``; ``correlates beyond
+    length`` on a table of partial correlations given the length covariates): the statistic is r itself, p the
+    share of resamples with r <= 0, decided by :func:`decide`. Whether it beats chance columns is the separate
+    verdict :func:`verdict_beats_placebo`."""
     b = _boot_of(table_or_results, human)
     a = alpha if alpha is not None else b.alpha
     m = metric_name(metric)
     i = b.index(m)
-    missing = [c for c in controls if c not in b.names]
-    if missing:
-        raise KeyError(f"control rows {missing} are not in the table (rows: {', '.join(b.names)})")
-    s = b.samples[:, i]
-    ci = _ci(s, a)
+    return verdict_from_samples("correlates beyond length" if b.beyond_length else "correlates", _r_text(b, m),
+                                b.estimates[i], b.samples[:, i], a, _unit_text(b))
+
+
+def verdict_beats_placebo(table_or_results, metric: str | tuple, *, alpha: float | None = None,
+                          human: str | None = None, quantile: float = 0.95) -> dict:
+    """Verdict on "``metric`` beats the placebo" (test ``beats the placebo``, ``... beyond length`` on a partial
+    table) or, for a table with ``null="permutation"`` (system level), "``metric`` beats permuted human scores"
+    (test ``beats permuted human scores``). Statistic: r - q, q the ``quantile`` (95th percentile) of the table's
+    null distribution (N placebo columns' r, or N permutations of the human scores); its interval is r's
+    bootstrap interval minus q; p = the share of the null distribution >= r (Monte-Carlo p, 0 means < 1/N)."""
+    b = _boot_of(table_or_results, human)
+    a = alpha if alpha is not None else b.alpha
+    m = metric_name(metric)
+    i = b.index(m)
+    null = b.null_of(m)
+    q = float(np.nanquantile(null, quantile))
+    perm = b.null_kind == "permutation"
+    test = "beats permuted human scores" if perm else \
+        ("beats the placebo beyond length" if b.beyond_length else "beats the placebo")
+    what = f"{len(null)} permutations of the human scores" if perm else f"{len(null)} placebo columns"
+    text = f"{_r_text(b, m)} - {quantile:.0%} percentile of {what}"
+    s = b.samples[:, i] - q
     ok = np.isfinite(s)
-    p = float((s[ok] <= 0).mean()) if ok.any() else float("nan")
-    ctl = _control_deltas(b, i, m, controls, a)
-    verdict = _three_way(ci, ctl)
-    rule = (f"holds iff {b.method} r({m}) has a {1 - a:.0%} bootstrap interval (resampling {_unit_text(b)}, "
-            f"{len(s)} resamples) above 0"
-            + (f" and {m} beats each control ({', '.join(ctl)}) with an interval above 0" if ctl else "")
-            + "; does not hold iff the interval lies below 0" + (" or a control is better" if ctl else "")
-            + "; otherwise cannot tell")
-    if rule_text:
-        rule = f"{rule_text} ({rule})"
-    return {"verdict": verdict, "statistic": float(b.estimates[i]), "ci": ci, "p": p, "rule": rule,
-            "controls": ctl, "n_resamples": len(s)}
+    rule = (f"holds iff {text} has a {1 - a:.0%} bootstrap interval (resampling {_unit_text(b)}, {int(ok.sum())} "
+            f"resamples, the percentile fixed) above 0 and the Monte-Carlo p (share of the {what} with r >= "
+            f"r({m})) is below {a:g} after Holm over every verdict of the chapter; does not hold iff the interval "
+            "is below 0; otherwise cannot tell")
+    return make_verdict(test, text, b.estimates[i] - q, _ci(s[ok], a), null_p(b.estimates[i], null), a, rule,
+                        n_resamples=int(ok.sum()), n_null=int(np.isfinite(null).sum()), null_quantile=q)
+
+
+def holm_verdicts(verdicts: Mapping[str, Mapping]) -> dict:
+    """Holm over every verdict of a chapter (one family): each verdict's one-sided p is adjusted
+    (:func:`syneval_nb.stats.holm` over all verdicts with a finite p), stored as ``p_holm`` with ``family_size``,
+    and the verdict is decided again by :func:`decide` on the adjusted p (its reason rewritten). Returns a new
+    dict in the same order."""
+    claims = list(verdicts)
+    ps = np.array([float(verdicts[c]["p"]) for c in claims])
+    adj = holm(ps)
+    m = int(np.isfinite(ps).sum())
+    out = {}
+    for c, pa in zip(claims, adj):
+        v = dict(verdicts[c])
+        v["p_holm"], v["family_size"] = float(pa), m
+        v["verdict"] = decide(v["ci"], pa if np.isfinite(pa) else 1.0, v["alpha"])
+        v["reason"] = _reason(v)
+        out[c] = v
+    return out
 
 
 def verdict_sentence(claim: str, verdict: Mapping, digits: int = 3) -> str:
-    """One sentence stating a verdict with its numbers, e.g. ``'"STM-4 beats BLEU-4": does not hold
-    (statistic -0.012, 95% interval [-0.020, -0.004], p = 0.99).'`` The interval level is not in the verdict
-    dict, so the sentence says "interval" and the rule (appended) says the level."""
+    """One sentence stating a verdict with its numbers, e.g. ``'"STM-4 beats BLEU-4": holds (beats: pearson
+    r(STM-4) - pearson r(BLEU-4) = +0.050, interval [+0.017, +0.083], p = 0.001, Holm p = 0.03).'`` followed by the
+    computed reason and the rule."""
     lo, hi = verdict["ci"]
     f = f"{{:+.{digits}f}}"
-    p, b = verdict["p"], verdict.get("n_resamples")
-    ptxt = f"p < {1 / b:.2g}" if p == 0 and b else f"p = {p:.2g}"  # no resample at or below 0: p < 1/B
-    text = (f'"{claim}": {verdict["verdict"]} (statistic {f.format(verdict["statistic"])}, interval '
-            f'[{f.format(lo)}, {f.format(hi)}], {ptxt}).')
-    ctl = verdict.get("controls") or {}
-    if ctl:
-        text += " Against the controls: " + "; ".join(
-            f"{c} {f.format(v['delta'])} [{f.format(v['ci'][0])}, {f.format(v['ci'][1])}]" for c, v in ctl.items()) + "."
+    n = verdict.get("n_null") or verdict.get("n_resamples")
+    ptxt = _fmt_p(verdict["p"], n)
+    if verdict.get("p_holm") is not None:
+        ptxt += f", Holm p = {verdict['p_holm']:.2g} (family of {verdict['family_size']})"
+    text = (f'"{claim}": {verdict["verdict"]} ({verdict.get("test", "")}: statistic {f.format(verdict["statistic"])}, '
+            f'interval [{f.format(lo)}, {f.format(hi)}], {ptxt}).')
     if verdict.get("reason"):
         text += f" Why: {verdict['reason']}."
     return text + f" Rule: {verdict['rule']}."

@@ -32,8 +32,8 @@ from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
 
 
 __all__ = ["TED_REFERENCE", "DEEN_REFERENCES", "MQM_COLUMNS", "HUMANS", "ASPECTS", "load_ted", "load_deen",
-           "Deen", "verdict_contrast", "verdicts_json", "verdict_lines", "plot_distributions", "plot_scatter",
-           "no_holds"]
+           "Deen", "verdict_contrast", "holm_chapter", "verdicts_json", "verdict_lines", "plot_distributions", "plot_scatter",
+           "no_holds", "family_note", "meta_table", "meta_json"]
 
 TED_REFERENCE = "refB"
 """The TED zh-en reference of every chapter (see the module docstring)."""
@@ -107,38 +107,37 @@ def load_deen(data_dir=None, sample: int | None = None, seed: int = 0, permute_h
 def verdict_contrast(table_a, table_b, metric: str | tuple, baseline: str | tuple, *, human_a: str | None = None,
                      human_b: str | None = None, label_a: str = "Fluency", label_b: str = "Accuracy",
                      alpha: float | None = None) -> dict:
-    """Verdict on "``metric`` beats ``baseline`` more on ``label_a`` than on ``label_b``": the difference of
-    differences [r(metric, a) - r(baseline, a)] - [r(metric, b) - r(baseline, b)] on paired resamples.
+    """Verdict (test ``difference``) on "``metric``'s edge over ``baseline`` is larger on ``label_a`` than on
+    ``label_b``": the difference of differences [r(metric, a) - r(baseline, a)] - [r(metric, b) - r(baseline, b)]
+    on paired resamples, i.e. the metric's own a-vs-b contrast against the baseline's contrast (so a contrast every
+    metric shows, such as tracking Accuracy better than Fluency, cancels out).
 
     The two tables must come from the same rows, resampling units, ``seed`` and ``n_resamples``
     (:func:`syneval_nb.stats.correlation_table` draws the same resamples then; checked by the number of units and
-    resamples). **holds** iff the interval (level 1 - alpha) is above 0 and the one-sided p (share of resamples
-    <= 0) < alpha; **does not hold** iff the interval is below 0; otherwise **cannot tell**. Returns the verdict
-    dict of :func:`syneval_nb.stats.verdict_beats` (without controls: a placebo or length row has no contrast
-    of its own to be beaten)."""
+    resamples). Decided by :func:`syneval_nb.stats.decide` (Holm over the chapter by :func:`holm_chapter`)."""
     ba, bb = stats._boot_of(table_a, human_a), stats._boot_of(table_b, human_b)
     if ba.samples.shape != bb.samples.shape or ba.n_clusters != bb.n_clusters or ba.unit != bb.unit:
         raise ValueError("the two tables were not resampled alike (rows, units or resamples differ)")
     a = alpha if alpha is not None else ba.alpha
     m, base = stats.metric_name(metric), stats.metric_name(baseline)
-    da = ba.column(m) - ba.column(base)
-    db = bb.column(m) - bb.column(base)
-    d = da - db
-    ok = np.isfinite(d)
-    lo, hi = stats.percentile_ci(d[ok], a)
-    p = float((d[ok] <= 0).mean()) if ok.any() else float("nan")
+    d = (ba.column(m) - ba.column(base)) - (bb.column(m) - bb.column(base))
     stat = (ba.estimate(m) - ba.estimate(base)) - (bb.estimate(m) - bb.estimate(base))
-    if lo > 0 and p < a:
-        verdict = "holds"
-    elif hi < 0:
-        verdict = "does not hold"
-    else:
-        verdict = "cannot tell"
-    rule = (f"holds iff [r({m}) - r({base})] on {label_a} minus the same on {label_b} has a {1 - a:.0%} "
-            f"paired-bootstrap interval (resampling {stats._unit_text(ba)}, {int(ok.sum())} resamples, the same for "
-            f"both) above 0 and a one-sided p < {a:g}; does not hold iff the interval is below 0; otherwise cannot tell")
-    return {"verdict": verdict, "statistic": float(stat), "ci": [float(lo), float(hi)], "p": p, "rule": rule,
-            "controls": {}, "n_resamples": int(ok.sum())}
+    return stats.verdict_from_samples(
+        "difference", f"[r({m}) - r({base})] on {label_a} - [r({m}) - r({base})] on {label_b}", stat, d, a,
+        stats._unit_text(ba))
+
+
+def holm_chapter(*groups: Mapping[str, Mapping]) -> tuple[dict, ...]:
+    """Holm over every verdict of a chapter, one family (:func:`syneval_nb.stats.holm_verdicts` over the union of
+    ``groups``, e.g. the verdicts and the variant verdicts), returned split back into the groups."""
+    allv = {}
+    for g in groups:
+        dup = set(allv) & set(g)
+        if dup:
+            raise ValueError(f"claims in two groups: {sorted(dup)}")
+        allv.update(g)
+    adj = stats.holm_verdicts(allv)
+    return tuple({c: adj[c] for c in g} for g in groups)
 
 
 def verdicts_json(verdicts: Mapping[str, Mapping]) -> dict:
@@ -160,9 +159,23 @@ def verdict_lines(verdicts: Mapping[str, Mapping]) -> str:
 
 
 def verdict_table(verdicts: Mapping[str, Mapping]) -> pd.DataFrame:
-    """The verdicts as a table: claim, verdict, statistic, interval, p."""
-    return pd.DataFrame([{"claim": c, "verdict": v["verdict"], "statistic": v["statistic"], "low": v["ci"][0],
-                          "high": v["ci"][1], "p": v["p"]} for c, v in verdicts.items()]).set_index("claim")
+    """The verdicts as a table: claim, test, verdict, statistic, interval, p, Holm p (over the chapter), reason."""
+    return pd.DataFrame([{"claim": c, "test": v.get("test", ""), "verdict": v["verdict"], "statistic": v["statistic"],
+                          "low": v["ci"][0], "high": v["ci"][1], "p": v["p"], "p Holm": v.get("p_holm", np.nan),
+                          "reason": v.get("reason", "")} for c, v in verdicts.items()]).set_index("claim")
+
+
+def family_note(verdicts: Mapping[str, Mapping]) -> str:
+    """The sentence a notebook prints above its verdicts: the size of the Holm family and the rule, computed."""
+    sizes = {v.get("family_size") for v in verdicts.values()}
+    if not verdicts or None in sizes:
+        return "These verdicts are not Holm-adjusted."
+    tests = sorted({v["test"] for v in verdicts.values()})
+    held = sum(v["verdict"] == "holds" for v in verdicts.values())
+    return (f"Holm runs over every verdict of this chapter, one family of {max(sizes)} p-values (tests: "
+            f"{', '.join(tests)}). A verdict holds iff its own interval lies above 0 and its Holm p is below "
+            f"alpha; it does not hold iff the interval lies below 0; otherwise cannot tell. {held} of "
+            f"{len(verdicts)} hold.")
 
 
 def no_holds(verdicts: Mapping[str, Mapping]) -> list[str]:
@@ -207,3 +220,63 @@ def plot_scatter(scores: Mapping[str, np.ndarray], human: np.ndarray, human_name
         ax.set(xlabel=k, ylabel=human_name, title=f"{k}: r = {stats.pearson(v, h):.3f}")
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------------------------------------ meta-evaluation
+
+
+META_K = 200
+"""Resamples of the meta-evaluation's permutation tests in the chapters (each resample re-optimises acc_eq's tie
+threshold or recomputes SPA's pairwise p-values: 200 keep a chapter within minutes; p resolution 0.005)."""
+
+
+def meta_table(scores: Mapping, frame: pd.DataFrame, human: str = "mqm_z", baseline: str = "chrF",
+               k: int = META_K, seed: int = 0) -> pd.DataFrame:
+    """The WMT metrics-task meta-evaluation beside Pearson (:mod:`syneval_nb.stats.meta`, mt-metrics-eval's
+    definitions, tested against its code): per metric (``{name or (name, depth): segment scores}`` aligned with
+    ``frame``, which has ``system``, ``seg_id`` and ``human``),
+
+    * ``acc_eq``: tie-calibrated pairwise accuracy over the translations of each source segment, averaged over
+      segments (:func:`~syneval_nb.stats.meta.pairwise_accuracy_tie_calibrated`), with ``acc_eq_p``, the
+      PERM-BOTH permutation p that the metric beats ``baseline`` (:func:`~syneval_nb.stats.meta.
+      permutation_test_acc_eq`);
+    * ``item_r``: Pearson within each source segment, averaged over segments
+      (:func:`~syneval_nb.stats.meta.item_grouped_correlation`);
+    * ``spa``: system-level soft pairwise accuracy from the (systems x segments) score matrices, segments scored
+      for every system only (:func:`~syneval_nb.stats.meta.soft_pairwise_accuracy`), with ``spa_p``, the
+      permutation p that the metric beats ``baseline`` (:func:`~syneval_nb.stats.meta.permutation_test_spa`).
+
+    The permutation tests draw ``k`` resamples (``random_state=seed``), stopping early every 100 resamples when
+    p < 0.02 or p > 0.5 (mtme's rule with a block of 100). These are shown beside the verdicts' Pearson; they
+    are not part of the Holm family."""
+    meta = stats.meta
+    h = frame[human].to_numpy(dtype=float)
+    items = frame["seg_id"].to_numpy()
+    names = {stats.metric_name(key): np.asarray(v, dtype=float) for key, v in scores.items()}
+    complete = frame.groupby("seg_id")["system"].transform("nunique") == frame["system"].nunique()
+
+    def matrix(v):
+        f = frame[complete].assign(_v=v[complete.to_numpy()])
+        return f.pivot(index="system", columns="seg_id", values="_v").to_numpy(dtype=float)
+
+    hm = matrix(h)
+    base = names.get(baseline)
+    rows = []
+    for nm, v in names.items():
+        row = {"metric": nm, "acc_eq": meta.pairwise_accuracy_tie_calibrated(v, h, items).acc_eq,
+               "item_r": meta.item_grouped_correlation(v, h, items).corr,
+               "spa": meta.soft_pairwise_accuracy(matrix(v), hm), "acc_eq_p": np.nan, "spa_p": np.nan}
+        if base is not None and nm != baseline:
+            kw = dict(k=k, random_state=seed, block_size=100)
+            row["acc_eq_p"] = meta.permutation_test_acc_eq(base, v, h, items, **kw).p_value
+            row["spa_p"] = meta.permutation_test_spa(matrix(base), matrix(v), hm, **kw).p_value
+        rows.append(row)
+    out = pd.DataFrame(rows).set_index("metric")
+    out.attrs["baseline"] = baseline
+    return out
+
+
+def meta_json(table: pd.DataFrame) -> dict:
+    """:func:`meta_table` for the results file."""
+    return {m: {c: (None if not np.isfinite(x) else float(x)) for c, x in r.items()}
+            for m, r in table.to_dict("index").items()}

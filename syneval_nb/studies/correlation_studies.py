@@ -50,7 +50,7 @@ def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, families=
         permute_human=None, n_resamples: int = 1000, alpha: float = 0.05, progress: bool = True) -> Chapter08:
     """Everything the chapter shows (see the module docstring)."""
     ch = depth_study.run_chapter(families, data_dir, sample, seed, max_depth, lam, permute_human, n_resamples,
-                                 alpha, progress)
+                                 alpha, progress, holm=False)
     kw = dict(n_resamples=n_resamples, seed=seed, alpha=alpha)
     per_system = {h: depth_study.per_system_table(ch.literal, col, **kw)
                   for h, col in {"MQM z": "mqm_z", "Fluency z": "mqm_fluency_z"}.items()}
@@ -61,10 +61,14 @@ def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, families=
     fams = [f for f in ch.families if f not in depth_study.KERNELS]
     stability = {f"{f} loses less than BLEU from depth 1 to {max_depth} (MQM z, literal mean)":
                  depth_study.verdict_stability(ch.curves["literal mean"], f, "MQM z", alpha) for f in fams}
-    base = stats.metric_name("BLEU", PRIMARY_DEPTH)
-    ted_v = {f"{m} beats {base} at system level (TED zh-en, mean MQM z, 13 systems)": stats.verdict_beats(
-        ted_head, m, base) for m in [stats.metric_name(f, None if f in depth_study.KERNELS else PRIMARY_DEPTH)
-                                     for f in ch.families]}
+    ted_v = {}
+    where = "TED zh-en, mean MQM z, 13 systems"
+    for m in [stats.metric_name(f, None if f in depth_study.KERNELS else PRIMARY_DEPTH) for f in ch.families]:
+        for base in depth_study.BASELINES:
+            ted_v[f"{m} beats {base} at system level ({where})"] = stats.verdict_beats(ted_head, m, base)
+        ted_v[f"{m} beats permuted human scores at system level ({where})"] = stats.verdict_beats_placebo(ted_head, m)
+    # Holm over every verdict of the chapter: one family
+    ch.verdicts, ch.variants, stability, ted_v = common.holm_chapter(ch.verdicts, ch.variants, stability, ted_v)
     return Chapter08(ch, per_system, ted_sys, variants, comet, stability, ted_v)
 
 
@@ -95,7 +99,7 @@ def comet_anchor(ch) -> dict:
 
 def per_system_display(c8: Chapter08, human: str = "MQM z") -> pd.DataFrame:
     """Per MT system (rows) the Pearson r of each headline metric with ``human`` over that system's segments,
-    ``+``/``-`` where it beats / loses to BLEU-4 (Holm within the system)."""
+    ``+``/``-`` where it beats / loses to chrF (Holm within the system)."""
     t = c8.per_system[human]
     cell = [f"{r:.3f}{m}" for r, m in zip(t["r"], t["mark"])]
     out = t.assign(cell=cell).pivot(index="system", columns="metric", values="cell")

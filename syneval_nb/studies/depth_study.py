@@ -1,18 +1,23 @@
-"""The depth-vs-BLEU study of Liu & Gildea (2005) that notebooks 03, 04 and 08 repeat, once.
+"""The depth-vs-baseline study of Liu & Gildea (2005) that notebooks 03, 04 and 08 repeat, once.
 
-Every TED zh-en segment is scored by BLEU-n (n = 1..D), the syntactic metrics by depth and the length-only control
-``-|len diff|`` (:func:`depth_scores`), twice: with the paper's literal mean over d = 1..D (the
-default, for BLEU and the syntactic metrics alike) and with effective order (the named variant, both sides alike).
+Every TED zh-en segment is scored by BLEU-n (n = 1..D), chrF, the syntactic metrics by depth, the four length-only
+controls (-hyp length, -ref length, -|len diff|, len ratio) and the length covariates (:func:`depth_scores`), twice:
+with the paper's literal mean over d = 1..D (the default, for BLEU and the syntactic metrics alike) and with
+effective order (the named variant, both sides alike).
 
 * **Headline** (fixed before looking at the data): each family at :data:`syneval_nb.syntactic.PRIMARY_DEPTH` (4)
-  against BLEU-4, the kernel metrics against BLEU-4, on rater-normalized MQM (``MQM z``), Pearson (and the
-  within-segment Pearson next to it), clustered bootstrap over source segments; Holm over the chapter's headline
-  comparisons. Talks (``doc``) as the resampling unit: a variant (5 talks only).
-* **Curves**: every depth 1..D against BLEU of the same order, Holm over all of them, both definitions.
-* **Fluency vs Accuracy**: the same headline comparison on ``mqm_fluency_z`` and ``mqm_accuracy_z`` and their
-  paired difference (:func:`syneval_nb.studies.common.verdict_contrast`).
+  and the kernel metrics against **chrF** (the headline baseline) and BLEU-4, on rater-normalized MQM
+  (``MQM z``): Pearson, its twin **beyond length** (partial r given log hypothesis length and log reference
+  length, the regression refitted in every resample) and the within-segment Pearson, all on the same clustered
+  bootstrap over source segments; the placebo as a distribution (N_NULL random columns, 95th percentile). Talks
+  (``doc``) as the resampling unit: a variant (5 talks only).
+* **Verdicts**: each names its test (:mod:`syneval_nb.stats.verdicts`); Holm over every verdict of the chapter,
+  one family (:func:`syneval_nb.studies.common.holm_chapter`).
+* **Curves**: every depth 1..D against BLEU of the same order, both definitions (marks: Holm within the table).
+* **Fluency vs Accuracy**: a diagnostic contrast against chrF's: [r(m) - r(chrF)] on Fluency z minus the same on
+  Accuracy z (:func:`syneval_nb.studies.common.verdict_contrast`).
 * **System level**: corpus scores of the WMT21 de-en MT systems against DA z (reference A, see
-  :mod:`syneval_nb.studies.common`), resampling systems.
+  :mod:`syneval_nb.studies.common`), resampling systems; the null is a permutation test, not a placebo row.
 """
 from __future__ import annotations
 
@@ -22,10 +27,21 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from syneval_nb import stats
-from syneval_nb.metrics import lexical
+from syneval_nb.metrics import chrf, lexical
 from syneval_nb.metrics.combine import _syntactic_by_system
 from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
-from syneval_nb.studies.common import ASPECTS, HUMANS, load_deen, load_ted, verdict_contrast, verdicts_json
+from syneval_nb.studies.common import (
+    ASPECTS,
+    HUMANS,
+    META_K,
+    holm_chapter,
+    load_deen,
+    meta_json,
+    meta_table,
+    load_ted,
+    verdict_contrast,
+    verdicts_json,
+)
 
 
 __all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "DEPTH_METRICS", "LENGTH_CONTROLS", "metric_key",
@@ -35,8 +51,12 @@ __all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "DEPTH_METRICS", "LENGTH_C
 
 DEPTH_FAMILIES = ("STM", "HWCM", "DSTM")
 KERNELS = ("TKM", "DTKM")
-LENGTH_KEY = ("-|len diff|", None)
-"""The row of :func:`depth_scores` used as the length-only control (row ``"length"``)."""
+LENGTH_KEY = (stats.LENGTH, None)
+"""The -|len diff| control of :func:`depth_scores` (row ``"-|len diff|"``)."""
+CHRF_KEY = ("chrF", None)
+"""chrF's key in :func:`depth_scores`: the headline baseline (every "beats" is asked against chrF and BLEU-4)."""
+BASELINES = ("chrF", "BLEU-4")
+"""The baselines of every "beats" verdict, the headline one first."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -45,7 +65,7 @@ LENGTH_KEY = ("-|len diff|", None)
 
 DEPTH_METRICS = ("stm", "hwcm", "dstm", "tkm", "dtkm")
 """The syntactic metrics of Liu & Gildea (2005), as :func:`syneval_nb.syntactic.score_corpus` names them."""
-LENGTH_CONTROLS = {"neg_abs_len_diff": "-|len diff|", "len_ratio": "len ratio"}
+LENGTH_CONTROLS = dict(stats.LENGTH_ROWS)
 """Row names of the length-only controls of :func:`syneval_nb.stats.length_controls`."""
 
 
@@ -61,11 +81,13 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
                  effective_order: bool = False, scheduler=None
                  ) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
     """Every segment scored by BLEU_n (n = 1..``max_depth``, epsilon smoothing as in Liu & Gildea, Sec. 3), the
-    syntactic metrics by depth and the two length controls; each system's corpus scores from the same pass.
+    syntactic metrics by depth, chrF (the headline baseline), the four length controls (:func:`syneval_nb.stats.
+    length_rows`) and the length covariates (:func:`syneval_nb.stats.length_covariates`); each system's corpus
+    scores from the same pass.
 
     ``txt_refs[i]`` / ``ptb_refs[i]``: the references (text / PTB) of segment ``i``; ``systems[i]`` its system.
-    Returns ``(segment, corpus)``: ``segment`` maps ``(metric, depth)`` (depth ``None`` for TKM, DTKM and the
-    controls ``-|len diff|``, ``len ratio``) to scores aligned with ``hyps``; ``corpus`` has one row per system
+    Returns ``(segment, corpus)``: ``segment`` maps ``(metric, depth)`` (depth ``None`` for TKM, DTKM, chrF, the
+    controls and the covariates) to scores aligned with ``hyps``; ``corpus`` has one row per system
     (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.lexical.evaluate`), the syntactic
     corpus scores (:func:`syneval_nb.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
     of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts). ``lam``: the tree-kernel
@@ -92,21 +114,23 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
                          f"{len(ptb_hyps)}, {len(ptb_refs)}, {len(sys_arr)} entries")
     bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon", effective_order=effective_order)
             for n in range(1, max_depth + 1)}
-    ev = lexical.evaluate(bleu, hyps, txt_refs, sys_arr, progress, scheduler=scheduler)
-    segment = {metric_key(c): ev.segment[c].to_numpy() for c in bleu}
+    ev = lexical.evaluate({**bleu, "chrF": chrf.CHRF()}, hyps, txt_refs, sys_arr, progress, scheduler=scheduler)
+    keys = {c: metric_key(c) for c in bleu} | {"chrF": CHRF_KEY}
+    segment = {k: ev.segment[c].to_numpy() for c, k in keys.items()}
     names = sorted(set(sys_arr))
-    corpus: dict[str, dict] = {s: {metric_key(c): float(ev.system.loc[s, c]) for c in bleu} for s in names}
+    corpus: dict[str, dict] = {s: {k: float(ev.system.loc[s, c]) for c, k in keys.items()} for s in names}
     syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress,
                                            lam, effective_order, scheduler)
     segment.update({metric_key(c): v for c, v in syn.items()})
     for s in names:
         corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})
-    lens = stats.length_controls([len(lexical.tokenize(h)) for h in hyps],
-                                 [[len(lexical.tokenize(r)) for r in rs] for rs in txt_refs])
-    for k, name in LENGTH_CONTROLS.items():
-        segment[(name, None)] = lens[k]
+    hyp_lens = [len(lexical.tokenize(h)) for h in hyps]
+    ref_lens = [[len(lexical.tokenize(r)) for r in rs] for rs in txt_refs]
+    lens = {**stats.length_rows(hyp_lens, ref_lens), **stats.length_covariates(hyp_lens, ref_lens)}
+    for name, values in lens.items():
+        segment[(name, None)] = values
         for s in names:
-            corpus[s][(name, None)] = float(lens[k][sys_arr == s].mean())
+            corpus[s][(name, None)] = float(values[sys_arr == s].mean())
     return segment, pd.DataFrame.from_dict(corpus, orient="index")
 
 
@@ -157,16 +181,29 @@ def score_both(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9,
 
 
 def metric_rows(ds: DepthScores, depths: Sequence[int] | None = None) -> dict:
-    """``{(metric, depth): values}``: BLEU and the depth families at ``depths`` (default 1..max_depth), the
-    kernel metrics of ``ds.families`` (no depth)."""
+    """``{(metric, depth): values}``: BLEU and the depth families at ``depths`` (default 1..max_depth), chrF and
+    the kernel metrics of ``ds.families`` (no depth)."""
     depths = range(1, ds.max_depth + 1) if depths is None else depths
     out = {("BLEU", d): ds.segment[("BLEU", d)] for d in depths}
+    out[CHRF_KEY] = ds.segment[CHRF_KEY]
     for f in ds.families:
         if f in KERNELS:
             out[(f, None)] = ds.segment[(f, None)]
         else:
             out.update({(f, d): ds.segment[(f, d)] for d in depths})
     return out
+
+
+def length_rows(ds: DepthScores, corpus=None) -> dict:
+    """The four length-only control rows (segment scores, or per system from ``corpus``)."""
+    if corpus is not None:
+        return {nm: corpus[(nm, None)].to_numpy(dtype=float) for nm in stats.LENGTH_ROWS.values()}
+    return {nm: ds.segment[(nm, None)] for nm in stats.LENGTH_ROWS.values()}
+
+
+def length_given(ds: DepthScores) -> dict:
+    """The covariates of "beyond length": log hypothesis length and log reference length per row."""
+    return {g: ds.segment[(g, None)] for g in stats.LENGTH_GIVEN}
 
 
 def _humans(ds: DepthScores, humans: Mapping[str, str]) -> dict:
@@ -181,8 +218,7 @@ def curve_tables(ds: DepthScores, humans: Mapping[str, str] = HUMANS, n_resample
     rows = metric_rows(ds)
     t = stats.correlation_tables(rows, _humans(ds, humans), ds.frame["seg_id"].to_numpy(),
                                  baseline=stats.depth_baselines(list(rows), "BLEU", PRIMARY_DEPTH),
-                                 controls={stats.LENGTH: ds.segment[LENGTH_KEY]}, n_resamples=n_resamples, seed=seed,
-                                 alpha=alpha)
+                                 controls=length_rows(ds), n_resamples=n_resamples, seed=seed, alpha=alpha)
     t.insert(1, "definition", ds.label)
     t.insert(3, "family", [m.split("-")[0] if m[-1].isdigit() else m for m in t["metric"]])
     t.insert(4, "depth", [int(m.rsplit("-", 1)[1]) if m[-1].isdigit() and "-" in m else np.nan for m in t["metric"]])
@@ -190,28 +226,32 @@ def curve_tables(ds: DepthScores, humans: Mapping[str, str] = HUMANS, n_resample
 
 
 def headline_table(ds: DepthScores, human: str = "mqm_z", method: str = "pearson", clusters: str | None = None,
-                   n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05):
-    """The pre-registered comparison: each family at PRIMARY_DEPTH and each kernel against BLEU-4, with the
-    length control and the placebo, on one human column; ``clusters="doc"`` resamples talks instead of source
-    segments (the variant). Holm over the chapter's headline comparisons only."""
+                   n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05, beyond_length: bool = False):
+    """The pre-registered comparison: each family at PRIMARY_DEPTH, each kernel and BLEU-4 against chrF (the
+    headline baseline; the verdicts also compare with BLEU-4 on the same resamples), with the four length
+    controls and the placebo distribution, on one human column; ``clusters="doc"`` resamples talks instead of
+    source segments (the variant); ``beyond_length``: partial r given log hypothesis and log reference length
+    (:func:`syneval_nb.stats.length_covariates`), on the same resamples. The table's marks use Holm within the
+    table; the verdicts use Holm over the whole chapter."""
     rows = metric_rows(ds, [PRIMARY_DEPTH])
-    base = stats.metric_name("BLEU", PRIMARY_DEPTH)
     return stats.correlation_table(rows, ds.frame[human].to_numpy(dtype=float), ds.frame["seg_id"].to_numpy(),
-                                   baseline=base, method=method,
+                                   baseline=BASELINES[0], method=method,
                                    clusters=None if clusters is None else ds.frame[clusters].to_numpy(),
-                                   controls={stats.LENGTH: ds.segment[LENGTH_KEY]}, n_resamples=n_resamples,
-                                   seed=seed, alpha=alpha)
+                                   controls=length_rows(ds), n_resamples=n_resamples, seed=seed, alpha=alpha,
+                                   given=length_given(ds) if beyond_length else None)
 
 
 def headline_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
                     talks: bool = True) -> dict:
     """The headline tables the verdicts read: ``{(human name, method[, "talks"]): table}`` for raw MQM and MQM z
-    (Pearson and within-segment), the Fluency z / Accuracy z parts (Pearson), and MQM z with talks resampled."""
+    (Pearson, beyond length = ``"partial"`` and within-segment), the Fluency z / Accuracy z parts (Pearson), and
+    MQM z with talks resampled."""
     out = {}
     for name, col in {**HUMANS, **ASPECTS}.items():
-        methods = ("pearson", "within") if name in HUMANS else ("pearson",)
+        methods = ("pearson", "partial", "within") if name in HUMANS else ("pearson",)
         for m in methods:
-            out[(name, m)] = headline_table(ds, col, m, None, n_resamples, seed, alpha)
+            out[(name, m)] = headline_table(ds, col, "pearson" if m == "partial" else m, None, n_resamples, seed,
+                                            alpha, beyond_length=m == "partial")
     if talks:
         out[("MQM z", "pearson", "talks")] = headline_table(ds, "mqm_z", "pearson", "doc", n_resamples, seed, alpha)
     return out
@@ -219,11 +259,12 @@ def headline_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, alp
 
 def headline_display(tables: Mapping, humans: Sequence[str] = ("MQM", "MQM z", "Fluency z", "Accuracy z")
                      ) -> pd.DataFrame:
-    """One display frame: per metric, Pearson r [interval], its difference from BLEU-4 [interval] and mark, and
-    the within-segment r and difference next to it (where computed), per human score."""
+    """One display frame: per metric, Pearson r [interval], its difference from chrF [interval] and mark, then the
+    partial r given the log lengths ("beyond length") and the within-segment r next to it (where computed), per
+    human score."""
     parts = []
     for h in humans:
-        for method in ("pearson", "within"):
+        for method in ("pearson", "partial", "within"):
             t = tables.get((h, method))
             if t is None:
                 continue
@@ -231,7 +272,7 @@ def headline_display(tables: Mapping, humans: Sequence[str] = ("MQM", "MQM z", "
             parts.append(pd.DataFrame({
                 (h, method, "r"): p["r"], (h, method, "interval"): [f"[{a:.3f}, {b:.3f}]" for a, b in
                                                                    zip(p["low"], p["high"])],
-                (h, method, "vs BLEU-4"): [("" if not np.isfinite(d) else f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]{mk}")
+                (h, method, f"vs {BASELINES[0]}"): [("" if not np.isfinite(d) else f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]{mk}")
                                             for d, lo, hi, mk in zip(p["delta"], p["delta_low"], p["delta_high"],
                                                                      p["mark"])]}))
     out = pd.concat(parts, axis=1)
@@ -248,22 +289,26 @@ def system_table(ds: DepthScores, human: pd.Series, n_resamples: int = 1000, see
                  alpha: float = 0.05, depths: Sequence[int] | None = None):
     """System level: each system's corpus score (``ds.corpus``) against ``human`` (indexed by system), rows =
     systems resampled (they are independent), Williams' test added (valid here). Rows: BLEU and the depth
-    families at ``depths`` (default all), kernels, length control (mean per system), placebo."""
+    families at ``depths`` (default all), chrF, kernels, the four length controls (mean per system). No placebo
+    row: at system level a single random column is meaningless (one draw over 19 systems can have r = +0.26), so
+    the null is ``n_null`` permutations of the human scores per row (``null="permutation"``, the verdict
+    :func:`syneval_nb.stats.verdict_beats_placebo`)."""
     c = ds.corpus.loc[human.index]
     depths = range(1, ds.max_depth + 1) if depths is None else depths
-    keys = [("BLEU", d) for d in depths] + [(f, d) for f in ds.families if f not in KERNELS for d in depths] + \
+    keys = [("BLEU", d) for d in depths] + [CHRF_KEY] + \
+           [(f, d) for f in ds.families if f not in KERNELS for d in depths] + \
            [(f, None) for f in ds.families if f in KERNELS]
     rows = {k: c[k].to_numpy(dtype=float) for k in keys}
     return stats.correlation_table(rows, human.to_numpy(dtype=float), None,
                                    baseline=stats.depth_baselines(keys, "BLEU", PRIMARY_DEPTH),
-                                   controls={stats.LENGTH: c[LENGTH_KEY].to_numpy(dtype=float)},
+                                   controls=length_rows(ds, c), null="permutation",
                                    n_resamples=n_resamples, seed=seed, alpha=alpha, williams=True)
 
 
 def per_system_table(ds: DepthScores, human: str = "mqm_z", n_resamples: int = 1000, seed: int = 0,
                      alpha: float = 0.05) -> pd.DataFrame:
     """Liu & Gildea correlate within each system: per MT system, Pearson r of each headline metric (PRIMARY_DEPTH,
-    kernels, length, placebo) with ``human`` over that system's segments, with the difference from BLEU-4 marked
+    kernels, BLEU-4, length controls, placebo) with ``human`` over that system's segments, with the difference from chrF marked
     (Holm over that system's comparisons; one row per segment, so segments are the resampled units).
     Columns: ``system, metric, r, low, high, delta, mark``."""
     out = []
@@ -279,15 +324,7 @@ def _combo_verdict(terms, alpha: float, claim_rule: str, unit: str) -> dict:
     """Verdict on sum(coef * r(row)) > 0 over paired resamples; ``terms``: (TableBootstrap, row, coef)."""
     d = sum(c * b.column(n) for b, n, c in terms)
     est = sum(c * b.estimate(n) for b, n, c in terms)
-    ok = np.isfinite(d)
-    lo, hi = stats.percentile_ci(d[ok], alpha)
-    p = float((d[ok] <= 0).mean())
-    verdict = "holds" if lo > 0 and p < alpha else ("does not hold" if hi < 0 else "cannot tell")
-    rule = (f"holds iff {claim_rule} has a {1 - alpha:.0%} paired-bootstrap interval (resampling {unit}, "
-            f"{int(ok.sum())} resamples) above 0 and a one-sided p < {alpha:g}; does not hold iff the interval is "
-            "below 0; otherwise cannot tell")
-    return {"verdict": verdict, "statistic": float(est), "ci": [float(lo), float(hi)], "p": p, "rule": rule,
-            "controls": {}, "n_resamples": int(ok.sum())}
+    return stats.verdict_from_samples("difference", claim_rule, est, d, alpha, unit)
 
 
 def verdict_stability(curves: pd.DataFrame, family: str, human: str = "MQM z", alpha: float = 0.05) -> dict:
@@ -303,25 +340,37 @@ def verdict_stability(curves: pd.DataFrame, family: str, human: str = "MQM z", a
 def verdicts(heads: Mapping, families: Sequence[str], system: object | None = None,
              system_label: str = "WMT21 de-en DA z, ref A") -> tuple[dict, dict]:
     """The chapter's verdicts from :func:`headline_tables` (and a :func:`system_table`): ``(verdicts,
-    variants)``. Verdicts (on MQM z): each family at PRIMARY_DEPTH (and each kernel) beats BLEU-4 (Pearson, and
-    within segments), correlates with MQM z, beats BLEU-4 more on Fluency than on Accuracy; at system level
-    beats BLEU-4. Variants: the same "beats" with talks resampled."""
+    variants)``, before Holm (:func:`syneval_nb.studies.common.holm_chapter` adjusts them over the whole
+    chapter). On MQM z, for each family at PRIMARY_DEPTH and each kernel, against each baseline of
+    :data:`BASELINES` (chrF, the headline, and BLEU-4): "beats" (Pearson), its twin "beats ... beyond length"
+    (partial r given log lengths) and "beats ... within source segments"; "correlates", "correlates beyond
+    length", "beats the placebo" (95th percentile of the placebo distribution); the diagnostic contrast "its edge
+    over chrF is larger on Fluency than on Accuracy" (a contrast against chrF's contrast: every metric, chrF
+    included, tracks Accuracy better than Fluency, so the plain gap says nothing); at system level "beats" each
+    baseline and "beats permuted DA z" (permutation test). Variants: "beats" with talks resampled."""
     D = PRIMARY_DEPTH
-    base = stats.metric_name("BLEU", D)
     names = [stats.metric_name(f, None if f in KERNELS else D) for f in families]
     v, var = {}, {}
+    pe, pa, wi = heads[("MQM z", "pearson")], heads[("MQM z", "partial")], heads[("MQM z", "within")]
     for m in names:
-        v[f"{m} beats {base} (MQM z, Pearson)"] = stats.verdict_beats(heads[("MQM z", "pearson")], m, base)
-        v[f"{m} beats {base} within source segments (MQM z)"] = stats.verdict_beats(heads[("MQM z", "within")], m,
-                                                                                    base)
-        v[f"{m} correlates with MQM z"] = stats.verdict_correlates(heads[("MQM z", "pearson")], m)
-        v[f"{m} beats {base} more on Fluency than on Accuracy (z)"] = verdict_contrast(
-            heads[("Fluency z", "pearson")], heads[("Accuracy z", "pearson")], m, base)
+        for base in BASELINES:
+            v[f"{m} beats {base} (MQM z, Pearson)"] = stats.verdict_beats(pe, m, base)
+            v[f"{m} beats {base} beyond length (MQM z, partial r given log lengths)"] = stats.verdict_beats(pa, m, base)
+            v[f"{m} beats {base} within source segments (MQM z)"] = stats.verdict_beats(wi, m, base)
+        v[f"{m} correlates with MQM z"] = stats.verdict_correlates(pe, m)
+        v[f"{m} correlates with MQM z beyond length"] = stats.verdict_correlates(pa, m)
+        v[f"{m} beats the placebo (MQM z)"] = stats.verdict_beats_placebo(pe, m)
+        v[f"{m}'s edge over chrF is larger on Fluency than on Accuracy (z)"] = verdict_contrast(
+            heads[("Fluency z", "pearson")], heads[("Accuracy z", "pearson")], m, BASELINES[0])
         if system is not None:
-            v[f"{m} beats {base} at system level ({system_label})"] = stats.verdict_beats(system, m, base)
+            for base in BASELINES:
+                v[f"{m} beats {base} at system level ({system_label})"] = stats.verdict_beats(system, m, base)
+            v[f"{m} beats permuted human scores at system level ({system_label})"] = \
+                stats.verdict_beats_placebo(system, m)
         if ("MQM z", "pearson", "talks") in heads:
-            var[f"{m} beats {base} (MQM z, Pearson, talks resampled)"] = stats.verdict_beats(
-                heads[("MQM z", "pearson", "talks")], m, base)
+            for base in BASELINES:
+                var[f"{m} beats {base} (MQM z, Pearson, talks resampled)"] = stats.verdict_beats(
+                    heads[("MQM z", "pearson", "talks")], m, base)
     return v, var
 
 
@@ -383,6 +432,7 @@ class DepthChapter:
     verdicts: dict
     variants: dict
     params: dict = field(default_factory=dict)
+    meta: pd.DataFrame | None = None   # the WMT meta-evaluation beside Pearson (common.meta_table)
 
     @property
     def ted(self) -> pd.DataFrame:
@@ -395,9 +445,10 @@ class DepthChapter:
 
 def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = None, seed: int = 0,
                 max_depth: int = 9, lam: float = 1.0, permute_human: int | None = None, n_resamples: int = 1000,
-                alpha: float = 0.05, progress: bool = True) -> DepthChapter:
+                alpha: float = 0.05, progress: bool = True, holm: bool = True) -> DepthChapter:
     """Load TED zh-en (refB) and WMT21 de-en (ref A) (:mod:`syneval_nb.studies.common`, ``permute_human``
-    applied to every human score), score both definitions, build every table and the verdicts."""
+    applied to every human score), score both definitions, build every table and the verdicts, Holm over all
+    of them and the variants (one family; ``holm=False`` leaves it to a chapter that adds verdicts, e.g. 08)."""
 
     if max_depth < PRIMARY_DEPTH:
         raise ValueError(f"max_depth must be at least PRIMARY_DEPTH = {PRIMARY_DEPTH}, got {max_depth}")
@@ -412,12 +463,14 @@ def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = Non
     dd = score(deen.segments, fams, max_depth, lam, False, deen.references, progress)
     sys_curves = system_table(dd, deen.da, **kw)
     sys_head = system_table(dd, deen.da, depths=[PRIMARY_DEPTH], **kw)
-    v, var = verdicts(heads, fams, sys_head)
+    v, var = holm_chapter(*verdicts(heads, fams, sys_head)) if holm else verdicts(heads, fams, sys_head)
     params = {"families": list(fams), "sample": sample, "seed": seed, "max_depth": max_depth, "lam": lam,
               "permute_human": permute_human, "n_resamples": n_resamples, "alpha": alpha,
               "ted_reference": ted.attrs.get("reference"), "deen_references": list(deen.references),
               "primary_depth": PRIMARY_DEPTH}
-    return DepthChapter(fams, both, curves, aspects, heads, deen, dd, sys_curves, sys_head, v, var, params)
+    meta = meta_table(metric_rows(both["literal"], [PRIMARY_DEPTH]), both["literal"].frame, "mqm_z", BASELINES[0],
+                      min(n_resamples, META_K), seed)
+    return DepthChapter(fams, both, curves, aspects, heads, deen, dd, sys_curves, sys_head, v, var, params, meta)
 
 
 def curve_display(ch: DepthChapter, human: str = "MQM z") -> pd.DataFrame:
@@ -470,6 +523,7 @@ def chapter_results(ch: DepthChapter) -> dict:
         "length_r_mqm_z": stats.pearson(length, ted["mqm_z"]),
         "bleu4_r_fluency": stats.pearson(lit.segment[("BLEU", 4)], ted["mqm_fluency"]),
         "deen_system_r": {m: float(r) for m, r in zip(ch.system_curves["metric"], ch.system_curves["r"])},
+        "meta_evaluation": meta_json(ch.meta) if ch.meta is not None else None,
         "verdicts": verdicts_json(ch.verdicts),
         "variant_verdicts": verdicts_json(ch.variants),
     }

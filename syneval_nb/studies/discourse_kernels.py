@@ -29,7 +29,8 @@ from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, rst_files, sampl
 from syneval_nb.metrics.combine import BASE_METRICS, DEFAULT_THRESHOLD, base_scores, higher_is_better, human_pair_ties, length_control, normalize, partial_correlation, segment_tau, single_edu_ties, system_base_scores, tuned_cv, tuned_half, uniform
 from syneval_nb.metrics.discourse import DiscourseSimilarity, dr, dr_lex
 from syneval_nb.metrics.learned import LearnedMetric, balance, build_pool, feature_frame
-from syneval_nb.studies.common import plot_distributions, plot_scatter
+from syneval_nb.metrics.lexical import tokenize
+from syneval_nb.studies.common import holm_chapter, plot_distributions, plot_scatter
 from syneval_nb.studies.learned_metric import deen_long
 from syneval_nb.trees.rst import DEFAULT_LAM, load_rst_jsonl, n_edus, rst_to_nltk
 
@@ -394,18 +395,22 @@ def control_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = "mqm
 
 def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = "mqm_z", *,
                       clusters: str | None = None, n_resamples: int = 1000, seed: int = 0,
-                      method: str = "pearson") -> pd.DataFrame:
+                      method: str = "pearson", beyond_length: bool = False) -> pd.DataFrame:
     """:func:`syneval_nb.stats.correlation_table` of ``metrics`` (oriented higher-is-better) with the human score
     column ``human`` on the rows where every metric has a score, resampling source segments (``clusters``: a
-    column such as ``"doc"``, the talks), with the placebo row and the ``length`` control; no baseline."""
+    column such as ``"doc"``, the talks), with the placebo distribution and the four length controls (13a tokens
+    of ``target`` and ``reference``); no baseline. ``beyond_length``: the partial r given log hypothesis and log
+    reference length (same resamples)."""
     x = {m: frame[m].to_numpy(dtype=float) * (1 if higher_is_better(m) else -1) for m in metrics}
     ok = np.logical_and.reduce([np.isfinite(v) for v in x.values()])
     f = frame[ok]
+    hl = [len(tokenize(t)) for t in f["target"]]
+    rl = [len(tokenize(t)) for t in f["reference"]]
     return stats.correlation_table({m: v[ok] for m, v in x.items()}, f[human].to_numpy(dtype=float),
                                    f["seg_id"].to_numpy(), method=method,
                                    clusters=None if clusters is None else f[clusters].to_numpy(),
-                                   controls={stats.LENGTH: f[stats.LENGTH].to_numpy(dtype=float)},
-                                   n_resamples=n_resamples, seed=seed)
+                                   controls=stats.length_rows(hl, rl), n_resamples=n_resamples, seed=seed,
+                                   given=stats.length_covariates(hl, rl) if beyond_length else None)
 
 
 def lambda_table(frame: pd.DataFrame, lams: Sequence[float], human: str = "mqm_z",
@@ -439,34 +444,42 @@ def void_table(ted: pd.DataFrame, deen: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def helps_verdict(table: pd.DataFrame, extra: str, what: str) -> tuple[str, dict]:
-    """The claim "``extra`` helps ``what``" on a combination table: :func:`syneval_nb.stats.verdict_beats` of
-    the average over base metrics of the combination with ``extra`` against the metrics alone, with the same
-    combination with a random column (``+placebo``) as the control: it helps only if it beats the placebo with
-    an interval above 0 (no fixed threshold)."""
-    col = COMBOS[extra]
-    v = stats.verdict_beats(table, col, "Orig.", controls=("+placebo",),
-                            rule_text=f"average over the base metrics of {table.attrs['bootstrap'].method} with "
-                                      f"{extra} ({col}) against the metrics alone (Orig.) and against the same "
-                                      "combination with a random column (+placebo)")
-    return f"{extra} helps ({what})", v
+def helps_verdict(table: pd.DataFrame, extra: str, what: str, against: str = stats.PLACEBO) -> tuple[str, dict]:
+    """The claim "``extra`` helps ``what``" on a combination table: :func:`syneval_nb.stats.verdict_beats` (test
+    ``beats``) of the average over base metrics of the combination with ``extra`` against the same combination
+    with a random column (``+placebo``): adding any column can raise a tuned combination, so the placebo
+    combination is the baseline that "helps" must beat. ``against=stats.LENGTH``: its twin "helps beyond length",
+    against the combination with the length-only column (``+length``). The tables hold WMT12 tau / Spearman, not
+    Pearson, so "beyond length" here is the length column as a competitor in the same combination, not a partial
+    correlation."""
+    col, base = COMBOS[extra], COMBOS[against]
+    label = "helps" if against == stats.PLACEBO else "helps beyond length"
+    return f"{extra} {label} ({what}): {col} beats {base}", stats.verdict_beats(table, col, base)
 
 
 def verdicts(tables: Mapping[str, pd.DataFrame], correlations: pd.DataFrame | None = None,
-             extras: Sequence[str] = ("DR", "DR-lex")) -> dict[str, dict]:
-    """Every claim of the chapter with its verdict: for each combination table (``{what: table}``) and each
-    discourse measure, "X helps (what)" (:func:`helps_verdict`); with ``correlations`` (a
-    :func:`correlation_table`), "X correlates with the human score" (:func:`syneval_nb.stats.verdict_correlates`
-    against the placebo)."""
+             extras: Sequence[str] = ("DR", "DR-lex"), partial: pd.DataFrame | None = None) -> dict[str, dict]:
+    """Every claim of the chapter with its verdict, Holm over all of them (one family,
+    :func:`syneval_nb.studies.common.holm_chapter`): for each combination table (``{what: table}``) and each
+    discourse measure, "X helps (what)" and "X helps beyond length (what)" (:func:`helps_verdict`); with
+    ``correlations`` (a :func:`correlation_table`), "X correlates with MQM z" and "X beats the placebo"
+    (:func:`syneval_nb.stats.verdict_correlates`, :func:`syneval_nb.stats.verdict_beats_placebo`); with
+    ``partial`` (the same table ``beyond_length``), "X correlates with MQM z beyond length"."""
     out = {}
     for what, t in tables.items():
         for e in extras:
-            claim, v = helps_verdict(t, e, what)
-            out[claim] = v
+            for against in (stats.PLACEBO, stats.LENGTH):
+                claim, v = helps_verdict(t, e, what, against)
+                out[claim] = v
     if correlations is not None:
         for e in extras:
             out[f"{e} correlates with MQM z (segment level, Pearson)"] = stats.verdict_correlates(correlations, e)
-    return out
+            out[f"{e} beats the placebo (MQM z, segment level, Pearson)"] = stats.verdict_beats_placebo(
+                correlations, e)
+            if partial is not None:
+                out[f"{e} correlates with MQM z beyond length (segment level, partial r given log lengths)"] = \
+                    stats.verdict_correlates(partial, e)
+    return holm_chapter(out)[0]
 
 
 def verdict_text(verdicts_: Mapping[str, dict]) -> str:
@@ -778,12 +791,12 @@ def controls(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
             for human, (col, thr) in ch.settings.humans().items()}
 
 
-def chapter_correlations(ch: DiscourseChapter) -> pd.DataFrame:
+def chapter_correlations(ch: DiscourseChapter, beyond_length: bool = False) -> pd.DataFrame:
     """:func:`correlation_table` of DR, DR-lex and the base metrics with MQM z (talks as clusters with
-    ``resample="talk"``)."""
+    ``resample="talk"``; ``beyond_length``: partial r given the log lengths)."""
     s = ch.settings
     return correlation_table(ch.ted, ["DR", "DR-lex", *ch.base], "mqm_z", n_resamples=s.n_resamples, seed=s.seed,
-                             clusters="doc" if s.resample == "talk" else None)
+                             clusters="doc" if s.resample == "talk" else None, beyond_length=beyond_length)
 
 
 def plot_controls(ctl: pd.DataFrame):
@@ -816,7 +829,7 @@ def plot_lambda(lam_table: pd.DataFrame):
 
 
 def chapter_verdicts(t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping,
-                     correlations: pd.DataFrame) -> dict[str, dict]:
+                     correlations: pd.DataFrame, partial: pd.DataFrame | None = None) -> dict[str, dict]:
     """:func:`verdicts` of the tables judged (MQM z): uniform and tuned (cross-validated) at segment level with
     and without the tie penalty, uniform at system level on both data sets, and the correlations."""
     judged = {"uniform, segment level, WMT12 tau": t3[(MAIN_HUMAN, "discordant")],
@@ -825,7 +838,7 @@ def chapter_verdicts(t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping,
               "tuned cross-validated, segment level, tau without tie penalty": t4[(MAIN_HUMAN, "cv", "exclude")],
               "uniform, system level, WMT21 de-en DA": t2["WMT21 de-en DA"],
               "uniform, system level, TED MQM z": t2["TED zh-en MQM z"]}
-    return verdicts(judged, correlations)
+    return verdicts(judged, correlations, partial=partial)
 
 
 def results(ch: DiscourseChapter, worked: Mapping[str, float], nonvoid: pd.DataFrame, fig4: Figure4,

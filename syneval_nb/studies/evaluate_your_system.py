@@ -299,28 +299,40 @@ def human_rows(study: Study) -> pd.DataFrame:
         out[names[n]] = sign[n] * seg[n].to_numpy(float)
     hyp_len = [len(tokenize(study.corpora[a].hyps[b])) for a, b in zip(seg["system"], seg["seg"])]
     ref_lens = [[len(tokenize(r)) for r in study.corpora[a].refs[b]] for a, b in zip(seg["system"], seg["seg"])]
-    out[stats.LENGTH] = stats.length_controls(hyp_len, ref_lens)["neg_abs_len_diff"] if len(out) else []
+    if len(out):
+        for k, v in {**stats.length_rows(hyp_len, ref_lens), **stats.length_covariates(hyp_len, ref_lens)}.items():
+            out[k] = v
     return out
 
 
-def human_tables(study: Study, lexical: str = "BLEU", methods: Sequence[str] = ("pearson", "within"),
+def human_tables(study: Study, lexical: str = "BLEU", methods: Sequence[str] = ("pearson", "partial", "within"),
                  n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> dict:
     """``{method: table}``: :func:`syneval_nb.stats.correlation_table` of every metric (error rates negated)
-    with the human scores on :func:`human_rows`, every metric compared with ``lexical`` (Holm over the table's
-    comparisons), the length-only control (row ``length``) and the placebo; resampling source segments
-    (``seg_id``: every system's translation of a drawn segment together). ``"within"``: Pearson after centring
-    each source segment. Empty dict without human scores."""
+    with the human scores on :func:`human_rows`, every metric compared with chrF when it was scored, else with
+    ``lexical`` (marks: Holm over the table's comparisons), the four length-only controls and the placebo
+    distribution; resampling source segments (``seg_id``: every system's translation of a drawn segment
+    together). ``"partial"``: beyond length, the partial r given log hypothesis and log reference length (same
+    resamples); ``"within"``: Pearson after centring each source segment. Empty dict without human scores."""
 
     rows = human_rows(study)
     if rows.empty:
         return {}
     names, _ = _oriented(study)
-    lex = names[M.canonical_name(lexical)] if M.canonical_name(lexical) in names else None
+    base = _baselines(study, lexical)
     scores = {names[n]: rows[names[n]].to_numpy(float) for n in study.metric_names}
+    controls = {k: rows[k].to_numpy(float) for k in stats.LENGTH_ROWS.values()}
+    given = {k: rows[k].to_numpy(float) for k in stats.LENGTH_GIVEN}
     return {m: stats.correlation_table(scores, rows["human"].to_numpy(float), rows["seg_id"].to_numpy(),
-                                       baseline=lex, method=m, controls={stats.LENGTH: rows[stats.LENGTH].to_numpy()},
-                                       n_resamples=n_resamples, seed=seed, alpha=alpha)
+                                       baseline=base[0] if base else None, method="pearson" if m == "partial" else m,
+                                       controls=controls, n_resamples=n_resamples, seed=seed, alpha=alpha,
+                                       given=given if m == "partial" else None)
             for m in methods}
+
+
+def _baselines(study: Study, lexical: str) -> list[str]:
+    """The baselines of the "beats" claims among the scored metrics: chrF (the headline) and ``lexical``."""
+    names, _ = _oriented(study)
+    return list(dict.fromkeys(names[c] for c in (M.canonical_name("chrf"), M.canonical_name(lexical)) if c in names))
 
 
 def human_correlations(study: Study, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
@@ -375,23 +387,38 @@ def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, synt
     """The chapter's claims, ``{claim: {"verdict", "statistic", "ci", "p", "rule", ...}}`` (JSON-ready):
 
     * :func:`system_verdicts`;
-    * with human scores (``tables`` from :func:`human_tables`, computed when ``None``): "<syntactic> beats
-      <lexical>" (Pearson, and within source segments) by :func:`syneval_nb.stats.verdict_beats`, which also
-      requires the syntactic metric to beat the placebo and the length-only control; "<syntactic> correlates with
-      the human scores" by :func:`syneval_nb.stats.verdict_correlates` (against the placebo)."""
+    * with human scores (``tables`` from :func:`human_tables`, computed when ``None``), for ``syntactic`` against
+      each baseline (chrF when scored, the headline, and ``lexical``): "beats" (Pearson), "beats ... beyond
+      length" (partial r given log lengths) and "beats ... within source segments"
+      (:func:`syneval_nb.stats.verdict_beats`); "correlates" and "correlates beyond length"
+      (:func:`syneval_nb.stats.verdict_correlates`); "beats the placebo" (placebo distribution,
+      :func:`syneval_nb.stats.verdict_beats_placebo`). Holm runs over these human-score verdicts as one family
+      (:func:`syneval_nb.stats.holm_verdicts`); the system claims have their own rule (Holm over the metrics of
+      each claim) and no single interval, so they are not in that family."""
 
     out = system_verdicts(study, alpha)
     names, _ = _oriented(study)
-    syn, lex = M.canonical_name(syntactic), M.canonical_name(lexical)
-    if study.human is not None and {syn, lex} <= set(names):
+    syn = M.canonical_name(syntactic)
+    bases = [b for b in _baselines(study, lexical) if b != names.get(syn)]
+    if study.human is not None and syn in names and bases:
         if tables is None:
             tables = human_tables(study, lexical, n_resamples=n_resamples, seed=seed, alpha=alpha)
-        a, b = names[syn], names[lex]
-        out[f"{a} beats {b} (human scores, Pearson)"] = stats.verdict_beats(tables["pearson"], a, b, alpha=alpha)
-        if "within" in tables:
-            out[f"{a} beats {b} within source segments (human scores)"] = stats.verdict_beats(
-                tables["within"], a, b, alpha=alpha)
-        out[f"{a} correlates with the human scores"] = stats.verdict_correlates(tables["pearson"], a, alpha=alpha)
+        a = names[syn]
+        hv = {}
+        for b in bases:
+            hv[f"{a} beats {b} (human scores, Pearson)"] = stats.verdict_beats(tables["pearson"], a, b, alpha=alpha)
+            if "partial" in tables:
+                hv[f"{a} beats {b} beyond length (human scores, partial r given log lengths)"] = stats.verdict_beats(
+                    tables["partial"], a, b, alpha=alpha)
+            if "within" in tables:
+                hv[f"{a} beats {b} within source segments (human scores)"] = stats.verdict_beats(
+                    tables["within"], a, b, alpha=alpha)
+        hv[f"{a} correlates with the human scores"] = stats.verdict_correlates(tables["pearson"], a, alpha=alpha)
+        if "partial" in tables:
+            hv[f"{a} correlates with the human scores beyond length"] = stats.verdict_correlates(
+                tables["partial"], a, alpha=alpha)
+        hv[f"{a} beats the placebo (human scores)"] = stats.verdict_beats_placebo(tables["pearson"], a, alpha=alpha)
+        out.update(stats.holm_verdicts(hv))
     return verdicts_json(out)
 
 

@@ -37,6 +37,7 @@ from syneval_nb.metrics.lexical import edit_distance, tokenize
 from syneval_nb.metrics.syntactic import References
 from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.stats import pearson, williams_from_scores
+from syneval_nb.studies.common import holm_chapter
 from syneval_nb.trees import read_ptb_file
 from syneval_nb.trees.ptb import EmptyParseError, TreeFormatError, read_ptb, spans
 
@@ -252,7 +253,8 @@ def _by_system(scores: Mapping[tuple[str, str], Mapping[Any, float]]) -> pd.Data
 def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline: str,
                          segments: Sequence | None = None, *, method: str = "pearson",
                          clusters: Sequence | None = None, n_resamples: int = 1000, alpha: float = 0.05,
-                         seed: int = 0, holm: bool = True) -> pd.DataFrame:
+                         seed: int = 0, holm: bool = True, given: Mapping[str, Sequence] | None = None
+                         ) -> pd.DataFrame:
     """What a reference set gains over ``baseline``: for each metric of ``scores`` (columns ``(metric, reference
     set)``), :func:`syneval_nb.stats.correlation_table` of its reference sets against the human scores, every set
     compared with the ``baseline`` set on the same resamples of source segments (``segments``; ``clusters`` for
@@ -262,8 +264,9 @@ def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline:
     :data:`syneval_nb.stats.TABLE_COLUMNS` after ``metric`` (``baseline`` is the baseline set; ``delta`` the gain;
     ``p_better`` the one-sided bootstrap p that the set beats the baseline set; Holm over one metric's sets).
     Rows where any of a metric's sets is NaN are left out of that metric's table (``n`` says how many are used).
-    No placebo row: a random "reference set" is not a meaningful control here. ``attrs["bootstrap"]``: each
-    metric's :class:`syneval_nb.stats.TableBootstrap` (for the verdicts)."""
+    No placebo row: a random "reference set" is not a meaningful control here. ``given`` (e.g.
+    :func:`length_given`): beyond length, the partial r given these covariates (same resamples).
+    ``attrs["bootstrap"]``: each metric's :class:`syneval_nb.stats.TableBootstrap` (for the verdicts)."""
 
     h = np.asarray(human, dtype=float)
     seg = None if segments is None else np.asarray(segments)
@@ -277,7 +280,9 @@ def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline:
         t = stats.correlation_table({str(r): block[r].to_numpy(dtype=float)[ok] for r in block.columns}, h[ok],
                                     None if seg is None else seg[ok], baseline=str(baseline), method=method,
                                     clusters=None if cl is None else cl[ok], placebo_column=False,
-                                    n_resamples=n_resamples, seed=seed, alpha=alpha, holm=holm)
+                                    n_resamples=n_resamples, seed=seed, alpha=alpha, holm=holm,
+                                    given=None if given is None else
+                                    {k: np.asarray(v, dtype=float)[ok] for k, v in given.items()})
         boots[metric] = t.attrs["bootstrap"]
         t = t.rename(columns={"metric": "references"})
         t.insert(0, "metric", metric)
@@ -339,19 +344,22 @@ SINGLE = ("1 manual (ref)", "1 manual (refB)")
 def reference_value(scores: pd.DataFrame, metric: str, human: Sequence[float], segments: Sequence, *,
                     single: Sequence[str] = SINGLE, two: str = "2 manual", extended: str = "2 manual + hybrid",
                     best: str = "1 manual (refB)", n_resamples: int = 1000, seed: int = 0,
-                    alpha: float = 0.05) -> pd.DataFrame:
+                    alpha: float = 0.05, given: Mapping[str, Sequence] | None = None) -> pd.DataFrame:
     """Table 6 analog with intervals: r of ``metric`` with each reference set (columns ``(metric, set)`` of
     ``scores``) on the same resamples of source segments, plus the row ``"1 manual (average)"`` (the mean of the
     single-reference r's, resample by resample: the paper's framing) and the gains in both framings:
     ``"second reference (vs average)"`` = r(two) - mean r(single), ``"second reference (vs best)"`` = r(two) -
     r(best), ``"hybrids"`` = r(extended) - r(two). ``attrs["bootstrap"]``: a :class:`syneval_nb.stats.TableBootstrap`
-    over all these rows, for :func:`syneval_nb.stats.verdict_beats`. Columns ``r, low, high``."""
+    over all these rows, for :func:`syneval_nb.stats.verdict_beats`. Columns ``r, low, high``. ``given``: beyond
+    length (partial r given these covariates, e.g. :func:`length_given`)."""
     block = scores[metric]
     h = np.asarray(human, dtype=float)
     ok = np.isfinite(block.to_numpy(dtype=float)).all(axis=1) & np.isfinite(h)
     t = stats.correlation_table({str(r): block[r].to_numpy(dtype=float)[ok] for r in block.columns}, h[ok],
                                 np.asarray(segments)[ok], placebo_column=False, n_resamples=n_resamples,
-                                seed=seed, alpha=alpha)
+                                seed=seed, alpha=alpha,
+                                given=None if given is None else
+                                {k: np.asarray(v, dtype=float)[ok] for k, v in given.items()})
     b = t.attrs["bootstrap"]
     est = {n: b.estimate(n) for n in b.names}
     smp = {n: b.column(n) for n in b.names}
@@ -366,7 +374,7 @@ def reference_value(scores: pd.DataFrame, metric: str, human: Sequence[float], s
     lo, hi = stats.percentile_ci(samples, alpha)
     out = pd.DataFrame({"r": [est[n] for n in names], "low": lo, "high": hi}, index=pd.Index(names, name="row"))
     out.attrs["bootstrap"] = stats.TableBootstrap(names, np.array([est[n] for n in names]), samples, {}, {}, alpha,
-                                                  b.method, b.unit, b.n_clusters, False)
+                                                  b.method, b.unit, b.n_clusters, False, given=b.given)
     return out
 
 
@@ -376,19 +384,21 @@ def verdicts(gains: pd.DataFrame, value: pd.DataFrame, metric: str = "BLEU", *, 
     random reference set is not a meaningful control, and every set is scored on the same hypotheses):
     "hybrids help <metric>" for every metric of ``gains`` (a :func:`reference_gain_table`, kept per metric in
     ``gains.attrs["bootstrap"]``), "two human references beat one" in both framings, and "a second human reference
-    is worth more than the hybrids" in both framings (``value``, a :func:`reference_value`)."""
+    is worth more than the hybrids" in both framings (``value``, a :func:`reference_value`). On tables built with
+    ``given`` (beyond length) every claim says "beyond length" and the test is ``beats beyond length``. Not
+    Holm-adjusted here: :func:`chapter_verdicts` adjusts the chapter's family."""
     out = {}
+    bl = " beyond length" if next(iter(gains.attrs["bootstrap"].values())).beyond_length else ""
     for m, boot in gains.attrs["bootstrap"].items():
-        out[f"hybrids help {m} ({extended} beats {baseline}, {what})"] = stats.verdict_beats(
-            boot, extended, baseline, controls=())
-    out[f"two human references beat one, average of single references ({metric}, {what})"] = stats.verdict_beats(
-        value, "2 manual", "1 manual (average)", controls=())
-    out[f"two human references beat one, best single reference refB ({metric}, {what})"] = stats.verdict_beats(
-        value, "2 manual", "1 manual (refB)", controls=())
+        out[f"hybrids help {m}{bl} ({extended} beats {baseline}, {what})"] = stats.verdict_beats(
+            boot, extended, baseline)
+    out[f"two human references beat one{bl}, average of single references ({metric}, {what})"] = \
+        stats.verdict_beats(value, "2 manual", "1 manual (average)")
+    out[f"two human references beat one{bl}, best single reference refB ({metric}, {what})"] = stats.verdict_beats(
+        value, "2 manual", "1 manual (refB)")
     for framing in ("average", "best"):
-        out[f"a second human reference is worth more than the hybrids, vs {framing} single reference "
-            f"({metric}, {what})"] = stats.verdict_beats(value, f"second reference (vs {framing})", "hybrids",
-                                                        controls=())
+        out[f"a second human reference is worth more than the hybrids{bl}, vs {framing} single reference "
+            f"({metric}, {what})"] = stats.verdict_beats(value, f"second reference (vs {framing})", "hybrids")
     return out
 
 
@@ -584,12 +594,22 @@ def ted_lexical_scores(ch: HybridChapter, metrics: Mapping[str, Any], progress: 
     return lexical_scores(metrics, list(ch.ted["target"]), ted_reference_sets(ch), progress)
 
 
+def length_given(ted: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The covariates of "beyond length" for the TED rows (:func:`syneval_nb.stats.length_covariates`): log(1 +
+    hypothesis length) and log(1 + mean length of the two human references), 13a tokens; the same for every
+    reference set, so a set's gain is read on the same length model."""
+    return stats.length_covariates([len(tokenize(t)) for t in ted["target"]],
+                                   [[len(tokenize(a)), len(tokenize(b))] for a, b in zip(ted["ref"], ted["refB"])])
+
+
 def gain_tables(scores: pd.DataFrame, ted: pd.DataFrame, *, n_resamples: int = 1000,
-                seed: int = 0) -> dict[str, pd.DataFrame]:
+                seed: int = 0, beyond_length: bool = False) -> dict[str, pd.DataFrame]:
     """:func:`reference_gain_table` against the two human references (``"2 manual"``) for each human score of
-    :data:`HUMAN_COLUMNS`, resampling TED source segments."""
+    :data:`HUMAN_COLUMNS`, resampling TED source segments; ``beyond_length``: partial r given
+    :func:`length_given`."""
+    given = length_given(ted) if beyond_length else None
     return {human: reference_gain_table(scores, ted[col], baseline=ORIGINAL, segments=ted["seg_id"],
-                                        n_resamples=n_resamples, seed=seed)
+                                        n_resamples=n_resamples, seed=seed, given=given)
             for human, col in HUMAN_COLUMNS.items()}
 
 
@@ -642,9 +662,12 @@ def table4_display(table: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
 
 
 def table6(scores: pd.DataFrame, ted: pd.DataFrame, metric: str = "BLEU", *, n_resamples: int = 1000,
-           seed: int = 0) -> dict[str, pd.DataFrame]:
-    """Table 6 analog: :func:`reference_value` of ``metric`` for each human score of :data:`HUMAN_COLUMNS`."""
-    return {human: reference_value(scores, metric, ted[col], ted["seg_id"], n_resamples=n_resamples, seed=seed)
+           seed: int = 0, beyond_length: bool = False) -> dict[str, pd.DataFrame]:
+    """Table 6 analog: :func:`reference_value` of ``metric`` for each human score of :data:`HUMAN_COLUMNS`
+    (``beyond_length``: partial r given :func:`length_given`)."""
+    given = length_given(ted) if beyond_length else None
+    return {human: reference_value(scores, metric, ted[col], ted["seg_id"], n_resamples=n_resamples, seed=seed,
+                                   given=given)
             for human, col in HUMAN_COLUMNS.items()}
 
 
@@ -661,12 +684,17 @@ def _parse_sets(frame: pd.DataFrame, sets: Mapping[Any, HybridSet], ptb_cols: Se
 
 
 def syntactic_gain_tables(ch: HybridChapter, depth: int = 4, metrics: Sequence[str] = ("stm", "hwcm"), *,
-                          n_resamples: int = 1000, seed: int = 0, progress: bool = True) -> dict[str, pd.DataFrame]:
+                          n_resamples: int = 1000, seed: int = 0, progress: bool = True,
+                          beyond_length: bool | None = False) -> dict:
     """STM / HWCM (:func:`syntactic_scores`, the hypotheses' shipped parses) of the TED rows with both references'
-    trees and with the extended sets' trees, and :func:`gain_tables` of them."""
+    trees and with the extended sets' trees, and :func:`gain_tables` of them (``beyond_length=None``: both,
+    ``{"pearson": tables, "beyond length": tables}``, scored once)."""
     scores = syntactic_scores(ch.ted, _parse_sets(ch.ted, ch.ted_sets, ("ptb_ref", "ptb_refB")), metrics=metrics,
                               depth=depth, progress=progress)
-    return gain_tables(scores, ch.ted, n_resamples=n_resamples, seed=seed)
+    if beyond_length is None:
+        return {"pearson": gain_tables(scores, ch.ted, n_resamples=n_resamples, seed=seed),
+                "beyond length": gain_tables(scores, ch.ted, n_resamples=n_resamples, seed=seed, beyond_length=True)}
+    return gain_tables(scores, ch.ted, n_resamples=n_resamples, seed=seed, beyond_length=beyond_length)
 
 
 def syntactic_system_table(ch: HybridChapter, depth: int = 4, metrics: Sequence[str] = ("stm", "hwcm"),
@@ -679,11 +707,17 @@ def syntactic_system_table(ch: HybridChapter, depth: int = 4, metrics: Sequence[
 
 
 def chapter_verdicts(corr: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame],
-                     value: Mapping[str, pd.DataFrame], human: str = "MQM z") -> dict[str, dict]:
+                     value: Mapping[str, pd.DataFrame], human: str = "MQM z",
+                     beyond_length: tuple | None = None) -> dict[str, dict]:
     """The chapter's verdicts on ``human``: :func:`verdicts` of the lexical gain tables and Table 6, plus
-    "hybrids help" for the syntactic metrics."""
-    return {**verdicts(corr[human], value[human]),
-            **{c: v for c, v in verdicts(syn_corr[human], value[human]).items() if "hybrids help" in c}}
+    "hybrids help" for the syntactic metrics; ``beyond_length``: the same three tables built beyond length
+    (``(corr, syn_corr, value)``), their twins added. Holm over all of them (one family,
+    :func:`syneval_nb.studies.common.holm_chapter`)."""
+    out = {}
+    for c_, s_, v_ in [(corr, syn_corr, value)] + ([beyond_length] if beyond_length else []):
+        out.update(verdicts(c_[human], v_[human]))
+        out.update({c: v for c, v in verdicts(s_[human], v_[human]).items() if "hybrids help" in c})
+    return holm_chapter(out)[0]
 
 
 def system_summary(table: pd.DataFrame, syn_sys: pd.DataFrame) -> str:

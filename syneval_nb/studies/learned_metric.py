@@ -31,16 +31,16 @@ import pandas as pd
 from tqdm.auto import tqdm
 from syneval_nb import stats
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
-from syneval_nb.metrics import learned, lexical
+from syneval_nb.metrics import chrf, learned, lexical
 from syneval_nb.metrics.learned import Experiment, FeatureConfig, GridResult, LearnedMetric
-from syneval_nb.studies.common import MQM_COLUMNS, _check_permute, verdict_lines, verdicts_json
+from syneval_nb.studies.common import MQM_COLUMNS, _check_permute, holm_chapter, verdict_lines, verdicts_json
 
 
 SVM_TED = "SVM (TED-trained)"
 SVM_DEEN = "SVM (de-en-trained)"
 SYN_TED = "SVM + syntax (TED-trained)"
 SYN_DEEN = "SVM + syntax (de-en-trained)"
-BASELINES = ("WER", "PER", "F-measure", "BLEU")
+BASELINES = ("WER", "PER", "F-measure", "BLEU", "chrF")
 """The paper's comparison metrics (Table 1)."""
 COUNTS = ("WER count (K&S feature)", "PER count (K&S feature)")
 HUMANS = {"MQM z": "mqm_z", "MQM": "mqm"}
@@ -79,20 +79,22 @@ def sample_sources(pool: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.Da
 def baseline_scores(rows: pd.DataFrame, *, progress: bool = True) -> pd.DataFrame:
     """The paper's comparison metrics on a pool's rows under the same single reference, oriented so that
     higher = better: ``-WER``, ``-PER`` (error rates of :mod:`syneval_nb.lexical`), ``F-measure``, ``BLEU``
-    (sentence-level, lexical's defaults)."""
+    (sentence-level, lexical's defaults) and ``chrF`` (the headline baseline of every "beats")."""
     metrics = {"WER": (lexical.WER(), -1.0), "PER": (lexical.PER(), -1.0),
-               "F-measure": (lexical.FMeasure(), 1.0), "BLEU": (lexical.BLEU(), 1.0)}
+               "F-measure": (lexical.FMeasure(), 1.0), "BLEU": (lexical.BLEU(), 1.0), "chrF": (chrf.CHRF(), 1.0)}
     hyps, refs = list(rows["hyp"]), [[r] for r in rows["ref"]]
     out = {k: sign * m.sentence_scores(hyps, refs, ref_layout="segments")
            for k, (m, sign) in tqdm(metrics.items(), desc="baselines", disable=not progress, leave=False)}
     return pd.DataFrame(out, index=rows.index)
 
 
-def length_control(rows: pd.DataFrame) -> np.ndarray:
-    """The length-only control ``-|len(hyp) - len(ref)|`` (13a tokens, :func:`syneval_nb.stats.length_controls`)."""
+def length_model(rows: pd.DataFrame) -> tuple[dict, dict]:
+    """The length model of a pool's rows (13a tokens): the four length-only control rows
+    (:func:`syneval_nb.stats.length_rows`) and the covariates of "beyond length"
+    (:func:`syneval_nb.stats.length_covariates`)."""
     hl = [len(lexical.tokenize(h)) for h in rows["hyp"]]
     rl = [len(lexical.tokenize(r)) for r in rows["ref"]]
-    return stats.length_controls(hl, rl)["neg_abs_len_diff"]
+    return stats.length_rows(hl, rl), stats.length_covariates(hl, rl)
 
 
 def system_means(rows: pd.DataFrame, scores: Mapping[str, Sequence[float]]) -> pd.DataFrame:
@@ -198,6 +200,7 @@ class LearnedChapter:
     swap: Experiment | None = None
     seg_scores: dict[str, np.ndarray] = field(default_factory=dict)
     seg_table: pd.DataFrame | None = None
+    seg_partial: pd.DataFrame | None = None
     sys_scores: pd.DataFrame | None = None
     sys_table: pd.DataFrame | None = None
     swap_table: pd.DataFrame | None = None
@@ -240,6 +243,7 @@ def run_chapter(data_dir=None, *, sample: int | None = None, seed: int = 0, grid
                                                splits=exps[name].splits, **kw) for name in exps}
     ch.seg_scores = ted_segment_scores(ch, progress=progress)
     ch.seg_table = segment_table(ch.seg_scores, ch.ted_test, n_resamples=n_resamples, seed=seed)
+    ch.seg_partial = segment_table(ch.seg_scores, ch.ted_test, n_resamples=n_resamples, seed=seed, beyond_length=True)
     ch.sys_scores = deen_system_scores(ch, progress=progress)
     ch.sys_table = system_table(ch.sys_scores, d.da, n_resamples=n_resamples, seed=seed)
     ch.fig2, ch.meta = figure2(ch)
@@ -275,16 +279,17 @@ def _baselines(names: Sequence[str]) -> dict[str, str]:
 
 
 def segment_table(scores: Mapping[str, np.ndarray], rows: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0,
-                  alpha: float = 0.05) -> pd.DataFrame:
+                  alpha: float = 0.05, beyond_length: bool = False) -> pd.DataFrame:
     """Table 1 analog on the held-out TED segments, stacked for ``MQM z`` and raw ``MQM``
     (:func:`syneval_nb.stats.correlation_tables`): Pearson r with its interval, paired bootstrap over source
-    segments, the placebo and length (``-|len diff|``) rows; the SVMs compared with BLEU and each syntax SVM with
-    its plain SVM (Holm over these comparisons)."""
+    segments, the placebo distribution and the four length rows; the SVMs compared with BLEU and each syntax SVM
+    with its plain SVM (marks: Holm over these comparisons). ``beyond_length``: the partial r given log
+    hypothesis and log reference length (same resamples)."""
     humans = {h: rows[c].to_numpy(dtype=float) for h, c in HUMANS.items()}
+    controls, given = length_model(rows)
     return stats.correlation_tables(dict(scores), humans, rows["seg_id"].to_numpy(),
-                                    baseline=_baselines(list(scores)),
-                                    controls={stats.LENGTH: length_control(rows)}, n_resamples=n_resamples,
-                                    seed=seed, alpha=alpha)
+                                    baseline=_baselines(list(scores)), controls=controls, n_resamples=n_resamples,
+                                    seed=seed, alpha=alpha, given=given if beyond_length else None)
 
 
 def deen_system_scores(ch: LearnedChapter, progress: bool = True) -> pd.DataFrame:
@@ -299,8 +304,9 @@ def deen_system_scores(ch: LearnedChapter, progress: bool = True) -> pd.DataFram
 
 
 def system_table(sys_scores: pd.DataFrame, da: pd.Series, *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """System-level Pearson r with DA z (systems as the resampled units, placebo row); the de-en SVM against BLEU
-    and the syntax SVM against the plain one. ``attrs["da"]``: the DA z used."""
+    """System-level Pearson r with DA z (systems as the resampled units); the de-en SVM against BLEU and the
+    syntax SVM against the plain one; the null is 1,000 permutations of DA z per row (no placebo row: one random
+    column over 19 systems is meaningless). ``attrs["da"]``: the DA z used."""
     missing = [s for s in sys_scores.index if s not in da.index]
     if missing:
         raise ValueError(f"systems without DA z: {missing}")
@@ -308,7 +314,7 @@ def system_table(sys_scores: pd.DataFrame, da: pd.Series, *, n_resamples: int = 
     t = stats.correlation_table({k: sys_scores[k].to_numpy() for k in sys_scores.columns}, h, None,
                                 baseline={a: b for a, b in _baselines(list(sys_scores.columns)).items()
                                           if a in (SVM_DEEN, SYN_DEEN)},
-                                n_resamples=n_resamples, seed=seed)
+                                null="permutation", n_resamples=n_resamples, seed=seed)
     t.attrs["da"] = pd.Series(h, index=sys_scores.index, name="DA z")
     return t
 
@@ -322,7 +328,7 @@ def swapped_table(swap: Experiment, *, n_resamples: int = 1000, seed: int = 0, p
     humans = {h: rows[c].to_numpy(dtype=float) for h, c in HUMANS.items()}
     return stats.correlation_tables(sc, humans, rows["seg_id"].to_numpy(),
                                     baseline={"SVM (swapped, TED-trained)": "BLEU"},
-                                    controls={stats.LENGTH: length_control(rows)}, n_resamples=n_resamples, seed=seed)
+                                    controls=length_model(rows)[0], n_resamples=n_resamples, seed=seed)
 
 
 def figure2(ch: LearnedChapter, human: str = VERDICT_HUMAN) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -488,16 +494,10 @@ def premise(ted: pd.DataFrame, human: str, *, column: str = "mqm_z", n_resamples
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x7072656D]))
     idx = rng.integers(0, len(d), size=(n_resamples, len(d)))
     samples = d[idx].mean(axis=1)
-    lo, hi = stats.percentile_ci(samples, alpha)
-    p = float((samples <= 0).mean())
-    stat = float(d.mean())
-    verdict = "holds" if lo > 0 and p < alpha else "does not hold" if hi < 0 else "cannot tell"
-    rule = (f"holds iff the mean over source segments of {column}({human}) - mean {column}(MT systems) has a "
-            f"{1 - alpha:.0%} bootstrap interval (resampling {len(d)} source segments, {n_resamples} resamples) "
-            f"above 0 and a one-sided p < {alpha:g}; does not hold iff the interval is below 0; otherwise cannot tell")
-    return {"verdict": verdict, "statistic": stat, "ci": [float(lo), float(hi)], "p": p, "rule": rule,
-            "controls": {}, "n_resamples": n_resamples, "n_segments": int(len(d)),
-            "share_segments_human_better": float((d > 0).mean())}
+    return stats.verdict_from_samples(
+        "difference", f"mean over source segments of {column}({human}) - mean {column}(MT systems)", float(d.mean()),
+        samples, alpha, f"{len(d)} source segments", n_segments=int(len(d)),
+        share_segments_human_better=float((d > 0).mean()))
 
 
 def premises(ch: LearnedChapter) -> dict[str, dict]:
@@ -536,31 +536,44 @@ def human_ceiling(ted: pd.DataFrame) -> dict:
 
 def verdicts(ch: LearnedChapter) -> dict[str, dict]:
     """The chapter's claims with their verdicts, on MQM z (TED, held-out segments, bootstrap over source
-    segments) and DA z (de-en system level, bootstrap over systems):
+    segments) and DA z (de-en system level, bootstrap over systems), Holm over all of them (one family,
+    :func:`syneval_nb.studies.common.holm_chapter`); each verdict names its test:
 
     * premise: each TED human translation (the human class ``ted_human`` and the reference) is rated better than
       the MT systems (:func:`premise`, on the pool's source segments);
-    * each SVM correlates with MQM z (:func:`syneval_nb.stats.verdict_correlates`, against the placebo);
-    * each SVM beats BLEU (:func:`syneval_nb.stats.verdict_beats`, controls placebo and length);
-    * syntactic features help each SVM (the syntax SVM beats the plain one and the placebo; the length control is
-      not required here, as the claim compares two SVMs);
-    * the de-en SVM correlates with DA z at system level (against the placebo).
+    * each SVM "correlates" with MQM z, "correlates beyond length" (partial r given log lengths) and "beats the
+      placebo" (the placebo distribution's 95th percentile);
+    * each SVM "beats" chrF (the headline baseline) and BLEU, each with its twin "beats ... beyond length";
+    * "syntactic features help" each SVM: the syntax SVM beats the plain one, and beyond length;
+    * the de-en SVM correlates with DA z at system level and beats permuted DA z (permutation test).
     """
-    t, where = ch.seg_table, "TED held-out segments"
+    t, tp, where = ch.seg_table, ch.seg_partial, "TED held-out segments"
     out: dict[str, dict] = {}
     for who, v in premises(ch).items():
         out[f"human translation {who} is rated better than MT (TED, {VERDICT_HUMAN})"] = v
     for svm in (SVM_TED, SVM_DEEN):
         out[f"{svm} correlates with {VERDICT_HUMAN} ({where})"] = stats.verdict_correlates(t, svm, human=VERDICT_HUMAN)
+        out[f"{svm} correlates with {VERDICT_HUMAN} beyond length ({where})"] = stats.verdict_correlates(
+            tp, svm, human=VERDICT_HUMAN)
+        out[f"{svm} beats the placebo ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats_placebo(
+            t, svm, human=VERDICT_HUMAN)
     for svm in (SVM_TED, SVM_DEEN):
-        out[f"{svm} beats BLEU ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats(t, svm, "BLEU", human=VERDICT_HUMAN)
+        for base in ("chrF", "BLEU"):
+            out[f"{svm} beats {base} ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats(t, svm, base,
+                                                                                       human=VERDICT_HUMAN)
+            out[f"{svm} beats {base} beyond length ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats(
+                tp, svm, base, human=VERDICT_HUMAN)
     if ch.syn:
         for syn, plain in ((SYN_TED, SVM_TED), (SYN_DEEN, SVM_DEEN)):
             out[f"syntactic features help the {plain} ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats(
-                t, syn, plain, controls=(stats.PLACEBO,), human=VERDICT_HUMAN)
+                t, syn, plain, human=VERDICT_HUMAN)
+            out[f"syntactic features help the {plain} beyond length ({where}, {VERDICT_HUMAN})"] = \
+                stats.verdict_beats(tp, syn, plain, human=VERDICT_HUMAN)
     out[f"{SVM_DEEN} correlates with DA z (WMT21 de-en, system level)"] = stats.verdict_correlates(ch.sys_table,
                                                                                                   SVM_DEEN)
-    return out
+    out[f"{SVM_DEEN} beats permuted DA z (WMT21 de-en, system level)"] = stats.verdict_beats_placebo(
+        ch.sys_table, SVM_DEEN)
+    return holm_chapter(out)[0]
 
 
 def verdict_text(v: Mapping[str, Mapping]) -> str:

@@ -1,10 +1,12 @@
 """Study code of ``notebooks/02_lexical_metrics.ipynb``: the lexical baselines (BLEU, NIST, WER, PER, F-measure,
 GTM, ROUGE-S, METEOR-exact, TER) against expert MQM (TED zh-en, refB) and crowd DA (WMT21 de-en, ref A).
 
-Error rates (WER, PER, TER) are negated before correlating, so every metric points the same way. Verdicts use
-rater-normalized MQM (``MQM z``) and the same protocol as the other chapters (:mod:`syneval_nb.stats`): each
-metric against BLEU, the placebo and the length control ``length`` = -|len diff|, and Liu & Gildea's argument
-that n-gram overlap tracks fluency less well than adequacy as the paired difference r(Accuracy z) - r(Fluency z)."""
+Error rates (WER, PER, TER) are negated before correlating, so every metric points the same way. The tables show
+BLEU-1..4 and chrF (the headline baseline). Verdicts use rater-normalized MQM (``MQM z``) and the protocol of every
+chapter (:mod:`syneval_nb.stats.verdicts`): each metric against chrF and BLEU-4 (plain and beyond length: partial r
+given log hypothesis and log reference length), against the placebo distribution, at system level against
+permuted DA; Holm over all of the chapter's verdicts; and Liu & Gildea's argument that n-gram overlap tracks
+fluency less well than adequacy as a diagnostic against chrF's own Accuracy-minus-Fluency gap."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,13 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from syneval_nb import stats
-from syneval_nb.metrics import lexical
-from syneval_nb.studies.common import ASPECTS, HUMANS, verdicts_json
+from syneval_nb.metrics import chrf, lexical
+from syneval_nb.studies.common import ASPECTS, HUMANS, META_K, holm_chapter, meta_json, meta_table, verdicts_json
 from syneval_nb.studies.depth_study import _combo_verdict
 
 
-__all__ = ["worked_examples", "LexicalScores", "score", "segment_tables", "segment_display", "system_table",
-           "verdicts", "results"]
+__all__ = ["BASELINES", "worked_examples", "LexicalScores", "make_metrics", "score", "segment_tables",
+           "segment_display", "system_table", "verdicts", "results"]
 
 
 def worked_examples() -> pd.DataFrame:
@@ -46,24 +48,47 @@ def worked_examples() -> pd.DataFrame:
                         columns=["example", "kit", "by hand"]).set_index("example")
 
 
+BASELINES = ("chrF", "BLEU-4")
+"""The baselines of every "beats" verdict, the headline one (chrF) first."""
+
+
 @dataclass
 class LexicalScores:
-    """``frame`` (the rows), ``scores`` (oriented: error rates negated), ``length`` (-|len diff|),
-    ``neg_ref_length``, ``system`` (corpus scores per system, raw orientation), ``signatures``, ``inexact``."""
+    """``frame`` (the rows), ``scores`` (oriented: error rates negated; BLEU-1..4, the other eight metrics of the
+    papers and chrF), ``controls`` (the four length-only rows, :func:`syneval_nb.stats.length_rows`), ``given``
+    (the covariates of "beyond length", :func:`syneval_nb.stats.length_covariates`), ``system`` (corpus scores
+    per system, raw orientation), ``signatures``, ``inexact``."""
 
     frame: pd.DataFrame
     scores: dict
-    length: np.ndarray
-    neg_ref_length: np.ndarray
+    controls: dict
+    given: dict
     system: pd.DataFrame
     signatures: dict
     inexact: int
 
+    @property
+    def verdict_metrics(self) -> list[str]:
+        """The metrics the verdicts are about: the nine of the papers (BLEU as BLEU-4) and chrF."""
+        return [m for m in self.scores if not (m.startswith("BLEU-") and m != "BLEU-4")]
+
+
+def make_metrics(bleu_max_n: int = 4, bleu_smooth: str = "epsilon", tokenizer: str = "13a", lowercase: bool = False,
+                 **options) -> dict:
+    """The chapter's metrics: BLEU-1..``bleu_max_n`` (the table shows every order), the other eight metrics of
+    :func:`syneval_nb.metrics.lexical.make_metrics` and chrF (the headline baseline, sacrebleu's CHRF)."""
+    base = lexical.make_metrics(tokenizer=tokenizer, lowercase=lowercase, bleu_max_n=bleu_max_n,
+                                bleu_smooth=bleu_smooth, **options)
+    bleu = {f"BLEU-{n}": lexical.BLEU(n, smooth=bleu_smooth, tokenizer=tokenizer, lowercase=lowercase)
+            for n in range(1, bleu_max_n)}
+    bleu[f"BLEU-{bleu_max_n}"] = base.pop("BLEU")
+    return {**bleu, **base, "chrF": chrf.CHRF()}
+
 
 def score(frame: pd.DataFrame, ref_cols=("reference",), progress: bool = True, **metric_options) -> LexicalScores:
-    """Score ``frame`` (``target``, ``system``, reference columns) with :func:`syneval_nb.lexical.make_metrics`
-    (``metric_options``) through :func:`syneval_nb.lexical.evaluate`; the controls from 13a token counts."""
-    metrics = lexical.make_metrics(**metric_options)
+    """Score ``frame`` (``target``, ``system``, reference columns) with :func:`make_metrics` (``metric_options``)
+    through :func:`syneval_nb.lexical.evaluate`; the length controls and covariates from 13a token counts."""
+    metrics = make_metrics(**metric_options)
     refs = frame[list(ref_cols)].values.tolist()
     ev = lexical.evaluate(metrics, frame["target"].tolist(), refs, frame["system"].tolist(), progress)
     oriented = {m: (-ev.segment[m] if m in lexical.LOWER_IS_BETTER else ev.segment[m]).to_numpy(dtype=float)
@@ -72,33 +97,34 @@ def score(frame: pd.DataFrame, ref_cols=("reference",), progress: bool = True, *
     low = metric_options.get("lowercase", False)
     ref_lens = [[len(lexical.tokenize(r, tok, low)) for r in rs] for rs in refs]
     hyp_lens = [len(lexical.tokenize(h, tok, low)) for h in frame["target"]]
-    length = stats.length_controls(hyp_lens, ref_lens)["neg_abs_len_diff"]
-    return LexicalScores(frame, oriented, length, -np.array([np.mean(r) for r in ref_lens]), ev.system,
-                         dict(ev.signatures), int(metrics["METEOR"].last_inexact))
+    return LexicalScores(frame, oriented, stats.length_rows(hyp_lens, ref_lens),
+                         stats.length_covariates(hyp_lens, ref_lens), ev.system, dict(ev.signatures),
+                         int(metrics["METEOR"].last_inexact))
 
 
 def segment_tables(ls: LexicalScores, humans=None, method: str = "pearson", n_resamples: int = 1000, seed: int = 0,
-                   alpha: float = 0.05) -> pd.DataFrame:
-    """Every metric against BLEU (Holm over the table), with the controls ``length`` and ``-ref length`` and the
-    placebo, per human score (default raw MQM and MQM z), resampling source segments."""
+                   alpha: float = 0.05, beyond_length: bool = False) -> pd.DataFrame:
+    """Every metric against chrF (marks: Holm within the table), with the four length controls and the placebo
+    distribution, per human score (default raw MQM and MQM z), resampling source segments; ``beyond_length``:
+    the partial r given log hypothesis and log reference length, on the same resamples."""
     humans = HUMANS if humans is None else humans
     return stats.correlation_tables(ls.scores, {h: ls.frame[c].to_numpy(dtype=float) for h, c in humans.items()},
-                                    ls.frame["seg_id"].to_numpy(), baseline="BLEU", method=method,
-                                    controls={stats.LENGTH: ls.length, "-ref length": ls.neg_ref_length},
-                                    n_resamples=n_resamples, seed=seed, alpha=alpha)
+                                    ls.frame["seg_id"].to_numpy(), baseline=BASELINES[0], method=method,
+                                    controls=ls.controls, n_resamples=n_resamples, seed=seed, alpha=alpha,
+                                    given=ls.given if beyond_length else None)
 
 
 def segment_display(tables: dict) -> pd.DataFrame:
-    """``{label: stacked table}`` -> one frame: r [interval] and the difference from BLEU with its mark, per
-    human score and table (e.g. Pearson, within-segment)."""
+    """``{label: stacked table}`` -> one frame: r [interval] and the difference from chrF with its mark, per
+    human score and table (e.g. Pearson, beyond length, within-segment)."""
     cols = {}
     for label, t in tables.items():
         for h, g in t.groupby("human", sort=False):
             g = g.set_index("metric")
             cols[(label, h, "r")] = g["r"]
             cols[(label, h, "interval")] = [f"[{a:.3f}, {b:.3f}]" for a, b in zip(g["low"], g["high"])]
-            cols[(label, h, "vs BLEU")] = ["" if not np.isfinite(d) else f"{d:+.3f}{m}"
-                                           for d, m in zip(g["delta"], g["mark"])]
+            cols[(label, h, f"vs {BASELINES[0]}")] = ["" if not np.isfinite(d) else f"{d:+.3f}{m}"
+                                                      for d, m in zip(g["delta"], g["mark"])]
     out = pd.DataFrame(cols)
     out.columns = pd.MultiIndex.from_tuples(out.columns)
     return out
@@ -106,36 +132,67 @@ def segment_display(tables: dict) -> pd.DataFrame:
 
 def system_table(ls: LexicalScores, da: pd.Series, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05):
     """System level: each MT system's corpus score (error rates negated) against DA z (indexed by system), rows =
-    systems resampled, Williams' test added (independent rows); length control = the system's mean -|len diff|."""
+    systems resampled, Williams' test added (independent rows); the length controls are the systems' means; the
+    null is a permutation test (``null="permutation"``), not a placebo row."""
     sysn = ls.frame["system"].to_numpy()
     s = ls.system.loc[da.index]
     rows = {m: (-s[m] if m in lexical.LOWER_IS_BETTER else s[m]).to_numpy(dtype=float) for m in s.columns}
-    length = np.array([ls.length[sysn == x].mean() for x in da.index])
-    return stats.correlation_table(rows, da.to_numpy(dtype=float), None, baseline="BLEU",
-                                   controls={stats.LENGTH: length}, n_resamples=n_resamples, seed=seed, alpha=alpha,
+    controls = {k: np.array([v[sysn == x].mean() for x in da.index]) for k, v in ls.controls.items()}
+    return stats.correlation_table(rows, da.to_numpy(dtype=float), None, baseline=BASELINES[0], controls=controls,
+                                   null="permutation", n_resamples=n_resamples, seed=seed, alpha=alpha,
                                    williams=True)
 
 
-def verdicts(seg: pd.DataFrame, within: pd.DataFrame, aspects: pd.DataFrame, system=None) -> dict:
-    """The chapter's verdicts (MQM z): each metric correlates with MQM z; each beats BLEU (Pearson and within
-    segments); each tracks Accuracy z better than Fluency z (Liu & Gildea: n-gram overlap misses fluency); at
-    system level (WMT21 de-en DA z, ref A) each beats BLEU."""
+def verdicts(seg: pd.DataFrame, partial: pd.DataFrame, within: pd.DataFrame, aspects: pd.DataFrame,
+             system=None) -> dict:
+    """The chapter's verdicts (MQM z), Holm over all of them (one family, :func:`syneval_nb.studies.common.
+    holm_chapter`). For each metric of the papers and chrF: "correlates" and "correlates beyond length" (partial r
+    given log lengths), "beats the placebo"; against each baseline of :data:`BASELINES` (chrF, then BLEU-4):
+    "beats" (Pearson), "beats ... beyond length", "beats ... within source segments", at system level (WMT21
+    de-en DA z, ref A) "beats" and "beats permuted human scores" (permutation test). Liu & Gildea's "n-gram
+    overlap misses fluency" as a diagnostic: the metric's Accuracy-minus-Fluency gap against chrF's gap (every
+    metric, chrF included, tracks Accuracy z better than Fluency z, so the plain gap is no evidence)."""
     v = {}
-    b = aspects.attrs["bootstrap"]
-    for m in [x for x in seg["metric"].unique() if x not in (stats.PLACEBO, stats.LENGTH, "-ref length")]:
+    fa = aspects.attrs["bootstrap"]
+    names = [m for m in seg["metric"].unique() if m not in (stats.PLACEBO, *stats.LENGTH_ROWS.values())
+             and not (m.startswith("BLEU-") and m != "BLEU-4")]
+    for m in names:
         v[f"{m} correlates with MQM z"] = stats.verdict_correlates(seg, m, human="MQM z")
-        if m != "BLEU":
-            v[f"{m} beats BLEU (MQM z, Pearson)"] = stats.verdict_beats(seg, m, "BLEU", human="MQM z")
-            v[f"{m} beats BLEU within source segments (MQM z)"] = stats.verdict_beats(within, m, "BLEU", human="MQM z")
+        v[f"{m} correlates with MQM z beyond length"] = stats.verdict_correlates(partial, m, human="MQM z")
+        v[f"{m} beats the placebo (MQM z)"] = stats.verdict_beats_placebo(seg, m, human="MQM z")
+        for base in BASELINES:
+            if m == base:
+                continue
+            v[f"{m} beats {base} (MQM z, Pearson)"] = stats.verdict_beats(seg, m, base, human="MQM z")
+            v[f"{m} beats {base} beyond length (MQM z, partial r given log lengths)"] = stats.verdict_beats(
+                partial, m, base, human="MQM z")
+            v[f"{m} beats {base} within source segments (MQM z)"] = stats.verdict_beats(within, m, base,
+                                                                                      human="MQM z")
             if system is not None:
-                v[f"{m} beats BLEU at system level (WMT21 de-en DA z, ref A)"] = stats.verdict_beats(system, m, "BLEU")
-        bf, ba = b["Fluency z"], b["Accuracy z"]
-        v[f"{m} tracks Accuracy better than Fluency (z)"] = _combo_verdict(
-            [(ba, m, 1), (bf, m, -1)], bf.alpha, f"r({m}, Accuracy z) - r({m}, Fluency z)", stats._unit_text(bf))
-    return v
+                v[f"{m} beats {base} at system level (WMT21 de-en DA z, ref A)"] = stats.verdict_beats(system, m,
+                                                                                                    base)
+        if system is not None:
+            v[f"{m} beats permuted human scores at system level (WMT21 de-en DA z, ref A)"] = \
+                stats.verdict_beats_placebo(system, m)
+        if m != BASELINES[0]:
+            bf, ba = fa["Fluency z"], fa["Accuracy z"]
+            c = BASELINES[0]
+            v[f"{m} tracks Accuracy better than Fluency, more than chrF does (z)"] = _combo_verdict(
+                [(ba, m, 1), (bf, m, -1), (ba, c, -1), (bf, c, 1)], bf.alpha,
+                f"[r({m}, Accuracy z) - r({m}, Fluency z)] - [r({c}, Accuracy z) - r({c}, Fluency z)]",
+                stats._unit_text(bf))
+    return holm_chapter(v)[0]
 
 
-def results(worked: pd.DataFrame, ls: LexicalScores, seg, within, aspects, deen_ls, system, v) -> dict:
+def meta(ls: LexicalScores, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """The WMT meta-evaluation beside Pearson (:func:`syneval_nb.studies.common.meta_table`) of the verdicts'
+    metrics on MQM z: acc_eq, item-grouped r, SPA, and the permutation p of each against chrF."""
+    return meta_table({m: ls.scores[m] for m in ls.verdict_metrics}, ls.frame, "mqm_z", BASELINES[0],
+                      min(n_resamples, META_K), seed)
+
+
+def results(worked: pd.DataFrame, ls: LexicalScores, seg, partial, within, aspects, deen_ls, system, v,
+            meta_eval: pd.DataFrame | None = None) -> dict:
     """The results file (JSON-ready)."""
     def col(t, h):
         g = t[t["human"] == h]
@@ -145,11 +202,13 @@ def results(worked: pd.DataFrame, ls: LexicalScores, seg, within, aspects, deen_
         "ted": {"n_segments": int(len(ls.frame)), "n_systems": int(ls.frame["system"].nunique()),
                 "reference": ls.frame.attrs.get("reference"),
                 "pearson_mqm": col(seg, "MQM"), "pearson_mqm_z": col(seg, "MQM z"),
+                "partial_mqm_z": col(partial, "MQM z"),
                 "within_mqm_z": col(within, "MQM z"), "pearson_fluency_z": col(aspects, "Fluency z"),
                 "pearson_accuracy_z": col(aspects, "Accuracy z"), "meteor_inexact_alignments": ls.inexact,
                 "signatures": ls.signatures},
         "wmt21_deen": {"n_segments": int(len(deen_ls.frame)), "references": ["ref_A"],
                        "pearson_da": {m: float(r) for m, r in zip(system["metric"], system["r"])},
-                       "corpus_bleu": deen_ls.system["BLEU"].to_dict()},
+                       "corpus_bleu": deen_ls.system["BLEU-4"].to_dict()},
+        "meta_evaluation": None if meta_eval is None else meta_json(meta_eval),
         "verdicts": verdicts_json(v),
     }

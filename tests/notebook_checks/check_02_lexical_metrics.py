@@ -11,7 +11,9 @@ from notebook_checks.check_03_constituent_metrics import _shape
 
 PARAMS = {"sample": 20, "seed": 0, "n_resamples": 200}
 
-METRICS = ["BLEU", "NIST", "WER", "PER", "F-measure", "GTM", "ROUGE-S", "METEOR", "TER"]
+METRICS = ["BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "NIST", "WER", "PER", "F-measure", "GTM", "ROUGE-S", "METEOR",
+           "TER", "chrF"]
+LENGTHS = {"-hyp length", "-ref length", "-|len diff|", "len ratio"}
 
 
 def check(result: dict) -> None:
@@ -24,14 +26,23 @@ def check(result: dict) -> None:
 
     ted = result["ted"]
     assert ted["n_segments"] == 260 and ted["n_systems"] == 13 and ted["reference"] == "refB"
-    assert set(ted["pearson_mqm"]) == set(METRICS) | {"length", "-ref length", "placebo"}
-    # measured on this sample: BLEU 0.153, ROUGE-S 0.193 (best), WER 0.112 (raw MQM)
-    assert ted["pearson_mqm"]["BLEU"] == pytest.approx(0.1528, abs=5e-4)
+    assert set(ted["pearson_mqm"]) == set(METRICS) | LENGTHS | {"placebo"}
+    # measured on this sample: BLEU-4 0.153, ROUGE-S 0.193, WER 0.112, chrF 0.229 (best) (raw MQM)
+    assert ted["pearson_mqm"]["BLEU-4"] == pytest.approx(0.1528, abs=5e-4)
     assert ted["pearson_mqm"]["ROUGE-S"] == pytest.approx(0.1925, abs=5e-4)
     assert ted["pearson_mqm"]["WER"] == pytest.approx(0.1123, abs=5e-4)
-    assert ted["pearson_mqm_z"]["BLEU"] == pytest.approx(0.164, abs=1e-3)
+    assert ted["pearson_mqm_z"]["BLEU-4"] == pytest.approx(0.164, abs=1e-3)
     assert ted["meteor_inexact_alignments"] == 0
-    assert "smooth:epsilon[0.001]" in ted["signatures"]["BLEU"] and "window:9" in ted["signatures"]["ROUGE-S"]
+    assert "smooth:epsilon[0.001]" in ted["signatures"]["BLEU-4"] and "window:9" in ted["signatures"]["ROUGE-S"]
+    # chrF (sacrebleu's sentence chrF), -ref length and chrF's partial r given the log lengths (numpy lstsq
+    # residuals, scipy pearsonr), recomputed independently of the kit
+    ind = _independent()
+    assert ted["pearson_mqm"]["chrF"] == pytest.approx(ind["chrf_r_mqm"], abs=1e-9)
+    assert ted["pearson_mqm"]["chrF"] == pytest.approx(0.2289, abs=5e-4)
+    assert ted["pearson_mqm"]["-ref length"] == pytest.approx(ind["neg_ref_len_r_mqm"], abs=1e-9)
+    assert ted["partial_mqm_z"]["chrF"] == pytest.approx(ind["chrf_partial_mqm_z"], abs=1e-9)
+    # the placebo row is a 95th percentile of random columns' r: above 0, about 1.645 / sqrt(n)
+    assert 0.05 < ted["pearson_mqm_z"]["placebo"] < 0.16
 
     deen = result["wmt21_deen"]
     assert deen["n_segments"] == 380 and deen["references"] == ["ref_A"]
@@ -42,12 +53,47 @@ def check(result: dict) -> None:
         assert deen["corpus_bleu"][s] == pytest.approx(v, abs=1e-9), s
     systems = sorted(bleu)
     r = pearsonr([bleu[s] for s in systems], [da[s] for s in systems])[0]
-    assert deen["pearson_da"]["BLEU"] == pytest.approx(r, abs=1e-9)
+    assert deen["pearson_da"]["BLEU-4"] == pytest.approx(r, abs=1e-9)
+    assert "placebo" not in deen["pearson_da"]  # system level: a permutation test instead
+    # the WMT meta-evaluation beside Pearson (mt-metrics-eval definitions; measured on this sample)
+    me = result["meta_evaluation"]
+    assert set(me) == {"BLEU-4", "NIST", "WER", "PER", "F-measure", "GTM", "ROUGE-S", "METEOR", "TER", "chrF"}
+    assert me["chrF"]["acc_eq"] == pytest.approx(0.43974, abs=1e-4) and me["chrF"]["spa_p"] is None
+    assert all(0 <= me[m]["acc_eq_p"] <= 1 and 0 <= me[m]["spa"] <= 1 for m in me if m != "chrF")
     _shape(result)
     v = result["verdicts"]
-    assert v["GTM correlates with MQM z"]["verdict"] == "holds"
-    assert v["BLEU tracks Accuracy better than Fluency (z)"]["verdict"] == "cannot tell"
-    assert v["TER tracks Accuracy better than Fluency (z)"]["verdict"] == "holds"
+    sizes = {x["family_size"] for x in v.values()}
+    assert sizes == {len(v)}  # Holm over every verdict of the chapter, one family
+    assert v["GTM correlates with MQM z beyond length"]["verdict"] == "holds"
+    assert v["GTM correlates with MQM z beyond length"]["test"] == "correlates beyond length"
+    c = v["chrF correlates with MQM z beyond length"]
+    assert c["statistic"] == pytest.approx(ind["chrf_partial_mqm_z"], abs=1e-9)
+    assert v["BLEU-4 beats chrF (MQM z, Pearson)"]["test"] == "beats"
+    assert v["TER tracks Accuracy better than Fluency, more than chrF does (z)"]["test"] == "difference"
+    for claim, x in v.items():  # no "does not hold" while its own interval is above 0
+        assert not (x["verdict"] == "does not hold" and x["ci"][0] > 0), claim
+        assert x["verdict"] != "holds" or (x["ci"][0] > 0 and x["p_holm"] < 0.05), claim
+
+
+def _independent() -> dict:
+    import numpy as np
+    import sacrebleu
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+
+    ted = load_ted_zhen_mqm()
+    mt = sample_segments(ted[~ted["is_human"] & ted["mqm"].notna()], PARAMS["sample"], PARAMS["seed"])
+    chrf = np.array([sacrebleu.sentence_chrf(h, [r]).score / 100 for h, r in zip(mt["target"], mt["refB"])])
+    tok = Tokenizer13a()
+    n = lambda s: len(tok(s.rstrip()).split())  # noqa: E731
+    hl = np.array([n(h) for h in mt["target"]], dtype=float)
+    rl = np.array([n(r) for r in mt["refB"]], dtype=float)
+    a = np.column_stack([np.ones(len(hl)), np.log1p(hl), np.log1p(rl)])
+    res = lambda v: v - a @ np.linalg.lstsq(a, v, rcond=None)[0]  # noqa: E731
+    z = mt["mqm_z"].to_numpy(dtype=float)
+    return {"chrf_r_mqm": pearsonr(chrf, mt["mqm"])[0], "neg_ref_len_r_mqm": pearsonr(-rl, mt["mqm"])[0],
+            "chrf_partial_mqm_z": pearsonr(res(chrf), res(z))[0]}
 
 
 def _sacrebleu():

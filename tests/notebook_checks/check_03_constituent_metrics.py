@@ -15,8 +15,10 @@ def _shape(result):
     assert result["verdicts"], "no verdicts"
     for claim, v in {**result["verdicts"], **result.get("variant_verdicts", {})}.items():
         assert v["verdict"] in VERDICTS, claim
-        assert set(v) >= {"verdict", "statistic", "ci", "p", "rule"}, claim
+        assert set(v) >= {"verdict", "test", "statistic", "ci", "p", "p_holm", "rule", "reason"}, claim
         assert v["ci"][0] <= v["ci"][1], claim
+        assert v["reason"].startswith(v["test"] + ":"), claim  # the computed reason names the test
+        assert not (v["verdict"] == "does not hold" and v["ci"][0] > 0), claim
 
 
 def check(result: dict) -> None:
@@ -45,10 +47,26 @@ def check(result: dict) -> None:
     # BLEU-4 at system level (de-en, ref A), recomputed with sacrebleu from the same 50 lines
     assert result["deen_system_r"]["BLEU-4"] == pytest.approx(_sacrebleu_system_r(), abs=2e-3)
     _shape(result)
+    # raw length is a stronger control than -|len diff| on this sample too (measured: .384, .374 vs .295)
+    assert h["MQM z|pearson"]["-hyp length"] == pytest.approx(0.3844, abs=5e-4)
+    assert h["MQM z|pearson"]["-ref length"] > h["MQM z|pearson"]["-|len diff|"]
+    # chrF (the headline baseline) and the partial r given the log lengths (measured on this sample)
+    assert h["MQM z|pearson"]["chrF"] == pytest.approx(0.2842, abs=5e-4)
+    assert h["MQM z|partial"]["STM-4"] == pytest.approx(0.1547, abs=5e-4)
     v = result["verdicts"]
     assert v["STM-4 correlates with MQM z"]["verdict"] == "holds"
+    assert v["STM-4 correlates with MQM z beyond length"]["verdict"] == "holds"
+    assert v["STM-4 beats the placebo (MQM z)"]["verdict"] == "holds"
     assert v["STM-4 beats BLEU-4 (MQM z, Pearson)"]["verdict"] == "cannot tell"
+    assert v["STM-4 beats chrF (MQM z, Pearson)"]["verdict"] == "cannot tell"
     assert v["TKM beats BLEU-4 within source segments (MQM z)"]["verdict"] == "does not hold"
+    assert v["TKM correlates with MQM z beyond length"]["verdict"] == "cannot tell"
+    allv = {**v, **result["variant_verdicts"]}
+    assert {x["family_size"] for x in allv.values()} == {len(allv)}  # Holm: one family per chapter
+    # the WMT meta-evaluation beside Pearson (measured on this sample): acc_eq, item-grouped r, SPA, p vs chrF
+    me = result["meta_evaluation"]
+    assert set(me) == {"BLEU-4", "chrF", "STM-4", "TKM"}
+    assert me["STM-4"]["acc_eq"] == pytest.approx(0.37974, abs=1e-4) and me["chrF"]["acc_eq_p"] is None
 
 
 def _sacrebleu_system_r() -> float:

@@ -32,7 +32,14 @@ def check(result: dict) -> None:
     assert ex["hwcm_pct"] > ex["bleu_pct"] + 0.3  # the rule found a high-HWCM, low-BLEU segment
     assert (ex["system"], ex["seg_id"]) == ("Borderline", 462)
     _shape(result)
+    # the same chrF and length controls as notebook 03; HWCM-4's partial r given the log lengths (measured)
+    assert h["chrF"] == pytest.approx(0.2842, abs=5e-4) and h["-hyp length"] == pytest.approx(0.3844, abs=5e-4)
+    assert result["headline"]["MQM z|partial"]["HWCM-4"] == pytest.approx(0.2083, abs=5e-4)
     v = result["verdicts"]
     assert v["HWCM-4 correlates with MQM z"]["verdict"] == "holds"
+    assert v["HWCM-4 correlates with MQM z beyond length"]["verdict"] == "holds"
     assert v["HWCM-4 beats BLEU-4 (MQM z, Pearson)"]["verdict"] == "cannot tell"
+    assert v["HWCM-4 beats chrF beyond length (MQM z, partial r given log lengths)"]["verdict"] == "cannot tell"
     assert v["DTKM beats BLEU-4 within source segments (MQM z)"]["verdict"] == "does not hold"
+    allv = {**v, **result["variant_verdicts"]}
+    assert {x["family_size"] for x in allv.values()} == {len(allv)}  # Holm: one family per chapter

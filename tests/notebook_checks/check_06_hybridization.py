@@ -55,13 +55,17 @@ def check(result: dict) -> None:
     assert all(abs(v["delta"]) < 0.1 for v in result["syntactic_system_extended"].values())
     # the verdicts (MQM z): two references beat the average single one, not the best one; no hybrid gain
     v = result["verdicts"]
-    assert len(v) == 10
+    assert len(v) == 20  # ten claims and their beyond-length twins
     for claim, x in v.items():
-        assert set(x) >= {"verdict", "statistic", "ci", "p", "rule"}, claim
-        assert (x["verdict"] == "holds") == (x["ci"][0] > 0 and x["p"] < 0.05), claim
+        assert set(x) >= {"verdict", "test", "statistic", "ci", "p", "p_holm", "rule", "reason"}, claim
+        assert (x["verdict"] == "holds") == (x["ci"][0] > 0 and x["p_holm"] < 0.05), claim
+        assert x["family_size"] == len(v) == 20, claim  # Holm over every verdict of the chapter
+        assert x["test"] == ("beats beyond length" if "beyond length" in claim else "beats"), claim
     assert v["two human references beat one, average of single references (BLEU, TED MQM z)"]["verdict"] == "holds"
     assert v["two human references beat one, best single reference refB (BLEU, TED MQM z)"]["verdict"] == "cannot tell"
     assert [c for c, x in v.items() if c.startswith("hybrids help") and x["verdict"] == "holds"] == []
+    bl = v["two human references beat one beyond length, average of single references (BLEU, TED MQM z)"]
+    assert bl["verdict"] == "holds" and bl["statistic"] == pytest.approx(0.0909, abs=1e-3)  # measured
     assert "refB" in result["verdict"]
 
 

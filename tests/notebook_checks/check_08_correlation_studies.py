@@ -28,9 +28,11 @@ def check(result: dict) -> None:
     # pinned values measured on this sample
     ps = result["per_system"]["MQM z"]
     assert ps["Borderline|BLEU-4"] == pytest.approx(0.119, abs=0.002)
-    assert ps["Facebook-AI|length"] == pytest.approx(0.805, abs=0.002)
+    assert ps["Facebook-AI|-|len diff|"] == pytest.approx(0.805, abs=0.002)
+    assert ps["Facebook-AI|chrF"] == pytest.approx(0.435, abs=0.002)
     h = result["headline"]["MQM z|pearson"]
-    for m in ("STM-4", "HWCM-4", "DSTM-4", "TKM", "DTKM", "BLEU-4", "length", "placebo"):
+    for m in ("STM-4", "HWCM-4", "DSTM-4", "TKM", "DTKM", "BLEU-4", "chrF", "-hyp length", "-ref length",
+              "-|len diff|", "len ratio", "placebo"):
         assert m in h, m
     # one reference choice: de-en ref A is the headline; the B and A+B variants are shown next to it
     by_ref = result["deen_system_r_by_reference"]
@@ -41,7 +43,13 @@ def check(result: dict) -> None:
     v = result["verdicts"]
     assert v["STM loses less than BLEU from depth 1 to 9 (MQM z, literal mean)"]["verdict"] == "holds"
     assert v["STM-4 beats BLEU-4 (MQM z, Pearson)"]["verdict"] == "cannot tell"
+    assert v["STM-4 beats chrF within source segments (MQM z)"]["verdict"] == "does not hold"
     assert "TKM beats BLEU-4 at system level (TED zh-en, mean MQM z, 13 systems)" in v
+    assert v["TKM beats permuted human scores at system level (TED zh-en, mean MQM z, 13 systems)"]["test"] == \
+        "beats permuted human scores"
+    # Holm over every verdict of the chapter (83 verdicts + 10 talk variants): one family
+    allv = {**v, **result["variant_verdicts"]}
+    assert len(allv) == 93 and {x["family_size"] for x in allv.values()} == {93}
     # the length control's r with MQM, recomputed with sacrebleu's tokenizer and scipy
     assert result["length_r_mqm"] == pytest.approx(_length_r(), abs=1e-9)
 

@@ -21,12 +21,13 @@ def check(result: dict) -> None:
 
     assert result["n_segments"] == 30
     assert result["systems"] == SYSTEMS and result["baseline"] == "system_good"
-    assert result["metrics"] == ["BLEU", "TER", "METEOR", "STM-4", "HWCM-4", "DSTM-4", "TKM", "DTKM"]
+    assert result["metrics"] == ["BLEU", "chrF", "TER", "METEOR", "STM-4", "HWCM-4", "DSTM-4", "TKM", "DTKM"]
     refs = [read_lines(EXAMPLE / f"ref.{k}.txt") for k in "AB"]
     for s in SYSTEMS:
         hyps = read_lines(EXAMPLE / f"{s}.txt")
         assert result["scores"][s]["BLEU"] * 100 == pytest.approx(sacrebleu.corpus_bleu(hyps, refs).score, abs=1e-9)
         assert result["scores"][s]["TER"] * 100 == pytest.approx(TER().corpus_score(hyps, refs).score, abs=1e-9)
+        assert result["scores"][s]["chrF"] * 100 == pytest.approx(sacrebleu.corpus_chrf(hyps, refs).score, abs=1e-9)
         lo, hi = result["ci"][s]["BLEU"]
         assert lo < result["scores"][s]["BLEU"] < hi
         assert all(v == 0 for v in result["n_missing"][s].values())
@@ -43,20 +44,26 @@ def check(result: dict) -> None:
     for s in ("system_scrambled", "system_literal"):
         c = v[f"{s} is better than system_good"]
         assert c["verdict"] == "does not hold" and c["statistic"] == 0 and c["ci"] is None
-        assert "8 significantly worse" in c["rule"]
+        assert "9 significantly worse" in c["rule"]
     c = v["STM-4 beats BLEU (human scores, Pearson)"]
     assert c["verdict"] == "cannot tell" and c["statistic"] == pytest.approx(-0.01649646582660036, abs=1e-9)
     assert c["ci"] == pytest.approx([-0.11091901736595468, 0.07188361791113447], abs=1e-9)
-    assert {"verdict", "statistic", "ci", "p", "rule", "controls", "n_resamples"} <= set(c)
-    assert set(c["controls"]) == {"placebo", "length"}
+    assert {"verdict", "test", "statistic", "ci", "p", "p_holm", "family_size", "rule", "reason"} <= set(c)
+    assert c["test"] == "beats" and c["family_size"] == 9  # Holm over the nine human-score verdicts
     assert v["STM-4 beats BLEU within source segments (human scores)"]["verdict"] == "cannot tell"
     assert v["STM-4 correlates with the human scores"]["verdict"] == "holds"
+    bl = v["STM-4 beats BLEU beyond length (human scores, partial r given log lengths)"]
+    assert bl["test"] == "beats beyond length" and bl["verdict"] == "cannot tell"
+    # on the toy rating chrF is weaker than STM-4 (measured): "beats chrF" holds, on its own difference
+    assert v["STM-4 beats chrF (human scores, Pearson)"]["verdict"] == "holds"
+    assert v["STM-4 beats the placebo (human scores)"]["test"] == "beats the placebo"
     hc = result["human_correlations"]
     assert hc["BLEU|pearson"]["n"] == 90
     assert hc["BLEU|pearson"]["r"] == pytest.approx(0.8047329168718137, abs=1e-9)
     assert hc["STM-4|pearson"]["r"] == pytest.approx(0.7882364510452133, abs=1e-9)
     assert hc["-TER|pearson"]["r"] == pytest.approx(0.8526878660504931, abs=1e-9)
-    assert hc["length|pearson"]["r"] == pytest.approx(_length_r(), abs=1e-12)
+    assert hc["-|len diff||pearson"]["r"] == pytest.approx(_length_r(), abs=1e-12)
+    assert "STM-4|partial pearson | log hyp length, log ref length" in hc
     assert result["disagreements"][0] == {"system": "system_literal", "seg_id": 15, "gap": pytest.approx(0.5055555555555555)}
     assert result["depth_curves"]["STM|system_good|1"] == pytest.approx(0.9782608695652174, abs=1e-12)
 
@@ -67,8 +74,8 @@ def check_permuted(result: dict) -> None:
     assert result["parameters"]["permute_human"] == 1
     v = result["verdicts"]
     human_claims = [c for c in v if "human scores" in c]
-    assert len(human_claims) == 3
-    assert {v[c]["verdict"] for c in human_claims} == {"cannot tell"}
+    assert len(human_claims) == 9
+    assert "holds" not in {v[c]["verdict"] for c in human_claims}
     assert v["system_scrambled is better than system_good"]["verdict"] == "does not hold"
 
 
