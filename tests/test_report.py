@@ -6,6 +6,7 @@ html.parser."""
 from __future__ import annotations
 
 import base64
+import json
 import re
 import subprocess
 import sys
@@ -154,6 +155,10 @@ def test_report_cli_on_the_example(tmp_path):
         assert section in page, section
     assert page.count("data:image/png;base64") + page.count("<svg") >= 5
     assert "does not hold: system_scrambled is better than system_good" in r.stdout
-    # a quiet console (issue 25): the verdicts, the page, and on stderr papermill's progress bar only
-    assert len(r.stdout.splitlines()) == 6
+    # a quiet console (issue 25): the verdicts (as the results file has them), the page, and on stderr papermill's
+    # progress bar only
+    result = json.loads((out / "09_evaluate_your_system.json").read_text(encoding="utf-8"))
+    assert r.stdout.splitlines() == [f"{v['verdict']}: {claim}" for claim, v in result["verdicts"].items()] + [
+        f"report: {(out / '09_evaluate_your_system.html').resolve()}"]
+    assert len(result["verdicts"]) == 8
     assert [p for p in re.split(r"[\r\n]+", r.stderr) if p.strip() and not p.startswith("Executing:")] == []

@@ -31,8 +31,11 @@ EXAMPLE_FILES = ["ref.A.txt", "ref.B.txt", "system_good.txt", "system_literal.tx
                  "human_scores.tsv"]
 VERDICTS_EXAMPLE = [  # the report on the embedded example (the same lines as from the checkout)
     "cannot tell: STM-4 beats BLEU (human scores, Pearson)",
+    "cannot tell: STM-4 beats BLEU beyond length (human scores, partial r given log lengths)",
     "cannot tell: STM-4 beats BLEU within source segments (human scores)",
+    "holds: STM-4 beats the placebo (human scores)",
     "holds: STM-4 correlates with the human scores",
+    "holds: STM-4 correlates with the human scores beyond length",
     "does not hold: system_literal is better than system_good",
     "does not hold: system_scrambled is better than system_good",
 ]
