@@ -285,7 +285,8 @@ def test_score_corpus_columns_nan_and_reuse():
     assert df.attrs["corpus"]["stm_3"] == pytest.approx(corpus_stm_3)
     # with the hypotheses' texts, the unparsed one counts as its number of tokens (here 6) unmatched items
     texts = ["I have it", "a b c d e f", "I have a blue pen", "x"]
-    df6 = score_corpus(hyps, refs, max_depth=3, hyp_texts=texts)
+    with pytest.warns(UserWarning, match="1 segments without a parsed reference"):
+        df6 = score_corpus(hyps, refs, max_depth=3, hyp_texts=texts)
     assert df6.attrs["corpus"]["stm_1"] == pytest.approx((6 + 9) / (7 + 6 + 9))
     corpus_stm_3 = ((6 + 9) / (7 + 9) + (3 + 4) / (4 + 4) + (1 + 2) / (2 + 2)) / 3
     # the metric object's corpus_score (nltk trees, its own loop) sums the same statistics
