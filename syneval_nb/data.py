@@ -581,13 +581,8 @@ def load_text_set(hyp_files: str | os.PathLike | Sequence[str | os.PathLike] | M
     ref_seq = [ref_files] if isinstance(ref_files, (str, os.PathLike)) else list(ref_files)
     if not hyps or not ref_seq:
         raise ValueError("need at least one hypothesis file and one reference file")
-    refs = [read_lines(p) for p in ref_seq]
+    refs = read_references(ref_seq)
     n = len(refs[0])
-    if n == 0:
-        raise ValueError(f"reference file {ref_seq[0]} is empty")
-    for p, r in zip(ref_seq, refs):
-        if len(r) != n:
-            raise ValueError(f"reference file {p} has {len(r)} lines, {ref_seq[0]} has {n}")
     src = None
     if source_file is not None:
         src = read_lines(source_file)
@@ -629,6 +624,19 @@ def _score_table_number(path: Path, column: str, row: int, text: str, integer: b
     if not integer and math.isinf(v):
         raise ValueError(f"{where}: {text!r} is not a finite number")
     return v
+
+
+def read_references(paths: Sequence[str | os.PathLike], error: type[Exception] = ValueError) -> list[list[str]]:
+    """The lines of line-aligned reference files (the one reader of ``load_text_set`` and ``load_mtme``): ``error``
+    when the first is empty or another has a different number of lines."""
+    refs = [read_lines(p) for p in paths]
+    n = len(refs[0])
+    if n == 0:
+        raise error(f"reference file {paths[0]} is empty")
+    for p, r in zip(paths, refs):
+        if len(r) != n:
+            raise error(f"reference file {p} has {len(r)} lines, {paths[0]} has {n}")
+    return refs
 
 
 def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence[str] | None = None, *,
@@ -922,13 +930,8 @@ def load_mtme(folder: str | os.PathLike, lp: str, refs: str | Sequence[str] | No
         if r not in files.references:
             raise MtmeFormatError(f"reference {r!r} is not in {files.folder / 'references'} (there: "
                                   f"{', '.join(sorted(files.references))})")
-    ref_lines = [read_lines(files.references[r]) for r in names]
+    ref_lines = read_references([files.references[r] for r in names], MtmeFormatError)
     n = len(ref_lines[0])
-    if n == 0:
-        raise MtmeFormatError(f"{files.references[names[0]]} is empty")
-    for r, lines in zip(names, ref_lines):
-        if len(lines) != n:
-            raise MtmeFormatError(f"{files.references[r]} has {len(lines)} lines, {files.references[names[0]]} has {n}")
     systems = {s: p for s, p in files.systems.items() if s not in names}
     if not systems:
         raise MtmeFormatError(f"{files.folder}: no system for {lp} besides the references {names}")

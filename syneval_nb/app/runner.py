@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import math
 import sys
 import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import AsyncKernelManager
 from syneval_nb.app.index_page import index_page
 from syneval_nb.paths import NOTEBOOK_DIR, in_checkout
@@ -65,10 +67,6 @@ def _kernel_name() -> str:
     """``syneval-nb`` (the kernel ``setup.sh`` registers) when it runs this very interpreter, else ``python3``
     (ipykernel's own kernel, which jupyter_client starts with ``sys.executable``): a wheel installed in another
     environment must not run its report in the checkout's kernel."""
-    import os
-
-    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-
     try:
         argv = KernelSpecManager().get_kernel_spec(KERNEL_NAME).argv
     except (NoSuchKernel, OSError, ValueError):

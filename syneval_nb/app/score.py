@@ -47,6 +47,7 @@ from syneval_nb.evaluate import Evaluation, ScoreInputError, evaluate, find_pars
 from syneval_nb.app.files import OutputPathError, check_output_path, write_output
 from syneval_nb.parsers.cache import CacheError, ParseCache
 from syneval_nb.parsers.stanford import ParserSetupError, find_java
+from syneval_nb.stats import pearson
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.metrics import registry as M
 
@@ -227,9 +228,8 @@ def _human_scores(args: argparse.Namespace, systems: list[str], n: int) -> dict[
 
 def human_correlations(ev: Evaluation, human: dict[str, np.ndarray]) -> dict[str, dict]:
     """Each metric's Pearson r with the human scores: over all (system, segment) pairs both score (``seg``), and
-    over the systems' corpus scores against their mean human score (``sys``)."""
-    from scipy.stats import pearsonr
-
+    over the systems' corpus scores against their mean human score (``sys``), by the kit's
+    :func:`syneval_nb.stats.pearson`."""
     out = {}
     systems = list(dict.fromkeys(ev.segments["system"]))
     h = np.concatenate([human[s] for s in systems])
@@ -238,10 +238,10 @@ def human_correlations(ev: Evaluation, human: dict[str, np.ndarray]) -> dict[str
         x = np.concatenate([ev.segments.loc[ev.segments["system"] == s, m.name].to_numpy(dtype=float)
                             for s in systems])
         ok = np.isfinite(x) & np.isfinite(h)
-        seg_r = float(pearsonr(x[ok], h[ok])[0]) if ok.sum() > 2 else math.nan
+        seg_r = pearson(x[ok], h[ok]) if ok.sum() > 2 else math.nan
         xs = np.array([ev.scores[(s, m.name)].score for s in systems], dtype=float)
         oks = np.isfinite(xs) & np.isfinite(h_sys)
-        sys_r = float(pearsonr(xs[oks], h_sys[oks])[0]) if oks.sum() > 2 else math.nan
+        sys_r = pearson(xs[oks], h_sys[oks]) if oks.sum() > 2 else math.nan
         out[m.name] = {"seg_pearson": seg_r, "n_seg": int(ok.sum()), "sys_pearson": sys_r, "n_sys": int(oks.sum())}
     return out
 
