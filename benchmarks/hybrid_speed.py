@@ -8,7 +8,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from syneval_nb import data, hybrid, lexical
+from syneval_nb import data
+from syneval_nb.metrics import hybrid
+from syneval_nb.metrics import lexical
 from syneval_nb.studies import hybridization
 
 

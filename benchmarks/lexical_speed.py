@@ -36,7 +36,7 @@ from typing import Callable
 
 import sacrebleu
 
-from syneval_nb import lexical
+from syneval_nb.metrics import lexical
 from syneval_nb.data import load_wmt21_deen
 
 TARGETS = {"BLEU": 0.8, "BLEU (one by one)": 0.8, "NIST": 0.3, "WER": 0.3, "PER": 0.3, "F-measure": 0.3,

@@ -4,7 +4,7 @@ On the same WMT21 reference lines (the first ``--n`` lines of ``newstest2021.de-
 prints sentences per second of
 
 1. the plain Java CLI, ``LexicalizedParser -nthreads 2 -sentences newline -maxLength 150`` on the file;
-2. the kit, :func:`syneval_nb.parsing.parse_strings` with 1 and with 2 JVM workers, no cache;
+2. the kit, :func:`syneval_nb.parsers.frontend.parse_strings` with 1 and with 2 JVM workers, no cache;
 3. a fully cached re-run (every sentence in the SQLite cache; no JVM is started), raw strings and trees.
 
 Rows 1-2 are end-to-end wall times, JVM start-up and model loading included in both; the JVMs' CPU time per
@@ -15,10 +15,10 @@ twice: as a user would start it (``java -Xmx2g``, default G1 collector) and with
 Targets (issue 3): kit at equal parallelism >= 0.9x the CLI; 2 workers >= 1.6x 1 worker (2 cores);
 cached >= 10,000 sentences/s.
 
-With ``--scheduler`` (issue 16) it measures the Dask path instead: :func:`syneval_nb.parsing.parse_strings` with
+With ``--scheduler`` (issue 16) it measures the Dask path instead: :func:`syneval_nb.parsers.frontend.parse_strings` with
 ``scheduler=`` on a ``distributed.LocalCluster`` (127.0.0.1, worker processes of one thread each) with 1 and with
 2 workers, on the same sentences, each run with an empty temporary cache. Two figures per configuration: the
-*end-to-end* rate (fresh workers: JVM start-up with :func:`syneval_nb.cluster.start_parsers` plus the first pass,
+*end-to-end* rate (fresh workers: JVM start-up with :func:`syneval_nb.parsers.dask.start_parsers` plus the first pass,
 in which the JVMs also compile their hot code; the cluster's own start-up is not counted) and the *warm* rate (a
 second pass over the same sentences with another empty cache, on the same, now warmed-up JVMs: the steady rate
 per worker of a cluster that parses more than a few hundred sentences). Target (issue 16): 2 workers / 1 worker
@@ -39,17 +39,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from syneval_nb.cache import ParseCache
-from syneval_nb.parsing import (
-    LEXPARSER_CLASS,
-    MODEL,
-    StanfordParser,
-    find_java,
-    parse,
-    parse_strings,
-    read_sentences,
-    stanford_jars,
-)
+from syneval_nb.parsers.cache import ParseCache
+from syneval_nb.parsers.stanford import LEXPARSER_CLASS, MODEL, StanfordParser, find_java, stanford_jars
+from syneval_nb.parsers.frontend import parse, parse_strings
+from syneval_nb.textio import read_lines as read_sentences
 from syneval_nb.paths import data_dir
 
 REF = "newstest2021.de-en.ref.A.en"
@@ -94,7 +87,7 @@ def kit(sentences: list[str], workers: int, cache) -> tuple[float, float, list]:
 
 def _jvm_cpu(dask_worker=None) -> float:
     """CPU seconds used so far by the Stanford JVMs of one Dask worker (from /proc; run with client.run)."""
-    from syneval_nb.cluster import PLUGIN_NAME
+    from syneval_nb.parsers.dask import PLUGIN_NAME
 
     plugin = dask_worker.plugins.get(PLUGIN_NAME)
     total = 0.0
@@ -115,7 +108,7 @@ def on_cluster(sentences: list[str], n_workers: int, db: Path) -> tuple[float, f
     pass with an empty cache at ``db``."""
     from distributed import Client, LocalCluster
 
-    from syneval_nb.cluster import start_parsers
+    from syneval_nb.parsers.dask import start_parsers
 
     with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None, silence_logs=logging.ERROR) as lc, \

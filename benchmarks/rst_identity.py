@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from rst_throughput import deen_items, ted_items  # noqa: E402
 
-from syneval_nb import discourse as D  # noqa: E402
+from syneval_nb.parsers import feng_hirst
+from syneval_nb.trees import rst
 
 
 def draw(items: list[tuple[str, dict | None]], n: int, seed: int) -> list[tuple[str, dict | None]]:
@@ -37,14 +38,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=300, help="texts per data set (default 300)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--classifier", choices=D.FengHirstParser.CLASSIFIERS, default="inprocess")
+    ap.add_argument("--classifier", choices=feng_hirst.FengHirstParser.CLASSIFIERS, default="inprocess")
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
 
     from tqdm.auto import tqdm
 
     bad = 0
-    with D.FengHirstParser(classifier=args.classifier) as parser:
+    with feng_hirst.FengHirstParser(classifier=args.classifier) as parser:
         for name, loader in (("ted-zhen-mqm", ted_items), ("wmt21-deen", deen_items)):
             sample = draw(loader(args.data_dir), args.n, args.seed)
             same = multi = multi_same = failed = 0
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                     got, failed = None, failed + 1
                 ok = got == shipped
                 same += ok
-                if shipped is not None and not D.is_void(shipped):
+                if shipped is not None and not rst.is_void(shipped):
                     multi += 1
                     multi_same += ok
                 if not ok:

@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/rst_throughput.py --n 100 --workers 2      # parse_rst with 2 processes, in-process
 
 Draws ``n`` texts with ``--seed`` from the TED zh-en texts (``texts.tsv``) or the WMT21 de-en lines (every system
-and both references). With one worker (default) it holds two :class:`syneval_nb.discourse.FengHirstParser` in
+and both references). With one worker (default) it holds two :class:`syneval_nb.parsers.feng_hirst.FengHirstParser` in
 this process, ``classifier="subprocess"`` (the package's ``crfsuite`` process per classification) and
 ``classifier="inprocess"`` (python-crfsuite, models opened once), warms each up on one sentence, then parses the
 same texts alternately with the two (so a change in machine load hits both alike) *without* the cache, and prints
@@ -25,7 +25,10 @@ import sys
 import time
 from pathlib import Path
 
-from syneval_nb import discourse as D
+from syneval_nb import data
+from syneval_nb.parsers import feng_hirst
+from syneval_nb.parsers import frontend
+from syneval_nb.trees import rst
 from syneval_nb.data import RST_DIR, WMT21_SYSTEMS, dataset_dir, load_ted_zhen_mqm, read_lines
 
 
@@ -50,7 +53,7 @@ def _java_children() -> list[str]:
 
 def ted_items(folder) -> list[tuple[str, dict | None]]:
     ted = load_ted_zhen_mqm(folder).sort_values("rst_row")  # rst_row = line of the shipped .jsonl
-    return list(zip(ted["target"], D.ted_rst(ted, folder)["rst"]))
+    return list(zip(ted["target"], data.ted_rst(ted, folder)["rst"]))
 
 
 def deen_items(folder) -> list[tuple[str, dict | None]]:
@@ -59,7 +62,7 @@ def deen_items(folder) -> list[tuple[str, dict | None]]:
     names += [f"newstest2021.de-en.ref.{r}.en" for r in ("A", "B")]
     items = []
     for n in names:
-        items += list(zip(read_lines(d / n), D.load_rst_jsonl(d / RST_DIR / f"{Path(n).name}.jsonl")))
+        items += list(zip(read_lines(d / n), rst.load_rst_jsonl(d / RST_DIR / f"{Path(n).name}.jsonl")))
     return items
 
 
@@ -86,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"dataset            {args.dataset}  (workers={args.workers}, global_features={args.global_features})")
     if args.workers > 1:
         t0 = time.perf_counter()
-        got = D.parse_rst(texts, workers=args.workers, cache=None, global_features=args.global_features,
+        got = frontend.parse_rst(texts, workers=args.workers, cache=None, global_features=args.global_features,
                           progress=False)
         dt = time.perf_counter() - t0
         same = sum(g == shipped[t] for g, t in zip(got, texts))
@@ -124,7 +127,7 @@ def _compare(texts: list[str], shipped: dict, global_features: bool) -> bool:
     try:
         for p in paths:
             t0 = time.perf_counter()
-            parsers[p] = D.FengHirstParser(global_features, classifier=p)
+            parsers[p] = feng_hirst.FengHirstParser(global_features, classifier=p)
             t_init[p] = time.perf_counter() - t0
             inner = parsers[p]._parser
             clocks[p] = clock = collections.Counter()
@@ -147,7 +150,7 @@ def _compare(texts: list[str], shipped: dict, global_features: bool) -> bool:
             parser.close()
     n = len(texts)
     rate = {p: n / clocks[p]["total"] for p in paths}
-    multi = sum(g is not None and not D.is_void(g) for g in got["inprocess"])
+    multi = sum(g is not None and not rst.is_void(g) for g in got["inprocess"])
     print(f"texts parsed       {n}  ({multi} with more than one EDU)")
     ok = True
     for p in paths:

@@ -13,14 +13,14 @@ segments/s and the ratio to two sacrebleu baselines:
 Our metrics are timed in two settings:
 
 - ``cold``: the one-system case the issue asks for: everything inside the timing, hypothesis AND reference trees read
-  from the parse strings, converted, counted (a new :class:`~syneval_nb.syntactic.References`; the head-rule and
+  from the parse strings, converted, counted (a new :class:`~syneval_nb.metrics.syntactic.References`; the head-rule and
   label caches are cleared before every repeat);
-- ``warm``: the many-systems case: a :class:`~syneval_nb.syntactic.References` prepared once and its reference-side
+- ``warm``: the many-systems case: a :class:`~syneval_nb.metrics.syntactic.References` prepared once and its reference-side
   statistics computed, so only the hypothesis side (tree reading included) is timed.
 
 CPU time (``time.process_time``, best of ``--repeat``) is the headline, since the machine is shared; wall time is
 shown too. Then the wall time of all five metrics for all 19 systems with the references read once, in one process
-and, with ``--jobs N``, spread over N processes (:func:`syneval_nb.syntactic.score_systems`).
+and, with ``--jobs N``, spread over N processes (:func:`syneval_nb.metrics.syntactic.score_systems`).
 Targets (issue 5), cold CPU against ``sentence_bleu``: STM, HWCM, DSTM >= 1.0x; TKM, DTKM >= 0.5x. Exit status 1
 if a target is missed.
 
@@ -42,9 +42,10 @@ from typing import Callable
 
 import sacrebleu
 
-from syneval_nb import _accel, syntactic
+from syneval_nb import _accel
+from syneval_nb.metrics import syntactic
 from syneval_nb.data import load_wmt21_deen
-from syneval_nb.syntactic import References
+from syneval_nb.metrics.syntactic import References
 
 TARGETS = {"stm": 1.0, "hwcm": 1.0, "dstm": 1.0, "tkm": 0.5, "dtkm": 0.5}
 

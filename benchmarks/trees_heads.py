@@ -4,15 +4,15 @@ Prints trees/second (CPU time, ``time.process_time``, best of ``--repeat``; wall
 
 - ``read_ptb``: bracketed string -> ``nltk.Tree`` (:func:`syneval_nb.trees.read_ptb`);
 - ``read_ptb_flat``: bracketed string -> :class:`~syneval_nb.trees.FlatTree` (the same reader, no ``nltk.Tree``;
-  what :mod:`syneval_nb.syntactic` uses), and its paths on their own: the general reader (tokenizer regex) on
+  what :mod:`syneval_nb.metrics.syntactic` uses), and its paths on their own: the general reader (tokenizer regex) on
   every parse, and the ASCII fast path on the parses it accepts, in pure Python (``str.split`` tokens) and compiled
   (:mod:`syneval_nb._speedups`, when built; ``read_ptb_flat`` uses it then);
 - ``encode``: integer encoding (:func:`syneval_nb.trees.encode`) of the ``nltk.Tree`` and of the ``FlatTree``;
-- ``to_dependencies``: Collins (1999) heads (:func:`syneval_nb.heads.to_dependencies`) from the ``nltk.Tree`` and
+- ``to_dependencies``: Collins (1999) heads (:func:`syneval_nb.trees.heads.to_dependencies`) from the ``nltk.Tree`` and
   from the ``FlatTree``;
-- ``headword_chains``: all chains of 1..9 words (:func:`syneval_nb.heads.headword_chains`), and their counts
-  (:func:`syneval_nb.heads.chain_counts`, compiled when built);
-- ``to_nltk``: the word-labelled dependency tree (:meth:`~syneval_nb.heads.DependencyTree.to_nltk`).
+- ``headword_chains``: all chains of 1..9 words (:func:`syneval_nb.trees.heads.headword_chains`), and their counts
+  (:func:`syneval_nb.trees.heads.chain_counts`, compiled when built);
+- ``to_nltk``: the word-labelled dependency tree (:meth:`~syneval_nb.trees.heads.DependencyTree.to_nltk`).
 
 A full collection runs before each repeat; the cyclic garbage collector stays on during the timing, as in normal
 use (``--pause-gc`` pauses it: the functions make no reference cycles, so the difference is the collector's
@@ -28,7 +28,7 @@ import time
 from typing import Callable
 
 from syneval_nb import _accel
-from syneval_nb.heads import chain_counts, headword_chains, to_dependencies
+from syneval_nb.trees.heads import chain_counts, headword_chains, to_dependencies
 from syneval_nb.paths import data_dir
 from syneval_nb.trees import Interner, _parse_fast, _parse_general, _read_fast, encode, read_ptb, read_ptb_flat
 

@@ -18,9 +18,10 @@ import sys
 from collections import Counter
 from itertools import chain
 
-from syneval_nb import _accel, syntactic
-from syneval_nb.heads import PUNCT_TAGS, DependencyTree, _head_index, _head_pass_py, headword_chains
-from syneval_nb.syntactic import _clip_chains_py, _clip_ids_py, _max_counts_py, _subtree_ids_py
+from syneval_nb import _accel
+from syneval_nb.metrics import syntactic
+from syneval_nb.trees.heads import PUNCT_TAGS, DependencyTree, _head_index, _head_pass_py, headword_chains
+from syneval_nb.metrics.syntactic import _clip_chains_py, _clip_ids_py, _max_counts_py, _subtree_ids_py
 from syneval_nb.trees import (WRAPPER_LABELS, TreeFormatError, _parse_fast, _parse_general, read_ptb_flat,
                               strip_label)
 

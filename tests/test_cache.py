@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from syneval_nb.cache import CacheError, ParseCache, check_result, open_cache
+from syneval_nb.parsers.cache import CacheError, ParseCache, check_result, open_cache
 
 KEY = "stanford-test/maxLength=150"
 
@@ -220,10 +220,12 @@ def test_a_valid_tree_of_another_sentence_is_a_miss(tmp_path):
 def test_checks_cover_the_kits_backend_keys():
     """The checks are chosen by key prefix: every backend of the kit must be covered (a key that changes its
     prefix would silently lose the check)."""
-    from syneval_nb import discourse, parsing
+    from syneval_nb.parsers import feng_hirst
+    from syneval_nb.parsers import spacy as spacy_parser
+    from syneval_nb.parsers import stanford
     from syneval_nb.parsers.cache import CHECKS
 
-    keys = [parsing.StanfordParser().backend_key, parsing.spacy_backend_key(), discourse.backend_key(),
-            discourse.backend_key(global_features=True)]
+    keys = [stanford.StanfordParser().backend_key, spacy_parser.spacy_backend_key(), feng_hirst.backend_key(),
+            feng_hirst.backend_key(global_features=True)]
     assert [[p for p in CHECKS if k.startswith(p)] for k in keys] == [["stanford-lexparser"], ["spacy-"],
                                                                           ["rst:"], ["rst:"]]

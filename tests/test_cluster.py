@@ -22,9 +22,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from syneval_nb import cluster, discourse, lexical, parsing, syntactic
-from syneval_nb.cache import ParseCache
-from syneval_nb.parsing import StanfordParser, parse, parse_strings, read_sentences
+from syneval_nb.parsers import dask as cluster
+from syneval_nb.metrics import lexical
+from syneval_nb.metrics import syntactic
+from syneval_nb.app import parse as parse_command
+from syneval_nb.parsers import feng_hirst
+from syneval_nb.parsers import frontend
+from syneval_nb.parsers import spacy as spacy_parser
+from syneval_nb.trees import rst
+from syneval_nb.parsers.cache import ParseCache
+from syneval_nb.parsers.stanford import StanfordParser
+from syneval_nb.parsers.frontend import parse, parse_strings
+from syneval_nb.textio import read_lines as read_sentences
 from syneval_nb.trees import read_ptb
 
 REF_A = "newstest2021.de-en.ref.A.en"
@@ -70,8 +79,8 @@ def _items(counts: dict) -> int:
 
 
 def test_dask_not_imported_without_scheduler():
-    code = ("import sys, syneval_nb.parsing, syneval_nb.discourse, syneval_nb.syntactic, syneval_nb.lexical\n"
-            "print(sorted(m for m in ('dask', 'distributed', 'syneval_nb.cluster') if m in sys.modules))")
+    code = ("import sys, syneval_nb.parsing, syneval_nb.discourse, syneval_nb.metrics.syntactic, syneval_nb.metrics.lexical\n"
+            "print(sorted(m for m in ('dask', 'distributed', 'syneval_nb.parsers.dask') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -198,12 +207,12 @@ def test_worker_deaths_beyond_allowed_failures(client, ref_a, shipped_a, tmp_pat
 @pytest.mark.slow
 def test_rst_on_cluster_equals_local(client, ref_a, tmp_path):
     texts = ref_a[:6]  # 2, 2, 1, 3, 2, 2 EDUs in the shipped trees
-    local = discourse.parse_rst(texts, workers=1, cache=None, progress=False)
+    local = frontend.parse_rst(texts, workers=1, cache=None, progress=False)
     with ParseCache(tmp_path / "rst.sqlite") as cache:
-        remote = discourse.parse_rst(texts, cache=cache, progress=False, scheduler=client)
-        assert cache.count(discourse.backend_key()) == 6
+        remote = frontend.parse_rst(texts, cache=cache, progress=False, scheduler=client)
+        assert cache.count(feng_hirst.backend_key()) == 6
     assert remote == local
-    assert [discourse.n_edus(t) for t in remote] == [2, 2, 1, 3, 2, 2]
+    assert [rst.n_edus(t) for t in remote] == [2, 2, 1, 3, 2, 2]
 
 
 @pytest.mark.slow
@@ -212,12 +221,12 @@ def test_cli_scheduler_flag(client, ref_a, shipped_a, cache_path, tmp_path):
     src.write_text("".join(s + "\n" for s in ref_a[:6]), encoding="utf-8")
     out = tmp_path / "out.ptb"
     before = cluster.worker_counts(client)
-    rc = parsing.cli([str(src), "-o", str(out), "--cache", str(cache_path), "--quiet",
+    rc = parse_command.cli([str(src), "-o", str(out), "--cache", str(cache_path), "--quiet",
                       "--scheduler", client.scheduler.address])
     assert rc == 0
     assert out.read_text(encoding="utf-8").splitlines() == shipped_a[:6]
     assert cluster.worker_counts(client) == before  # all six were cached by the first test
-    rc = parsing.cli([str(src), "-o", str(out), "--no-cache", "--quiet", "--scheduler", "tcp://127.0.0.1:9"])
+    rc = parse_command.cli([str(src), "-o", str(out), "--no-cache", "--quiet", "--scheduler", "tcp://127.0.0.1:9"])
     assert rc == 2
 
 
@@ -273,7 +282,7 @@ def test_spacy_on_cluster_equals_local(client, ref_a, tmp_path):
     local = parse_strings(sents, backend="spacy", cache=None, progress=False)
     with ParseCache(tmp_path / "spacy.sqlite") as cache:
         remote = parse_strings(sents, backend="spacy", cache=cache, scheduler=client, progress=False)
-        assert cache.count(parsing.spacy_backend_key()) == 10
+        assert cache.count(spacy_parser.spacy_backend_key()) == 10
     assert list(remote) == list(local) and None not in remote
 
 
@@ -303,8 +312,7 @@ def test_score_cli_scheduler_flag(client, deen_dir, tmp_path, capsys):
     line and exit 2."""
     import json as _json
 
-    from syneval_nb import score as score_mod
-
+    from syneval_nb.app import score as score_mod
     lines = {f: (deen_dir / f).read_text(encoding="utf-8").splitlines()[100:106]
              for f in (REF_A, REF_B, "system-outputs/newstest2021.de-en.hyp.Online-W.en")}
     paths = {}

@@ -1,5 +1,5 @@
 """Tests of syneval_nb.discourse (RST reading, DR / DR-lex shapes, kernel values by hand, the Feng-Hirst backend)
-and of syneval_nb.combine (normalization, uniform and PRO-tuned combinations, folds, taus, controls).
+and of syneval_nb.metrics.combine (normalization, uniform and PRO-tuned combinations, folds, taus, controls).
 
 Kernel values are Collins & Duffy counts with lambda = 1 worked out by hand in the comments:
 Delta(n1, n2) = 0 for different productions, 1 for equal pre-terminals (children all terminals, or none),
@@ -16,8 +16,12 @@ import pandas as pd
 import pytest
 from nltk import Tree
 
-from syneval_nb import combine as C
-from syneval_nb import discourse as D
+from syneval_nb.metrics import combine as C
+from syneval_nb import data
+from syneval_nb.metrics import discourse
+from syneval_nb.parsers import feng_hirst
+from syneval_nb.parsers import frontend
+from syneval_nb.trees import rst
 from syneval_nb import stats
 
 # Elaboration[N][S] over (EDU, Attribution[S][N] over two EDUs): the shape of the paper's Figure 4 example
@@ -33,10 +37,10 @@ VOID_B = {"label": "EDU", "children": ["the dog"]}
 
 # ---------------------------------------------------------------------------------------------------- reading
 def test_parse_label():
-    assert D.parse_label("Elaboration[N][S]") == ("Elaboration", ["N", "S"])
-    assert D.parse_label("same-unit[N][N]") == ("same-unit", ["N", "N"])
-    with pytest.raises(D.RSTFormatError, match="malformed RST label"):
-        D.parse_label("Elaboration")
+    assert rst.parse_label("Elaboration[N][S]") == ("Elaboration", ["N", "S"])
+    assert rst.parse_label("same-unit[N][N]") == ("same-unit", ["N", "N"])
+    with pytest.raises(rst.RSTFormatError, match="malformed RST label"):
+        rst.parse_label("Elaboration")
 
 
 @pytest.mark.parametrize("bad, msg", [
@@ -47,78 +51,78 @@ def test_parse_label():
     ({"children": []}, "expected a dict"),
 ])
 def test_validate_rejects(bad, msg):
-    with pytest.raises(D.RSTFormatError, match=msg):
-        D.validate_rst(bad)
+    with pytest.raises(rst.RSTFormatError, match=msg):
+        rst.validate_rst(bad)
 
 
 def test_load_rst_jsonl(tmp_path):
     p = tmp_path / "x.jsonl"
     p.write_text("\n".join(json.dumps({"i": i, "tree": t}) for i, t in enumerate([T, None, VOID_A])) + "\n")
-    assert D.load_rst_jsonl(p) == [T, None, VOID_A]
-    assert D.load_rst_jsonl(D.write_rst_jsonl([T, None, VOID_A], tmp_path / "y.jsonl")) == [T, None, VOID_A]
+    assert rst.load_rst_jsonl(p) == [T, None, VOID_A]
+    assert rst.load_rst_jsonl(rst.write_rst_jsonl([T, None, VOID_A], tmp_path / "y.jsonl")) == [T, None, VOID_A]
     p.write_text(json.dumps({"i": 1, "tree": T}) + "\n")
-    with pytest.raises(D.RSTFormatError, match=r"x.jsonl:1: expected \{'i': 0"):
-        D.load_rst_jsonl(p)
+    with pytest.raises(rst.RSTFormatError, match=r"x.jsonl:1: expected \{'i': 0"):
+        rst.load_rst_jsonl(p)
     p.write_text('{"i": 0, "tree": {"label": "Joint", "children": ["a", "b"]}}\n')
-    with pytest.raises(D.RSTFormatError, match="malformed RST label"):
-        D.load_rst_jsonl(p)
+    with pytest.raises(rst.RSTFormatError, match="malformed RST label"):
+        rst.load_rst_jsonl(p)
     p.write_text('{"i": 0, "tree": null}\n{"i": 1, "tree": \n')
-    with pytest.raises(D.RSTFormatError, match="x.jsonl:2: not JSON"):
-        D.load_rst_jsonl(p)
+    with pytest.raises(rst.RSTFormatError, match="x.jsonl:2: not JSON"):
+        rst.load_rst_jsonl(p)
     # a file shorter than the data it should cover (stale parses) names the file and the row
     p.write_text(json.dumps({"i": 0, "tree": T}) + "\n")
-    with pytest.raises(D.RSTFormatError, match="x.jsonl has 1 trees but the data need row 4"):
-        D._aligned_rst(p, [0, 4])
+    with pytest.raises(rst.RSTFormatError, match="x.jsonl has 1 trees but the data need row 4"):
+        data._aligned_rst(p, [0, 4])
 
 
 def test_edus():
-    assert D.edus(T) == ["the voters worried", "analysts suggest", "the ECB should be the lender"]
-    assert D.n_edus(T) == 3 and D.n_edus(VOID_A) == 1
-    assert D.is_void(VOID_A) and not D.is_void(T)
+    assert rst.edus(T) == ["the voters worried", "analysts suggest", "the ECB should be the lender"]
+    assert rst.n_edus(T) == 3 and rst.n_edus(VOID_A) == 1
+    assert rst.is_void(VOID_A) and not rst.is_void(T)
 
 
 def test_shipped_counts(ted_dir, deen_dir):
     """The counts of issue 9: 4,998 of 7,935 TED texts, 11,932 of 21,000 de-en lines have more than one EDU."""
-    ted = D.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
-    assert len(ted) == 7935 and sum(t is not None and not D.is_void(t) for t in ted) == 4998
+    ted = rst.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
+    assert len(ted) == 7935 and sum(t is not None and not rst.is_void(t) for t in ted) == 4998
     files = sorted((deen_dir / "parses/feng-hirst-0.1.4").glob("*.jsonl"))
     assert len(files) == 21
-    deen = [t for f in files for t in D.load_rst_jsonl(f)]
-    assert len(deen) == 21000 and sum(t is not None and not D.is_void(t) for t in deen) == 11932
+    deen = [t for f in files for t in rst.load_rst_jsonl(f)]
+    assert len(deen) == 21000 and sum(t is not None and not rst.is_void(t) for t in deen) == 11932
 
 
 # ---------------------------------------------------------------------------------------------- representations
 def test_dr_tree_shape():
-    assert D.dr_tree(T) == Tree("Elaboration", [Tree("Nucleus", []), Tree("Satellite", [
+    assert rst.dr_tree(T) == Tree("Elaboration", [Tree("Nucleus", []), Tree("Satellite", [
         Tree("Attribution", [Tree("Satellite", []), Tree("Nucleus", [])])])])
-    assert D.dr_tree(VOID_A) == Tree("VOID", [])
-    assert not any(isinstance(x, str) for x in D.dr_tree(T).leaves())  # no words at all
+    assert rst.dr_tree(VOID_A) == Tree("VOID", [])
+    assert not any(isinstance(x, str) for x in rst.dr_tree(T).leaves())  # no words at all
 
 
 def test_dr_lex_tree_shape():
     def edu(nuc, words):
         return Tree("EDU", [Tree("NUC", [nuc]), Tree("NGRAM", [Tree(w, ["*"]) for w in words])])
 
-    assert D.dr_lex_tree(X) == Tree("SPAN", [Tree("NUC", ["Root"]), Tree("REL", ["Elaboration"]),
+    assert rst.dr_lex_tree(X) == Tree("SPAN", [Tree("NUC", ["Root"]), Tree("REL", ["Elaboration"]),
                                              edu("Nucleus", ["a"]), edu("Satellite", ["b"])])
-    assert D.dr_lex_tree(VOID_A) == edu("Root", ["the", "cat"])
-    inner = D.dr_lex_tree(T)[3]
+    assert rst.dr_lex_tree(VOID_A) == edu("Root", ["the", "cat"])
+    inner = rst.dr_lex_tree(T)[3]
     assert inner.label() == "SPAN" and inner[0] == Tree("NUC", ["Satellite"]) and inner[1] == Tree("REL",
                                                                                                 ["Attribution"])
-    assert D.dr_lex_tree({"label": "EDU", "children": ["The Cat"]}, lowercase=True) == edu("Root", ["the", "cat"])
+    assert rst.dr_lex_tree({"label": "EDU", "children": ["The Cat"]}, lowercase=True) == edu("Root", ["the", "cat"])
 
 
 def test_none_is_an_error():
     with pytest.raises(ValueError, match="parser failed"):
-        D.dr_tree(None)
+        rst.dr_tree(None)
 
 
 # ---------------------------------------------------------------------------------------------- similarity
 def test_dr_identity_and_void():
-    assert D.dr(T, T, lam=1.0) == pytest.approx(1.0)
-    assert D.dr_lex(T, T, lam=1.0) == pytest.approx(1.0)
-    assert D.dr(VOID_A, VOID_B, lam=1.0) == pytest.approx(1.0)  # void vs void: a tie whatever the words
-    assert D.dr(VOID_A, T, lam=1.0) == 0.0
+    assert discourse.dr(T, T, lam=1.0) == pytest.approx(1.0)
+    assert discourse.dr_lex(T, T, lam=1.0) == pytest.approx(1.0)
+    assert discourse.dr(VOID_A, VOID_B, lam=1.0) == pytest.approx(1.0)  # void vs void: a tie whatever the words
+    assert discourse.dr(VOID_A, T, lam=1.0) == 0.0
 
 
 def test_dr_hand_values():
@@ -126,79 +130,79 @@ def test_dr_hand_values():
     # K(T,T): Nucleus leaves 2x2=4, Satellite leaf 1, Attribution (1+1)(1+1)=4, Sat->Attr 1+4=5,
     #         Elaboration (1+1)(1+5)=12; total 26.  K(U,U) = 1+1+(2)(2)=6.
     # K(T,U): Nucleus leaves 2x1=2, Satellite leaf 1, Elaboration (1+1)(1+0)=2; total 5.
-    assert D.dr(T, U, lam=1.0) == pytest.approx(5 / math.sqrt(26 * 6))
+    assert discourse.dr(T, U, lam=1.0) == pytest.approx(5 / math.sqrt(26 * 6))
     # X=(Elab (Nucleus)(Satellite)), Y=(Joint (Nucleus)(Nucleus)): K(X,Y)=2 (Nucleus leaves 1x2),
     # K(X,X)=6, K(Y,Y)=4+(2)(2)=8.
-    assert D.dr(X, Y, lam=1.0) == pytest.approx(2 / math.sqrt(48))
+    assert discourse.dr(X, Y, lam=1.0) == pytest.approx(2 / math.sqrt(48))
 
 
 def test_dr_lex_hand_values():
     # (EDU (NUC Root) (NGRAM (the *) (cat *))): K(a,a) = NUC 1 + the 1 + cat 1 + NGRAM (2)(2)=4 + EDU (2)(5)=10 = 17
     # K(a,b) = NUC 1 + the 1 + NGRAM 0 (different productions) + EDU (2)(1)=2 = 4
-    assert D.dr_lex(VOID_A, VOID_B, lam=1.0) == pytest.approx(4 / 17)
+    assert discourse.dr_lex(VOID_A, VOID_B, lam=1.0) == pytest.approx(4 / 17)
     # X vs Y (same words, same skeleton, different relation and second nuclearity):
     # K(X,Y): NUC 1+2, words 2, NGRAM 4, EDU 6+2+1+3=12, SPAN (2)(1)(7)(4)=56 -> 77
     # K(X,X) = 3+1+2+4+14+196 = 220, K(Y,Y) = 5+1+2+4+16+196 = 224
-    assert D.dr_lex(X, Y, lam=1.0) == pytest.approx(77 / math.sqrt(220 * 224))
+    assert discourse.dr_lex(X, Y, lam=1.0) == pytest.approx(77 / math.sqrt(220 * 224))
     # the default decay lam = 0.4: K(a,a) = .4+.4+.4 + NGRAM .4(1.4)(1.4)=.784 + EDU .4(1.4)(1.784)=.99904 = 2.98304
     # K(a,b) = .4 (NUC) + .4 (the) + EDU .4(1.4)(1) = .56 -> 1.36
-    assert D.DEFAULT_LAM == 0.4
-    assert D.dr_lex(VOID_A, VOID_B) == pytest.approx(1.36 / 2.98304)
+    assert rst.DEFAULT_LAM == 0.4
+    assert discourse.dr_lex(VOID_A, VOID_B) == pytest.approx(1.36 / 2.98304)
     # the skeleton gives DR-lex partial credit where DR has little
-    assert D.dr_lex(X, Y, lam=1.0) > D.dr(X, Y, lam=1.0)
+    assert discourse.dr_lex(X, Y, lam=1.0) > discourse.dr(X, Y, lam=1.0)
 
 
 def test_metric_object_max_over_refs_and_missing():
-    m = D.DiscourseSimilarity(lexicalized=False, lam=1.0)
+    m = discourse.DiscourseSimilarity(lexicalized=False, lam=1.0)
     assert m.sentence_score(T, [U, T]).score == pytest.approx(1.0)
-    assert m.sentence_score(T, U).score == pytest.approx(D.dr(T, U, lam=1.0))
+    assert m.sentence_score(T, U).score == pytest.approx(discourse.dr(T, U, lam=1.0))
     s = m.score_many([T, None], [U, [T]], missing="nan")
-    assert s[0] == pytest.approx(D.dr(T, U, lam=1.0)) and math.isnan(s[1])
+    assert s[0] == pytest.approx(discourse.dr(T, U, lam=1.0)) and math.isnan(s[1])
     with pytest.raises(ValueError, match="missing discourse tree"):
         m.score_many([None], [T])
-    assert m.corpus_score([T, T], [U, T]).score == pytest.approx((D.dr(T, U, lam=1.0) + 1) / 2)
+    assert m.corpus_score([T, T], [U, T]).score == pytest.approx((discourse.dr(T, U, lam=1.0) + 1) / 2)
     # issue 24: a missing hypothesis tree (empty text, failed parse) counts with the worst value 0; only a segment
     # without any reference tree is left out (NaN, counted), for every system alike
     got = m.corpus_score([T, None], [U, T])
-    assert (got.score, got.n_missing) == (pytest.approx(D.dr(T, U, lam=1.0) / 2), 0)
+    assert (got.score, got.n_missing) == (pytest.approx(discourse.dr(T, U, lam=1.0) / 2), 0)
     got = m.corpus_score([T, T], [U, None])
-    assert (got.score, got.n_missing) == (pytest.approx(D.dr(T, U, lam=1.0)), 1)
+    assert (got.score, got.n_missing) == (pytest.approx(discourse.dr(T, U, lam=1.0)), 1)
     assert m.score_many([None, T], [T, None], missing="worst")[0] == 0.0
     assert math.isnan(m.score_many([None, T], [T, None], missing="worst")[1])
-    assert "DR|" in m.signature() and "DR-lex" in D.DiscourseSimilarity(True).signature()
+    assert "DR|" in m.signature() and "DR-lex" in discourse.DiscourseSimilarity(True).signature()
 
 
 # ---------------------------------------------------------------------------------------------- the parser
 def test_parse_tree_to_rst():
     from nltk import Tree as NT
 
-    assert D.parse_tree_to_rst(NT("n/a", ["one edu ."])) == {"label": "EDU", "children": ["one edu ."]}
+    assert feng_hirst.parse_tree_to_rst(NT("n/a", ["one edu ."])) == {"label": "EDU", "children": ["one edu ."]}
     pt = NT("Joint[N][N]", ["a", NT("Elaboration[N][S]", ["b", "c"])])
-    assert D.parse_tree_to_rst(pt) == {"label": "Joint[N][N]", "children": [
+    assert feng_hirst.parse_tree_to_rst(pt) == {"label": "Joint[N][N]", "children": [
         "a", {"label": "Elaboration[N][S]", "children": ["b", "c"]}]}
 
 
 def test_parse_rst_rejects_empty():
     with pytest.raises(ValueError, match="text 1 is empty"):
-        D.parse_rst(["fine.", "  "], cache=None)
+        frontend.parse_rst(["fine.", "  "], cache=None)
 
 
 @pytest.mark.slow
 def test_backend_reproduces_shipped_trees(ted_dir, tmp_path):
     """Parse 3 TED texts (two multi-EDU, one single-EDU) and compare with the shipped trees; then from the cache."""
-    from syneval_nb.cache import ParseCache
+    from syneval_nb.parsers.cache import ParseCache
     from syneval_nb.data import load_ted_zhen_mqm
 
     target = load_ted_zhen_mqm(ted_dir).set_index("rst_row")["target"]
-    shipped = D.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
+    shipped = rst.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
     idx = [0, 2, 4]  # row 2 is a single EDU
     texts = [target[i] for i in idx]
     cache = ParseCache(tmp_path / "c.sqlite")
-    got = D.parse_rst(texts, cache=cache, progress=False)
+    got = frontend.parse_rst(texts, cache=cache, progress=False)
     assert got == [shipped[i] for i in idx]
-    assert D.is_void(got[1])
-    assert cache.count(D.backend_key()) == 3
-    assert D.parse_rst(texts, cache=cache, progress=False) == got  # served from the cache
+    assert rst.is_void(got[1])
+    assert cache.count(feng_hirst.backend_key()) == 3
+    assert frontend.parse_rst(texts, cache=cache, progress=False) == got  # served from the cache
     java = subprocess.run(["pgrep", "-P", str(__import__("os").getpid()), "java"], capture_output=True, text=True)
     assert java.stdout.strip() == ""  # no JVM left behind by this process
 
@@ -209,6 +213,11 @@ def test_minmax_and_normalize():
     assert C.minmax([2, 2]).tolist() == [0.0, 0.0]
     m = C.minmax([1, np.nan, 5])
     assert m[0] == 0 and math.isnan(m[1]) and m[2] == 1
+    assert np.isnan(C.minmax([np.nan, np.nan])).all()
+    with pytest.raises(ValueError, match="finite scores; got an infinite value"):
+        C.minmax([1.0, np.inf])
+    x = np.random.default_rng(0).normal(size=1000)  # the formula by hand, to float rounding
+    np.testing.assert_allclose(C.minmax(x), (x - x.min()) / (x.max() - x.min()), rtol=0, atol=1e-15)
     n = C.normalize(pd.DataFrame({"TER": [0.2, 0.4, 0.3], "BLEU": [0.1, 0.3, 0.2]}))
     assert n["TER"].tolist() == pytest.approx([1.0, 0.0, 0.5])  # an error rate is flipped
     assert n["BLEU"].tolist() == pytest.approx([0.0, 1.0, 0.5])
@@ -302,8 +311,7 @@ def test_length_control_and_void_counts():
 def test_base_scores_match_the_lexical_module():
     """Sentence scores from one statistics pass equal ``sentence_scores``; per-system corpus scores are the corpus
     score of that system's segments (sacrebleu style), checked against TER by hand."""
-    from syneval_nb import lexical
-
+    from syneval_nb.metrics import lexical
     hyps = ["the cat sat on the mat", "a dog barked", "the cat is on a mat", "dogs bark"]
     refs = [["the cat is on the mat"], ["the dog barked"], ["the cat is on the mat"], ["the dog barked"]]
     systems = ["s1", "s1", "s2", "s2"]
@@ -325,7 +333,7 @@ def test_base_scores_match_the_lexical_module():
 def _rst_cli(*args, timeout=600) -> subprocess.CompletedProcess:
     import sys
 
-    return subprocess.run([sys.executable, "-m", "syneval_nb.cli", "rst", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "rst", *map(str, args)], capture_output=True,
                           text=True, timeout=timeout)
 
 
@@ -333,8 +341,8 @@ def _rst_cli(*args, timeout=600) -> subprocess.CompletedProcess:
 def test_rst_cli_reads_lines_as_parse_does(tmp_path):
     """Issue 13.4: ``rst`` split lines with ``str.splitlines()``, so U+2028, form feed and NEL inside a line gave
     more output lines than input lines (4 in, 7 out). Now output line i is input line i, parsed as one text."""
-    from syneval_nb.cache import ParseCache
-    from syneval_nb.parsing import read_sentences
+    from syneval_nb.parsers.cache import ParseCache
+    from syneval_nb.textio import read_lines as read_sentences
 
     src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", tmp_path / "c.sqlite"
     texts = ["The cat sat on the mat because it was tired.", "A dog\u2028barked loudly at night.",
@@ -346,11 +354,11 @@ def test_rst_cli_reads_lines_as_parse_does(tmp_path):
     rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert [r["i"] for r in rows] == [0, 1, 2, 3]
     with ParseCache(db) as c:  # each whole line was parsed as one text, and its tree is the one written
-        cached = c.get_many(D.backend_key(), texts)
+        cached = c.get_many(feng_hirst.backend_key(), texts)
     assert [json.loads(cached[t]) for t in texts] == [r["tree"] for r in rows]
     assert rows[0]["tree"] == {"label": "Explanation[N][S]", "children": ["The cat sat on the mat",
                                                                         "because it was tired ."]}
-    assert D.edus(rows[1]["tree"]) == ["A dog barked loudly at night ."]
+    assert rst.edus(rows[1]["tree"]) == ["A dog barked loudly at night ."]
 
 
 @pytest.mark.slow
@@ -360,16 +368,16 @@ def test_rst_cli_ctrl_c_prints_one_line_and_keeps_the_cache(ted_dir, tmp_path):
     import sys
     import time
 
-    from syneval_nb.cache import ParseCache
+    from syneval_nb.parsers.cache import ParseCache
     from syneval_nb.data import load_ted_zhen_mqm
 
     ted = load_ted_zhen_mqm(ted_dir)
-    shipped = D.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
+    shipped = rst.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
     rows = ted.drop_duplicates("target").head(30)
     src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", tmp_path / "c.sqlite"
     src.write_text("".join(t + "\n" for t in rows["target"]), encoding="utf-8")
     ParseCache(db).close()
-    proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.cli", "rst", str(src), "-o", str(out), "--cache",
+    proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.app.cli", "rst", str(src), "-o", str(out), "--cache",
                              str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     with ParseCache(db) as c:
@@ -377,7 +385,7 @@ def test_rst_cli_ctrl_c_prints_one_line_and_keeps_the_cache(ted_dir, tmp_path):
             time.sleep(0.02)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
-        got = c.get_many(D.backend_key(), list(rows["target"]))
+        got = c.get_many(feng_hirst.backend_key(), list(rows["target"]))
     assert proc.returncode == 130, err
     assert 1 <= len(got) < len(rows), "the run was not interrupted half-way"
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
@@ -392,13 +400,13 @@ def test_rst_cli_ctrl_c_prints_one_line_and_keeps_the_cache(ted_dir, tmp_path):
 def test_rst_cli_parses_a_damaged_cache_entry_again(tmp_path):
     """A cached entry that is not a valid RST tree was copied to the output; now it is parsed again, replaced
     in the cache and reported."""
-    from syneval_nb.cache import ParseCache
+    from syneval_nb.parsers.cache import ParseCache
 
     src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", tmp_path / "c.sqlite"
     text = "The cat sat on the mat because it was tired."
     src.write_text(text + "\n", encoding="utf-8")
     with ParseCache(db) as c:
-        c.put(D.backend_key(), text, json.dumps({"label": "Explanation[N][S]", "children": ["The cat sat"]}))
+        c.put(feng_hirst.backend_key(), text, json.dumps({"label": "Explanation[N][S]", "children": ["The cat sat"]}))
     done = _rst_cli(src, "-o", out, "--cache", db)
     assert done.returncode == 0, done.stderr
     tree = {"label": "Explanation[N][S]", "children": ["The cat sat on the mat", "because it was tired ."]}
@@ -406,7 +414,7 @@ def test_rst_cli_parses_a_damaged_cache_entry_again(tmp_path):
     assert ("1 damaged cache entries (not a valid RST tree) were parsed again; first: tree: label "
             "'Explanation[N][S]' gives 2 nuclearities for 1 children") in done.stderr
     with ParseCache(db) as c:
-        assert json.loads(c.get(D.backend_key(), text)) == tree
+        assert json.loads(c.get(feng_hirst.backend_key(), text)) == tree
 
 
 @pytest.mark.slow
@@ -418,7 +426,7 @@ def test_rst_cli_ctrl_c_with_two_workers_to_the_process_group(ted_dir, tmp_path)
     import sys
     import time
 
-    from syneval_nb.cache import ParseCache
+    from syneval_nb.parsers.cache import ParseCache
     from syneval_nb.data import load_ted_zhen_mqm
 
     ted = load_ted_zhen_mqm(ted_dir)
@@ -426,7 +434,7 @@ def test_rst_cli_ctrl_c_with_two_workers_to_the_process_group(ted_dir, tmp_path)
     src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", tmp_path / "c.sqlite"
     src.write_text("".join(t + "\n" for t in rows["target"]), encoding="utf-8")
     ParseCache(db).close()
-    proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.cli", "rst", str(src), "-o", str(out), "--cache",
+    proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.app.cli", "rst", str(src), "-o", str(out), "--cache",
                              str(db), "-w", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     deadline = time.monotonic() + 300

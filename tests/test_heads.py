@@ -1,4 +1,4 @@
-"""Tests of syneval_nb.heads: the Collins (1999) head table, dependency conversion, headword chains.
+"""Tests of syneval_nb.trees.heads: the Collins (1999) head table, dependency conversion, headword chains.
 
 Every expected head below was worked out by hand from the thesis table (Appendix A, as distributed with Collins'
 parser) and is written next to the tree, with the reason, so a change in the rules shows up as a failing row.
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from nltk import Tree
 
-from syneval_nb.heads import (
+from syneval_nb.trees.heads import (
     HEAD_RULES,
     PUNCT_TAGS,
     DependencyTree,

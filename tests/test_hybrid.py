@@ -1,4 +1,4 @@
-"""Tests of syneval_nb.hybrid: the paper's two worked examples, a literal brute-force Equ() oracle, and properties."""
+"""Tests of syneval_nb.metrics.hybrid: the paper's two worked examples, a literal brute-force Equ() oracle, and properties."""
 from __future__ import annotations
 
 import itertools
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from nltk import Tree
 
 from syneval_nb import stats as S
-from syneval_nb.hybrid import (
+from syneval_nb.metrics.hybrid import (
     align_leaves,
     detokenize,
     equivalent_nodes,
@@ -30,7 +30,7 @@ from syneval_nb.studies.hybridization import (
     reference_statistics,
     table5,
 )
-from syneval_nb.lexical import BLEU
+from syneval_nb.metrics.lexical import BLEU
 from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.trees import TreeFormatError, read_ptb, read_ptb_file
 

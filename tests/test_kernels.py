@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk import Tree
 
-from syneval_nb.kernels import (
+from syneval_nb.trees.kernels import (
     KernelTree,
     cosine,
     kernel,

@@ -1,4 +1,4 @@
-"""Tests for syneval_nb.learned (Kulesza & Shieber 2004)."""
+"""Tests for syneval_nb.metrics.learned (Kulesza & Shieber 2004)."""
 from __future__ import annotations
 
 import math
@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from syneval_nb import learned
+from syneval_nb.metrics import learned
 from syneval_nb.metrics.base import Corpus
-from syneval_nb.learned import (
+from syneval_nb.metrics.learned import (
     FEATURE_NAMES,
     FULL_GRID,
     FeatureConfig,
@@ -332,7 +332,7 @@ def test_ted_pool_sizes(ted_dir):
 
 
 def test_wer_per_features_are_lexical_rates_times_reference_length():
-    from syneval_nb.lexical import PER, WER
+    from syneval_nb.metrics.lexical import PER, WER
 
     hyp, ref = "the cat sat on the mat today", "a cat is sitting on the mat"
     f = features(hyp, [ref])

@@ -1,4 +1,4 @@
-"""Tests of syneval_nb.lexical against independent sources: sacrebleu (BLEU, TER, the 13a tokenizer), nltk
+"""Tests of syneval_nb.metrics.lexical against independent sources: sacrebleu (BLEU, TER, the 13a tokenizer), nltk
 (NIST), brute-force enumeration (edit distance, GTM matchings, METEOR alignments) and hand arithmetic written
 out in comments (GTM, ROUGE-S, METEOR, WER, PER, F-measure, Liu & Gildea's BLEU example)."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ from nltk.translate.nist_score import corpus_nist
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from syneval_nb.data import load_ted_zhen_mqm
-from syneval_nb.lexical import (
+from syneval_nb.metrics.lexical import (
     ALL_METRICS, BLEU, GTM, NIST, PER, TER, WER, FMeasure, MeteorExact, RougeS, edit_distance, evaluate, gtm_runs,
     make_metrics,
     meteor_alignment, skip_bigrams, tokenize,
@@ -560,8 +560,7 @@ def test_ter_hand_example():
 
 
 def test_ter_edit_counts_are_memoized_on_tokens():
-    from syneval_nb import lexical
-
+    from syneval_nb.metrics import lexical
     lexical._ter_edits.cache_clear()
     # a shift (1 edit / 4 words) and a substitution (1 / 4), each pair twice: two searches, two memo hits
     scores = TER().sentence_scores(["c d a b", "a b c d"] * 2, [["a b c d"], ["a x c d"]] * 2)
@@ -770,8 +769,7 @@ def test_meteor_dynamic_program_equals_the_enumerating_search(deen, ted_dir):
 def test_ter_equals_sacrebleu_on_random_and_long_segments(deen):
     from sacrebleu.metrics.lib_ter import translation_edit_rate
 
-    from syneval_nb import lexical
-
+    from syneval_nb.metrics import lexical
     for h, r in _random_pairs(9, 400, "abcdef", 22):
         assert lexical._ter_edits(tuple(h), tuple(r)) == translation_edit_rate(h, r)[0], (h, r)
     # a 106-word paragraph (5 lines): sacrebleu needs a few seconds
@@ -786,7 +784,7 @@ def test_ter_equals_sacrebleu_on_random_and_long_segments(deen):
 
 _LONG_LINE_SCRIPT = """
 import json, sys
-from syneval_nb.lexical import GTM, TER, MeteorExact, gtm_runs, meteor_alignment, tokenize
+from syneval_nb.metrics.lexical import GTM, TER, MeteorExact, gtm_runs, meteor_alignment, tokenize
 hyp, ref = json.load(sys.stdin)
 links, exact = meteor_alignment(tokenize(hyp), tokenize(ref))
 print(json.dumps({"runs": gtm_runs(tokenize(hyp), tokenize(ref)), "links": links, "exact": exact,

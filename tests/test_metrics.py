@@ -7,7 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from syneval_nb import discourse, lexical, metrics, syntactic
+from syneval_nb import metrics
+from syneval_nb.metrics import lexical
+from syneval_nb.metrics import syntactic
+from syneval_nb.metrics import discourse
+from syneval_nb.trees import rst
 from syneval_nb.textio import read_lines
 from syneval_nb.trees import read_ptb_lines
 
@@ -17,14 +21,14 @@ SYSTEM = "newstest2021.de-en.hyp.UEdin.en"
 
 @pytest.fixture(scope="module")
 def real(deen_dir):
-    ptb, rst = deen_dir / "parses" / "stanford-pcfg-3.3.1", deen_dir / "parses" / "feng-hirst-0.1.4"
+    ptb, rst_dir = deen_dir / "parses" / "stanford-pcfg-3.3.1", deen_dir / "parses" / "feng-hirst-0.1.4"
     refs_files = [f"newstest2021.de-en.ref.{k}.en" for k in "AB"]
     hyps = read_lines(deen_dir / "system-outputs" / SYSTEM)[:N]
     streams = [read_lines(deen_dir / f)[:N] for f in refs_files]
     hyp_ptb = read_lines(ptb / f"{SYSTEM}.ptb")[:N]
     ref_ptb = [read_lines(ptb / f"{f}.ptb")[:N] for f in refs_files]
-    hyp_rst = discourse.load_rst_jsonl(rst / f"{SYSTEM}.jsonl")[:N]
-    ref_rst = [discourse.load_rst_jsonl(rst / f"{f}.jsonl")[:N] for f in refs_files]
+    hyp_rst = rst.load_rst_jsonl(rst_dir / f"{SYSTEM}.jsonl")[:N]
+    ref_rst = [rst.load_rst_jsonl(rst_dir / f"{f}.jsonl")[:N] for f in refs_files]
     corpus = metrics.Corpus(hyps, streams, hyp_ptb=hyp_ptb, ref_ptb=ref_ptb, hyp_rst=hyp_rst, ref_rst=ref_rst,
                             ref_layout="streams")
     refs = [list(t) for t in zip(*streams)]
@@ -38,7 +42,7 @@ def real(deen_dir):
 @pytest.fixture(scope="module")
 def learned_model(real):
     """A tiny Kulesza-Shieber model trained on the first 30 segments (reference B = human, the system = machine)."""
-    from syneval_nb.learned import FeatureConfig, LearnedMetric, feature_frame
+    from syneval_nb.metrics.learned import FeatureConfig, LearnedMetric, feature_frame
 
     hyps, refs = real["hyps"][:30], real["refs"][:30]
     X = feature_frame(hyps + [r[1] for r in refs], [[r[0]] for r in refs] * 2, FeatureConfig(), progress=False)
@@ -64,7 +68,7 @@ def family_corpus(name: str, real: dict, learned_model) -> float:
     if name in ("DR", "DR-lex"):
         return discourse.DiscourseSimilarity(lexicalized=name == "DR-lex").corpus_score(real["hyp_rst"], real["rst_r"]).score
     if name == "Learned":
-        from syneval_nb.learned import FeatureConfig, feature_frame  # the model's own features, then the mean
+        from syneval_nb.metrics.learned import FeatureConfig, feature_frame  # the model's own features, then the mean
 
         X = feature_frame(real["hyps"], real["refs"], FeatureConfig(), progress=False)
         return float(np.mean(learned_model.score_features(X)))
@@ -254,8 +258,7 @@ def test_combine_base_scores_through_the_registry_equal_the_former_path(ted_smal
     options) to 1e-12, with the same NaN for the unparsed row; values measured before the change pinned."""
     import warnings
 
-    from syneval_nb import combine
-
+    from syneval_nb.metrics import combine
     f, ptb, refs, prefs = ted_small["frame"], ted_small["ptb"], ted_small["refs"], ted_small["ptb_refs"]
     systems = f["system"].tolist()
     seg, corpus = combine.base_scores(f["target"].tolist(), refs, ptb, prefs, systems=systems, progress=False)
@@ -301,8 +304,7 @@ def test_combine_base_scores_through_the_registry_equal_the_former_path(ted_smal
 def test_learned_syntactic_features_through_the_registry_equal_the_former_path(ted_small):
     """learned.syntactic_frame takes STM/HWCM/TKM from the registry (one STM-D / HWCM-D pass, depths 1..D from its
     statistics): equal to syntactic.score_corpus's columns to 1e-12; values measured before the change pinned."""
-    from syneval_nb import learned
-
+    from syneval_nb.metrics import learned
     f, prefs = ted_small["frame"], ted_small["ptb_refs"]
     got = learned.syntactic_frame(f["ptb"].tolist(), prefs, depth=3)
     assert list(got.columns) == learned.syntactic_feature_names(3)

@@ -12,7 +12,7 @@ import json
 import nbformat
 import pytest
 
-from syneval_nb.runner import list_notebooks, run_notebook
+from syneval_nb.app.runner import list_notebooks, run_notebook
 
 NOTEBOOKS = list_notebooks()
 

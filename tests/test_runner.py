@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 from nbformat import v4
 
-from syneval_nb import cli, paths, runner
+from syneval_nb import paths
 
 
+from syneval_nb.app import cli
+from syneval_nb.app import runner
 def _notebook(path: Path, body: str) -> Path:
     params = v4.new_code_cell("data_dir = None\nsample = None\noutput_dir = '.'\nseed = 0")
     params.metadata["tags"] = ["parameters"]
@@ -23,7 +25,7 @@ def _notebook(path: Path, body: str) -> Path:
     return path
 
 
-WRITES = ("from syneval_nb.runner import write_results\n"
+WRITES = ("from syneval_nb.app.runner import write_results\n"
           "print('hello')\n"
           "write_results({'sample': sample, 'twice': 2 * (sample or 0)}, output_dir, '00_tiny')")
 
@@ -110,7 +112,7 @@ def _run_cli(*args, timeout=600):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "syneval_nb.cli", "run", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "run", *map(str, args)], capture_output=True,
                           text=True, timeout=timeout)
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from syneval_nb import discourse, metrics
+from syneval_nb import metrics
+from syneval_nb.trees import rst
 from syneval_nb.textio import read_lines
 
 LINES = list(range(0, 1000, 25))
@@ -21,7 +22,7 @@ METRICS = "bleu,ter,meteor,stm,hwcm,dstm,tkm,dtkm,dr,dr-lex"
 
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "syneval_nb.cli", "score", "-q", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "score", "-q", *args], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=600)
 
 
@@ -36,8 +37,8 @@ def files(deen_dir, tmp_path_factory):
         (d / n).write_text("\n".join(lines[i] for i in LINES) + "\n", encoding="utf-8")
         pl = read_lines(deen_dir / "parses" / "stanford-pcfg-3.3.1" / (n + ".ptb"))
         (d / "parses" / (n + ".ptb")).write_text("\n".join(pl[i] for i in LINES) + "\n", encoding="utf-8")
-        rst = discourse.load_rst_jsonl(deen_dir / "parses" / "feng-hirst-0.1.4" / (n + ".jsonl"))
-        discourse.write_rst_jsonl([rst[i] for i in LINES], d / "parses" / (n + ".jsonl"))
+        trees = rst.load_rst_jsonl(deen_dir / "parses" / "feng-hirst-0.1.4" / (n + ".jsonl"))
+        rst.write_rst_jsonl([trees[i] for i in LINES], d / "parses" / (n + ".jsonl"))
     refs = [str(d / names[0]), str(d / names[1])]
     hyps = [str(d / names[2]), str(d / names[3])]
     return {"dir": d, "refs": refs, "hyps": hyps, "parses": str(d / "parses")}
@@ -49,8 +50,8 @@ def api_corpus(files: dict, system_file: str) -> metrics.Corpus:
     return metrics.Corpus(read_lines(system_file), refs, ref_layout="streams",
                           hyp_ptb=read_lines(p / (Path(system_file).name + ".ptb")),
                           ref_ptb=[read_lines(p / (Path(f).name + ".ptb")) for f in files["refs"]],
-                          hyp_rst=discourse.load_rst_jsonl(p / (Path(system_file).name + ".jsonl")),
-                          ref_rst=[discourse.load_rst_jsonl(p / (Path(f).name + ".jsonl")) for f in files["refs"]])
+                          hyp_rst=rst.load_rst_jsonl(p / (Path(system_file).name + ".jsonl")),
+                          ref_rst=[rst.load_rst_jsonl(p / (Path(f).name + ".jsonl")) for f in files["refs"]])
 
 
 @pytest.fixture(scope="module")
@@ -205,8 +206,8 @@ def test_output_never_overwrites_an_input(files):
 def test_really_parses_through_the_jvm(files, tmp_path):
     """10 lines parsed by the Stanford parser (fresh cache), then again from the warm cache: same JSON; the
     scores equal the Python API on the parses the command stored."""
-    from syneval_nb.cache import ParseCache
-    from syneval_nb.parsing import get_stanford_parser
+    from syneval_nb.parsers.cache import ParseCache
+    from syneval_nb.parsers.stanford import get_stanford_parser
 
     d = tmp_path / "ten"
     d.mkdir()

@@ -75,7 +75,7 @@ def test_one_system_may_leave_out_the_system_column(tmp_path):
 def test_report_refuses_bad_human_scores_before_any_work(tmp_path):
     """The run that parsed for 54 minutes and then failed: now one line and exit code 2 at once."""
     bad = _tsv(tmp_path, "system\tseg_id\tscore\n" + "".join(f"system_good\t{i + 1}\t{i}\n" for i in range(30)))
-    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-r", str(EXAMPLE / "ref.A.txt"), "-i",
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-r", str(EXAMPLE / "ref.A.txt"), "-i",
                         *FILES, "--human-scores", str(bad), "-o", str(tmp_path / "out")], capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 2, r.stderr
@@ -95,7 +95,7 @@ def test_report_refuses_bad_options_before_any_work(tmp_path, args, message):
     f = tmp_path / "a-file.html"
     f.write_text("mine", encoding="utf-8")
     args = [str(f) if a == "FILE" else a for a in args]
-    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", *args], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", *args], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()

@@ -19,9 +19,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from syneval_nb import _accel, heads, syntactic, trees
-from syneval_nb.heads import DependencyTree, PUNCT_TAGS, _head_index, _head_pass_py, headword_chains
-from syneval_nb.syntactic import _clip_chains_py, _clip_ids_py, _max_counts_py, _subtree_ids_py
+from syneval_nb import _accel, trees
+from syneval_nb.trees import heads
+from syneval_nb.metrics import syntactic
+from syneval_nb.trees.heads import DependencyTree, PUNCT_TAGS, _head_index, _head_pass_py, headword_chains
+from syneval_nb.metrics.syntactic import _clip_chains_py, _clip_ids_py, _max_counts_py, _subtree_ids_py
 from syneval_nb.trees import (WRAPPER_LABELS, FlatTree, TreeFormatError, _parse_fast, _parse_general, read_ptb_flat,
                               strip_label)
 
@@ -237,7 +239,7 @@ import json, sys
 import pandas as pd
 from syneval_nb import _accel
 from syneval_nb.data import load_wmt21_deen
-from syneval_nb.syntactic import score_corpus
+from syneval_nb.metrics.syntactic import score_corpus
 seg = load_wmt21_deen().segments
 out = {"compiled": _accel.compiled()}
 for system in ("UEdin", "Online-W"):
@@ -294,7 +296,8 @@ _BIG = """
 import json, random, sys
 sys.path.insert(0, "tests")
 from _large_trees import deep_tree, flat_tree, random_tree
-from syneval_nb import _accel, syntactic, trees
+from syneval_nb import _accel, trees
+from syneval_nb.metrics import syntactic
 rng = random.Random(5)
 hyps = [flat_tree(300, rng), deep_tree(1000, rng, True), random_tree(5000, 1000, rng), flat_tree(5000, rng)]
 refs = [[random_tree(2000, 300, rng), flat_tree(400, rng)] for _ in hyps]
@@ -326,7 +329,8 @@ def test_score_corpus_on_large_trees_is_identical_with_and_without_the_extension
 
 _DEEP = """
 import json, sys
-from syneval_nb import _accel, syntactic, trees
+from syneval_nb import _accel, trees
+from syneval_nb.metrics import syntactic
 deep = "(S " * 4999 + "(NN w)" + ")" * 4999
 other = "(S " * 2999 + "(NN w)" + ")" * 2999
 t, r = trees.read_ptb(deep), trees.read_ptb(other)

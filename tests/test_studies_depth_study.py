@@ -154,7 +154,7 @@ def test_depth_scores_by_hand():
     # the kernel decay reaches TKM: the sentence-level tkm() at lam = 0.5, not the lam = 1 score above
     seg_half, _ = ds.depth_scores(["I have it"], [["I have a pen"]], [hyp_ptb], [[ref_ptb]], ["s1"], max_depth=1,
                                   syntactic_metrics=("tkm",), progress=False, lam=0.5)
-    from syneval_nb import syntactic
+    from syneval_nb.metrics import syntactic
     from syneval_nb.trees import read_ptb
     want = syntactic.tkm(read_ptb(hyp_ptb), [read_ptb(ref_ptb)], lam=0.5).score
     assert seg_half[("TKM", None)].tolist() == pytest.approx([want])

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from syneval_nb import combine, stats
+from syneval_nb import stats
+from syneval_nb.metrics import combine
 from syneval_nb.studies import discourse_kernels as S
 
 

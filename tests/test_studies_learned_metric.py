@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy.stats import pearsonr
 
-from syneval_nb.learned import LearnedMetric, build_pool
+from syneval_nb.metrics.learned import LearnedMetric, build_pool
 from syneval_nb.studies import learned_metric as S
 
 

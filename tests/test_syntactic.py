@@ -6,8 +6,8 @@ import math
 import pandas as pd
 import pytest
 
-from syneval_nb.kernels import normalized_tree_kernel
-from syneval_nb.syntactic import (
+from syneval_nb.trees.kernels import normalized_tree_kernel
+from syneval_nb.metrics.syntactic import (
     EPSILON,
     HWCM,
     STM,
@@ -100,7 +100,7 @@ def test_literal_mean_is_the_default_and_effective_order_the_variant():
 
 
 def test_primary_depth_is_fixed():
-    from syneval_nb.syntactic import PRIMARY_DEPTH
+    from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
 
     assert PRIMARY_DEPTH == 4  # chosen from Liu & Gildea's text (see its docstring), never from our data
 
@@ -336,7 +336,7 @@ def test_references_are_built_once_and_shared():
 
 
 def test_score_systems_equals_score_corpus_per_system():
-    from syneval_nb.syntactic import clear_caches, score_systems
+    from syneval_nb.metrics.syntactic import clear_caches, score_systems
 
     refs = [[REF_FIG2, REF_PEN], [REF_PEN], [REF_PEN, "(())"]]
     systems = {"a": [HYP_FIG2, HYP_BLUE, REF_PEN], "b": [HYP_BLUE, "(())", HYP_FIG2]}
@@ -353,7 +353,7 @@ def test_score_systems_equals_score_corpus_per_system():
 
 @pytest.mark.slow
 def test_score_systems_in_parallel_gives_the_same_frames():
-    from syneval_nb.syntactic import score_systems
+    from syneval_nb.metrics.syntactic import score_systems
 
     refs = [[REF_FIG2, REF_PEN], [REF_PEN]]
     systems = {"a": [HYP_FIG2, HYP_BLUE], "b": [HYP_BLUE, HYP_FIG2], "c": [REF_PEN, REF_FIG2]}

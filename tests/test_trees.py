@@ -521,9 +521,9 @@ def test_read_ptb_strings_aligned_with_lines(tmp_path):
 
 
 def test_one_line_reader_for_every_module(tmp_path):
-    from syneval_nb import data, parsing, textio
+    from syneval_nb import data, textio
 
-    assert data.read_lines is textio.read_lines and parsing.read_sentences is textio.read_lines
+    assert data.read_lines is textio.read_lines
     f = tmp_path / "bad.txt"
     f.write_bytes(b"ok\nbad \xff here\n")
     with pytest.raises(textio.InputEncodingError, match=r"line 2, byte 5 of the line \(offset 7"):  # 3 + 4 = 7

@@ -2,7 +2,7 @@
 ``syneval-nb run`` (:func:`index_page`).
 
 ``syneval-nb report -r ref.A.txt [ref.B.txt ...] -i sysA.txt [sysB.txt ...] [-o DIR]`` runs
-``notebooks/09_evaluate_your_system.ipynb`` (in an installed wheel: its copy in the package data) with papermill (:func:`syneval_nb.runner.run_notebook`) and writes
+``notebooks/09_evaluate_your_system.ipynb`` (in an installed wheel: its copy in the package data) with papermill (:func:`syneval_nb.app.runner.run_notebook`) and writes
 ``DIR/09_evaluate_your_system.html`` (plus the executed notebook and its results JSON). With no files it reports on
 the embedded example (``data/examples/your_system``).
 """

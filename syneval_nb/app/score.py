@@ -374,7 +374,7 @@ def cli(argv: list[str] | None = None) -> int:
     except ValueError as e:
         return _error(str(e).splitlines()[0] if str(e) else type(e).__name__)
     except RuntimeError as e:
-        if type(e).__name__ != "ClusterError":  # syneval_nb.cluster (not imported without --scheduler)
+        if type(e).__name__ != "ClusterError":  # syneval_nb.parsers.dask (not imported without --scheduler)
             raise
         return _error(str(e).splitlines()[0])
     for s, f in ev.failures.items():

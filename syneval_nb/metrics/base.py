@@ -6,7 +6,7 @@ Every metric is reached through :func:`get` and has the same shape, sacrebleu's:
   ``sentence_scores(hyps, refs) -> np.ndarray`` (NaN only where a segment has no usable reference, e.g. none of
   its references could be parsed;
   equal to ``sentence_score`` segment by segment, except NIST, whose information weights come from all the
-  references scored together, as in :class:`syneval_nb.lexical.NIST`);
+  references scored together, as in :class:`syneval_nb.metrics.lexical.NIST`);
 * ``signature() -> str``, built for every metric by the one function :func:`make_signature`;
 * ``inputs``: what it consumes, among ``"text"``, ``"ptb"`` (constituency parses) and ``"rst"`` (RST trees);
 * the statistics protocol behind the scores (used for bootstrap resampling by ``syneval-nb score`` and the report):
@@ -25,10 +25,10 @@ metrics by ``-D``, the maximum depth (chain length): ``BLEU``, ``NIST``, ``WER``
 ``ROUGE-S``, ``METEOR``, ``TER``, ``STM-4``, ``DSTM-4``, ``HWCM-4``, ``TKM``, ``DTKM``, ``DR``, ``DR-lex``,
 ``Learned``. :func:`parse_name` maps every other spelling onto it: case and ``_``/``-`` are ignored (``stm_4``,
 ``stm-4``, ``STM4``), a tuple ``("STM", 4)`` works, and a depth metric named without a depth (``"stm"``) takes its
-family's default depth (:data:`syneval_nb.syntactic.DEFAULT_DEPTH`).
+family's default depth (:data:`syneval_nb.metrics.syntactic.DEFAULT_DEPTH`).
 
-**Defaults** are the family modules' own (constructor defaults of :mod:`syneval_nb.lexical`,
-:mod:`syneval_nb.syntactic`, :mod:`syneval_nb.discourse`); options passed to :func:`get` go to the family
+**Defaults** are the family modules' own (constructor defaults of :mod:`syneval_nb.metrics.lexical`,
+:mod:`syneval_nb.metrics.syntactic`, :mod:`syneval_nb.discourse`); options passed to :func:`get` go to the family
 constructor unchanged (``get("hwcm", depth=4, epsilon=1e-3)``, ``get("bleu", smooth="epsilon")``). The BLEU of
 ``get("bleu")`` is sacrebleu's ``corpus_bleu`` at corpus level (13a, exp smoothing), on the 0-1 scale.
 
@@ -40,7 +40,7 @@ there are segments) unless ``ref_layout`` says which.
 
 **Inputs.** Plain strings are texts. A :class:`Corpus` carries hypotheses, references and whatever parses are
 available (PTB strings, RST trees); it makes the missing ones only when a metric needs them, through the persistent
-parse cache (:func:`syneval_nb.parsing.parse_strings` with the Stanford parser; :func:`syneval_nb.discourse.parse_rst`).
+parse cache (:func:`syneval_nb.parsers.frontend.parse_strings` with the Stanford parser; :func:`syneval_nb.parsers.frontend.parse_rst`).
 Pass a :class:`Corpus` (or :class:`Segment`) anywhere a metric takes ``hyps`` / ``hyp``.
 """
 from __future__ import annotations
@@ -204,7 +204,7 @@ class Corpus:
     (``ref_layout="streams"`` for sacrebleu's). ``hyp_ptb`` / ``ref_ptb`` (bracketed parse strings, ``None`` for
     unparsed; ``ref_ptb[i]`` = list, same layout as ``refs``) and ``hyp_rst`` / ``ref_rst`` (RST trees as dicts)
     may be given; :meth:`ptb` and :meth:`rst` make the missing ones through the persistent cache (``cache``:
-    as :func:`syneval_nb.cache.open_cache` reads it; ``workers`` parser processes). ``failures`` records the
+    as :func:`syneval_nb.parsers.cache.open_cache` reads it; ``workers`` parser processes). ``failures`` records the
     sentences without a parse: ``{("ptb"|"rst", "hyp"|"ref k"): [0-based line numbers]}``.
     """
 
@@ -299,7 +299,7 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
     (all sentences of every corpus together: each distinct sentence is parsed once, through the cache).
     ``scheduler``: a Dask scheduler address or ``distributed.Client`` to parse on (the cache is still written here).
 
-    Raises :class:`syneval_nb.parsing.ParserSetupError` when the parser cannot run (e.g. no Java)."""
+    Raises :class:`syneval_nb.parsers.stanford.ParserSetupError` when the parser cannot run (e.g. no Java)."""
     if "ptb" in inputs:
         def stanford(uniq: list[str]):
             import warnings
@@ -475,7 +475,7 @@ class Metric:
 
 
 def depth_scores(M: np.ndarray, T: np.ndarray, effective_order: bool, epsilon: float | None) -> np.ndarray:
-    """:func:`syneval_nb.syntactic.depth_score` over rows (matches and totals per depth, shape (B, D))."""
+    """:func:`syneval_nb.metrics.syntactic.depth_score` over rows (matches and totals per depth, shape (B, D))."""
     M, T = np.atleast_2d(M).astype(float), np.atleast_2d(T).astype(float)
     pos = T > 0
     with np.errstate(invalid="ignore", divide="ignore"):

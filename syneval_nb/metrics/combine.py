@@ -18,7 +18,7 @@
   are chapter code: :func:`syneval_nb.studies.depth_study.depth_scores`, on :func:`_syntactic_by_system` here.
 
 Base metrics (:data:`BASE_METRICS`) are the registry's (:func:`syneval_nb.metrics.get`): lexical ones scored
-together by :func:`syneval_nb.lexical.evaluate` on the registry objects' families, syntactic ones by the registry
+together by :func:`syneval_nb.metrics.lexical.evaluate` on the registry objects' families, syntactic ones by the registry
 objects per system. Notebook 07's study code (the data sets scored, the combination tables with
 placebo and length columns, the verdicts) is in :mod:`syneval_nb.studies.discourse_kernels`.
 """
@@ -29,6 +29,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.preprocessing import minmax_scale
 from syneval_nb import stats
 from syneval_nb.metrics import registry as metrics
 from syneval_nb.metrics.base import Corpus
@@ -99,7 +100,7 @@ def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequ
                          systems: Sequence[str], metrics: Sequence[str], max_depth: int,
                          progress: bool = False, lam: float = 1.0, effective_order: bool = False,
                          scheduler=None) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
-    """:func:`syneval_nb.syntactic.score_corpus` called once per system (so that corpus scores come from that
+    """:func:`syneval_nb.metrics.syntactic.score_corpus` called once per system (so that corpus scores come from that
     system's summed statistics; the references are read once and cached by ``score_corpus``): each column's
     segment scores aligned with the input, and each system's corpus scores (``attrs["corpus"]``).
     ``scheduler`` (a Dask address or ``distributed.Client``): one task per system on that cluster, same numbers."""
@@ -154,7 +155,7 @@ def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Se
                 systems: Sequence[str] | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Segment scores of the base metrics, one column per metric (raw scale and orientation), and each metric's
     corpus score per system (index system, from summed sufficient statistics; TKM: mean). Lexical metrics come
-    from :func:`syneval_nb.lexical.evaluate` (statistics computed once; NIST's information weights from all
+    from :func:`syneval_nb.metrics.lexical.evaluate` (statistics computed once; NIST's information weights from all
     references of the call, which equals scoring each system alone when every system covers the same segments).
 
     ``refs[i]`` / ``ptb_refs[i]`` are the references (strings / PTB strings) of segment ``i``; ``systems[i]`` names
@@ -205,13 +206,19 @@ def higher_is_better(name: str) -> bool:
 
 
 def minmax(x: Sequence[float]) -> np.ndarray:
-    """Min-max normalization to [0, 1]: ``(x - min) / (max - min)`` (NaN kept, ignored for min/max); a constant
-    column maps to 0."""
+    """Min-max normalization to [0, 1]: ``(x - min) / (max - min)``, by :func:`sklearn.preprocessing.minmax_scale`
+    (NaN kept and ignored for min/max; a constant column maps to 0). An infinite value has no min-max scale: it
+    raises.
+
+    >>> minmax([1, 3, 2]).tolist()
+    [0.0, 1.0, 0.5]
+    """
     a = np.asarray(x, dtype=float)
-    lo, hi = np.nanmin(a), np.nanmax(a)
-    if not np.isfinite(hi - lo) or hi == lo:
-        return np.where(np.isnan(a), np.nan, 0.0)
-    return (a - lo) / (hi - lo)
+    if np.isinf(a).any():
+        raise ValueError("min-max normalization needs finite scores; got an infinite value")
+    if np.isnan(a).all():
+        return a.copy()
+    return minmax_scale(a)
 
 
 def normalize(scores: pd.DataFrame) -> pd.DataFrame:
@@ -388,7 +395,7 @@ def human_pair_ties(metric: Sequence[float], human: Sequence[float], segments: S
 
 def length_control(hyps: Sequence[str], refs: Sequence[str], tokenizer: str = "13a") -> np.ndarray:
     """The length-difference control baseline ``-|len(hyp) - len(ref)|`` in tokens (higher = closer in length):
-    :func:`syneval_nb.stats.length_controls` on :func:`syneval_nb.lexical.tokenize` lengths."""
+    :func:`syneval_nb.stats.length_controls` on :func:`syneval_nb.metrics.lexical.tokenize` lengths."""
 
     return stats.length_controls([len(tokenize(h, tokenizer)) for h in hyps],
                                  np.array([len(tokenize(r, tokenizer)) for r in refs], dtype=float))["neg_abs_len_diff"]

@@ -29,7 +29,7 @@ from syneval_nb.trees.rst import DEFAULT_LAM, _check, dr_lex_tree, dr_tree
 def dr(hyp_rst: Mapping, ref_rst: Mapping, lam: float = DEFAULT_LAM) -> float:
     """DR similarity: normalized all-subtree kernel between :func:`dr_tree` of hypothesis and reference.
 
-    ``K(h, r) / sqrt(K(h, h) K(r, r))`` with the Collins & Duffy kernel of :mod:`syneval_nb.kernels` (``lam`` its
+    ``K(h, r) / sqrt(K(h, h) K(r, r))`` with the Collins & Duffy kernel of :mod:`syneval_nb.trees.kernels` (``lam`` its
     decay: 1.0 counts common subtrees, the default :data:`DEFAULT_LAM` down-weights large ones). Identical trees
     give 1.0; void vs void gives 1.0
     and void vs a relational tree 0.0 (see :func:`dr_tree`). ``None`` (failed parse) raises ``ValueError``.
@@ -92,7 +92,7 @@ class DiscourseSimilarity(Metric):
         return {**opts, "parser": "feng-hirst-0.1.4", "hypfault": "worst"}
 
     def kernel_tree(self, rst: Mapping):
-        """The :class:`syneval_nb.kernels.KernelTree` of a tree's DR / DR-lex representation (cached by JSON)."""
+        """The :class:`syneval_nb.trees.kernels.KernelTree` of a tree's DR / DR-lex representation (cached by JSON)."""
         key = json.dumps(_check(rst), sort_keys=True)
         kt = self._trees.get(key)
         if kt is None:

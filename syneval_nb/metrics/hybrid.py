@@ -147,7 +147,7 @@ class HybridSet:
     @property
     def ptbs(self) -> list[str | None]:
         """One-line bracketed trees (``None`` for a reference without a tree), e.g. to store them; the
-        functions of :mod:`syneval_nb.syntactic` also take :attr:`trees` directly."""
+        functions of :mod:`syneval_nb.metrics.syntactic` also take :attr:`trees` directly."""
         return [None if h.tree is None else h.tree.pformat(margin=1 << 30) for h in self.hybrids]
 
 

@@ -22,7 +22,7 @@ Features (section 3.2), computed from a hypothesis and its references, in this o
     minimum size of the remaining set (over all references)": ``min_r (max(|h|,|r|) - |h ∩ r|)`` with a
     multiset intersection, again a **raw count**.
 
-Both counts are the ``errors`` statistic of :mod:`syneval_nb.lexical`'s ``WER`` / ``PER`` (whose docstrings
+Both counts are the ``errors`` statistic of :mod:`syneval_nb.metrics.lexical`'s ``WER`` / ``PER`` (whose docstrings
 cite this paper); those metrics' *scores* divide the count by the chosen reference's length (an error rate, as
 in Tillmann et al. 1997). The features keep the undivided counts, as the paper words them; the learner sees
 the lengths through the length ratios. The Table 1 baselines of notebook 05 are the lexical metrics (rates),
@@ -40,7 +40,7 @@ Other choices the paper leaves open (stated here and in the notebook):
   up to a positive per-model constant (identical correlations and rankings) and is available too.
 
 Beyond the paper (its section 5.1 suggests syntax-aware features): ``FeatureConfig(syntax=True)`` appends
-STM and HWCM for each maximum depth 1..D and TKM (Liu & Gildea 2005), from :func:`syneval_nb.syntactic.score_corpus`
+STM and HWCM for each maximum depth 1..D and TKM (Liu & Gildea 2005), from :func:`syneval_nb.metrics.syntactic.score_corpus`
 on parse strings (``stm_1..stm_D, hwcm_1..hwcm_D, tkm``).
 
 Training data without human judgments (section 2, adapted): :func:`build_pool` scores one human translation
@@ -518,7 +518,9 @@ def grid_search(
     """Section 4.2: train one SVM per (C, sigma), measure validation classification accuracy, keep the best.
 
     Selection uses validation accuracy only (no human scores). Ties go to the smaller C, then the larger sigma
-    (the smoother model). The table has ``C, sigma, gamma, acc, acc_human, acc_machine, n_support, fit_seconds``.
+    (the smoother model). This is not :class:`sklearn.model_selection.GridSearchCV` with a ``PredefinedSplit``
+    because the chapter needs every grid point's fitted model (Figure 2 correlates each one with human scores),
+    which ``GridSearchCV`` does not keep, and the per-class accuracies of each point. The table has ``C, sigma, gamma, acc, acc_human, acc_machine, n_support, fit_seconds``.
     """
     grid = [(float(c), float(s)) for c in Cs for s in sigmas]
     if not grid:

@@ -2,7 +2,7 @@
 
 All metrics compare the parse of a hypothesis with the parses of its references. They take constituency trees
 (:class:`nltk.Tree` from :func:`syneval_nb.trees.read_ptb`); the dependency metrics convert them with the Collins
-(1999) head rules of :mod:`syneval_nb.heads` (conversion cached per tree object).
+(1999) head rules of :mod:`syneval_nb.trees.heads` (conversion cached per tree object).
 
 **STM** (subtree metric, section 2)::
 
@@ -16,7 +16,7 @@ own subtree ends above level ``d`` (a preterminal under ``S``) is part of the de
 references used simultaneously, as in BLEU. Worked example (section 2): ``(6/7 + 3/4 + 1/2) / 3 = 0.702``.
 
 **TKM**: ``max_r K(h, r) / sqrt(K(h, h) K(r, r))`` with the Collins & Duffy all-subtree kernel of
-:mod:`syneval_nb.kernels` (a preterminal's production includes its word). ``lam`` (default 1, the paper's plain
+:mod:`syneval_nb.trees.kernels` (a preterminal's production includes its word). ``lam`` (default 1, the paper's plain
 count) is the kernel's decay.
 
 **HWCM** (headword chain metric): the same clipped, per-length precision as STM over the *headword chains* of the
@@ -37,7 +37,7 @@ Decisions the paper leaves open (all recorded in ``.signature()``):
   the mean, as sacrebleu's ``effective_order`` does for sentence BLEU; identical hypothesis and reference then
   score 1.0 whatever ``D``, and deep STM then rewards short output (issue 14: on TED zh-en, r(STM_9, -hypothesis
   length) is 0.350 with it against 0.067 with the literal mean). Compare with BLEU under the same treatment of
-  missing orders on both sides (:class:`syneval_nb.lexical.BLEU` ``effective_order``).
+  missing orders on both sides (:class:`syneval_nb.metrics.lexical.BLEU` ``effective_order``).
 - *Corpus level.* The paper scores systems at corpus level from summed statistics ("the overlapping n-grams of all
   the sentences and their references will be summed up", section 3): ``corpus_score`` sums the clipped matches and
   the totals per depth over the segments, then applies the same formula. TKM/DTKM have no additive statistic; their
@@ -1020,7 +1020,7 @@ class References:
 
     ``ref_parses[i]`` holds the bracketed parses of segment ``i``'s references (a string for a single reference);
     ``nltk.Tree`` or :class:`~syneval_nb.trees.FlatTree` objects may stand for the strings (here and in
-    :meth:`score`'s hypotheses), e.g. the hybrid references of :mod:`syneval_nb.hybrid`.
+    :meth:`score`'s hypotheses), e.g. the hybrid references of :mod:`syneval_nb.metrics.hybrid`.
     Scoring several systems with :meth:`score` reuses the reference trees, their subtree counts, chain counts,
     dependency trees and kernel self-similarities (each computed on first use).
     """

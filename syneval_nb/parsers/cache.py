@@ -2,7 +2,7 @@
 
 One table maps ``(backend_key, text) -> result``. ``backend_key`` is chosen by the caller and must encode everything
 that can change the result: backend name, backend version and options (see
-:func:`syneval_nb.parsing.StanfordParser.backend_key`). ``text`` is the exact input string (no normalisation), and
+:func:`syneval_nb.parsers.stanford.StanfordParser.backend_key`). ``text`` is the exact input string (no normalisation), and
 ``result`` is any string (a one-line PTB tree, the JSON of an RST tree...) or ``None`` for an input the backend
 failed on *deterministically* (for example a sentence longer than the parser's length limit). A stored ``None`` is
 a real cache entry; callers decide whether to retry it.
@@ -18,8 +18,8 @@ Durability and concurrency:
 
 Damaged entries: results of the kit's own backends are checked as they are read (:func:`check_result`: a Stanford
 result must read as one bracketed tree with :func:`syneval_nb.trees.read_ptb_flat`, or be the unparsed marker
-``(())``; a spaCy result must be the JSON of a :class:`syneval_nb.heads.DependencyTree`; an RST result must be JSON
-that :func:`syneval_nb.discourse.validate_rst` accepts). An entry that fails is left out of :meth:`ParseCache.get_many`
+``(())``; a spaCy result must be the JSON of a :class:`syneval_nb.trees.heads.DependencyTree`; an RST result must be JSON
+that :func:`syneval_nb.trees.rst.validate_rst` accepts). An entry that fails is left out of :meth:`ParseCache.get_many`
 (a miss: the caller parses the text again and the new result replaces it) and listed in
 :attr:`ParseCache.last_rejected`; :attr:`ParseCache.n_rejected` counts them over the cache's life.
 """

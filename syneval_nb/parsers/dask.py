@@ -3,9 +3,9 @@
 Everything Dask-specific lives here; the front ends take ``scheduler=`` and import this module only when it is
 given, so a user without a cluster never imports Dask:
 
-- :func:`syneval_nb.parsing.parse` / :func:`~syneval_nb.parsing.parse_strings` (``stanford`` and ``spacy``
-  backends), :func:`syneval_nb.discourse.parse_rst`, ``syneval-nb parse|rst --scheduler tcp://HOST:8786``;
-- :func:`syneval_nb.syntactic.score_systems` (one task per system) and :func:`syneval_nb.lexical.evaluate` (one task
+- :func:`syneval_nb.parsers.frontend.parse` / :func:`~syneval_nb.parsers.frontend.parse_strings` (``stanford`` and ``spacy``
+  backends), :func:`syneval_nb.parsers.frontend.parse_rst`, ``syneval-nb parse|rst --scheduler tcp://HOST:8786``;
+- :func:`syneval_nb.metrics.syntactic.score_systems` (one task per system) and :func:`syneval_nb.metrics.lexical.evaluate` (one task
   per metric).
 
 ``scheduler`` is the address of a running ``dask scheduler`` (``"tcp://HOST:8786"``; a client is opened for the
@@ -13,8 +13,8 @@ call and closed after it) or a :class:`distributed.Client` (used as it is, left 
 
 Parsing on the cluster
     Every Dask worker holds its parsers in a worker plugin (:class:`ParserPlugin`, registered once per scheduler,
-    idempotent): one long-lived :class:`~syneval_nb.parsing.StanfordParser` JVM / one
-    :class:`~syneval_nb.discourse.FengHirstParser` per worker thread (so one per worker with the recommended
+    idempotent): one long-lived :class:`~syneval_nb.parsers.stanford.StanfordParser` JVM / one
+    :class:`~syneval_nb.parsers.feng_hirst.FengHirstParser` per worker thread (so one per worker with the recommended
     ``--nthreads 1``), started on the worker's first chunk and kept across tasks and calls until the worker
     closes; the spaCy pipeline once per worker process. The caller reads the persistent cache first and sends
     only what is missing, in chunks (:func:`chunk_size`); the results come back as chunks complete
@@ -62,8 +62,6 @@ __all__ = [
     "map_tasks",
     "start_parsers",
     "worker_counts",
-    "score_systems",
-    "segment_stats",
 ]
 
 PLUGIN_NAME = "syneval-nb-parsers"
@@ -327,7 +325,7 @@ def _ensure_plugin(client: Client) -> None:
 
 def start_parsers(scheduler: "str | Client", kind: str = "stanford", **options: Any) -> list[str]:
     """Start one parser on every worker now (otherwise each starts on its worker's first chunk); returns the
-    worker addresses. ``options``: the :class:`~syneval_nb.parsing.StanfordParser` options (``max_length``,
+    worker addresses. ``options``: the :class:`~syneval_nb.parsers.stanford.StanfordParser` options (``max_length``,
     ``timeout``, ``memory``) for ``stanford``; ``global_features`` for ``rst``."""
     options = _options(kind, options)
     with connect(scheduler) as client:
@@ -394,8 +392,8 @@ def run_chunks(scheduler: "str | Client", kind: str, options: dict, expected_key
 
 
 class RemoteParser:
-    """Stands in for a :class:`~syneval_nb.parsing.StanfordParser` (or the spaCy stream) inside
-    :func:`~syneval_nb.parsing.parse_strings`: same ``backend_key``, ``restarts``, ``start`` and ``parse_stream``,
+    """Stands in for a :class:`~syneval_nb.parsers.stanford.StanfordParser` (or the spaCy stream) inside
+    :func:`~syneval_nb.parsers.frontend.parse_strings`: same ``backend_key``, ``restarts``, ``start`` and ``parse_stream``,
     but the sentences are parsed by the Dask workers (one chunk per task) and ``on_result`` is called in the
     calling thread as each chunk comes back, so the caller's cache is written as results arrive."""
 
@@ -444,7 +442,7 @@ class RemoteParser:
 
 def rst_stream(scheduler: "str | Client", texts: Sequence[str], global_features: bool = False,
                classifier: str | None = None) -> Iterator[tuple[str, str | None]]:
-    """``(text, JSON tree or None)`` pairs from the workers' :class:`~syneval_nb.discourse.FengHirstParser`, as
+    """``(text, JSON tree or None)`` pairs from the workers' :class:`~syneval_nb.parsers.feng_hirst.FengHirstParser`, as
     chunks complete (the stream behind ``parse_rst(..., scheduler=...)``). ``classifier``: passed to the
     workers' parsers when given (their default otherwise)."""
 

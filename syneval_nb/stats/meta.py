@@ -1,6 +1,6 @@
 """WMT meta-evaluation statistics with mt-metrics-eval's exact definitions: plain functions over numpy arrays.
 
-(Formerly ``syneval_nb.stats_meta``, which still forwards here. Imports no other kit module.)
+(Formerly ``syneval_nb.stats.meta``, which still forwards here. Imports no other kit module.)
 
 The definitions are those of google-research/mt-metrics-eval (``stats.py``, ``tau_optimization.py``, ``pce.py``;
 "mtme" below), re-implemented (vectorised) and held equal to that code by ``tests/test_stats_meta.py``:

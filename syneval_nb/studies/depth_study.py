@@ -5,7 +5,7 @@ controls (-hyp length, -ref length, -|len diff|, len ratio) and the length covar
 with the paper's literal mean over d = 1..D (the default, for BLEU and the syntactic metrics alike) and with
 effective order (the named variant, both sides alike).
 
-* **Headline** (fixed before looking at the data): each family at :data:`syneval_nb.syntactic.PRIMARY_DEPTH` (4)
+* **Headline** (fixed before looking at the data): each family at :data:`syneval_nb.metrics.syntactic.PRIMARY_DEPTH` (4)
   and the kernel metrics against **chrF** (the headline baseline) and BLEU-4, on rater-normalized MQM
   (``MQM z``): Pearson, its twin **beyond length** (partial r given log hypothesis length and log reference
   length, the regression refitted in every resample) and the within-segment Pearson, all on the same clustered
@@ -64,7 +64,7 @@ BASELINES = ("chrF", "BLEU-4")
 # ---------------------------------------------------------------------------------------------------------------
 
 DEPTH_METRICS = ("stm", "hwcm", "dstm", "tkm", "dtkm")
-"""The syntactic metrics of Liu & Gildea (2005), as :func:`syneval_nb.syntactic.score_corpus` names them."""
+"""The syntactic metrics of Liu & Gildea (2005), as :func:`syneval_nb.metrics.syntactic.score_corpus` names them."""
 LENGTH_CONTROLS = dict(stats.LENGTH_ROWS)
 """Row names of the length-only controls of :func:`syneval_nb.stats.length_controls`."""
 
@@ -88,16 +88,16 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     ``txt_refs[i]`` / ``ptb_refs[i]``: the references (text / PTB) of segment ``i``; ``systems[i]`` its system.
     Returns ``(segment, corpus)``: ``segment`` maps ``(metric, depth)`` (depth ``None`` for TKM, DTKM, chrF, the
     controls and the covariates) to scores aligned with ``hyps``; ``corpus`` has one row per system
-    (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.lexical.evaluate`), the syntactic
-    corpus scores (:func:`syneval_nb.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
+    (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.metrics.lexical.evaluate`), the syntactic
+    corpus scores (:func:`syneval_nb.metrics.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
     of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts). ``lam``: the tree-kernel
     decay of TKM/DTKM (1.0, the paper's plain count). Notebooks 03, 04 and 08 score with it.
 
     ``effective_order`` applies to both sides alike, so BLEU and the syntactic metrics treat the orders/depths a
     hypothesis does not have in the same way: ``False`` (default, the papers' definitions) averages over every order
     1..n (BLEU: an absent order is a zero precision, hence epsilon; STM/DSTM: a zero fraction; HWCM: epsilon);
-    ``True`` (the variant) averages over the orders the hypothesis has (:class:`syneval_nb.lexical.BLEU` and
-    :func:`syneval_nb.syntactic.score_corpus` ``effective_order``).
+    ``True`` (the variant) averages over the orders the hypothesis has (:class:`syneval_nb.metrics.lexical.BLEU` and
+    :func:`syneval_nb.metrics.syntactic.score_corpus` ``effective_order``).
 
     ``scheduler`` (a Dask scheduler address or ``distributed.Client``): the lexical statistics (one task per
     metric) and the syntactic scores (one task per system) run on that cluster, with numbers identical to the local

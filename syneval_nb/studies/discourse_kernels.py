@@ -1,7 +1,7 @@
 """Study code of notebook 07 (discourse structure in MT evaluation: DR and DR-lex, Guzman et al. 2014).
 
 The combination methods (min-max normalization, uniform interpolation, the PRO-like tuned combination and its
-cross-validation, the WMT12 tau, the controls) are concepts and live in :mod:`syneval_nb.combine`; this module
+cross-validation, the WMT12 tau, the controls) are concepts and live in :mod:`syneval_nb.metrics.combine`; this module
 holds what the chapter does with them: the two data sets scored (:func:`ted_scores`, :func:`wmt21_scores`), the
 combination tables with their placebo and length-only columns and their clustered intervals
 (:func:`uniform_scores`, :func:`tuned_scores`, :func:`combination_table`, :func:`system_table`), the controls
@@ -50,9 +50,9 @@ the median rater's standard deviation (about 2.4 points on TED zh-en) is 0.2."""
 
 
 def train_learned(folder=None, n_sources: int | None = None, seed: int = 0, C: float = 50.0, sigma: float = 10.0):
-    """The Kulesza & Shieber learned metric (:class:`syneval_nb.learned.LearnedMetric`) for the combinations:
+    """The Kulesza & Shieber learned metric (:class:`syneval_nb.metrics.learned.LearnedMetric`) for the combinations:
     trained on WMT21 de-en to tell reference B (human) from the 19 MT systems, all scored against reference A,
-    with balanced classes (:func:`syneval_nb.learned.balance`) over ``n_sources`` source lines (all by default),
+    with balanced classes (:func:`syneval_nb.metrics.learned.balance`) over ``n_sources`` source lines (all by default),
     at the paper's optimum ``C = 50, sigma = 10``. No human quality judgment is used, so scoring TED with it
     leaks nothing; on de-en the same lines' MT outputs are later scored (their DA never enters training)."""
 
@@ -67,7 +67,7 @@ def train_learned(folder=None, n_sources: int | None = None, seed: int = 0, C: f
 def discourse_columns(hyp_rst: Sequence[Mapping | None], ref_rst: Sequence[Mapping | None],
                       lam: float | None = None, progress: bool = True) -> pd.DataFrame:
     """``DR``, ``DR-lex`` (NaN where a tree is missing; kernel decay ``lam``, default
-    :data:`syneval_nb.discourse.DEFAULT_LAM`) and the EDU counts ``edus_hyp``, ``edus_ref``."""
+    :data:`syneval_nb.trees.rst.DEFAULT_LAM`) and the EDU counts ``edus_hyp``, ``edus_ref``."""
 
     out = {}
     for lex, name in ((False, "DR"), (True, "DR-lex")):
@@ -83,7 +83,7 @@ def score_frame(hyps: Sequence[str], refs: Sequence[str], hyp_rst: Sequence, ref
                 metrics: Sequence[str] | None = None, lam: float | None = None, learned=None,
                 progress: bool = True, seed: int = 0) -> pd.DataFrame:
     """All segment scores against one reference: base metrics (and ``learned``, a fitted
-    :class:`~syneval_nb.learned.LearnedMetric`, when given), DR, DR-lex, EDU counts, the ``length`` control and
+    :class:`~syneval_nb.metrics.learned.LearnedMetric`, when given), DR, DR-lex, EDU counts, the ``length`` control and
     the ``placebo`` column (:func:`syneval_nb.stats.placebo` with ``seed``). ``attrs["corpus"]`` holds the base
     metrics' corpus scores per system."""
     base, corpus = base_scores(hyps, [[r] for r in refs], ptb_hyps,
@@ -193,8 +193,8 @@ def tuned_scores(normalized: pd.DataFrame, human: Sequence[float], segments: Seq
                  threshold: float = DEFAULT_THRESHOLD, C: float = 1.0,
                  extras: Sequence[str] = EXTRAS) -> dict[tuple[str, str], np.ndarray]:
     """Tuned combinations (the paper's Table 4 with ``mode="cv"``, Table 5 with ``mode="half"``): the
-    out-of-fold scores of :func:`syneval_nb.combine.tuned_cv` (fitted once per fold over whole documents
-    ``groups``) or the test-half scores of :func:`syneval_nb.combine.tuned_half`, NaN on rows not evaluated.
+    out-of-fold scores of :func:`syneval_nb.metrics.combine.tuned_cv` (fitted once per fold over whole documents
+    ``groups``) or the test-half scores of :func:`syneval_nb.metrics.combine.tuned_half`, NaN on rows not evaluated.
     Keys as :func:`uniform_scores`: ``(m, "Orig.")`` the metric alone on the evaluated rows, ``(m, "+dr")`` ...
     ``(m, "+placebo")`` the metric tuned with a random column (the placebo is tuned exactly like DR), and the row
     ``"Tuned all"`` (every base metric tuned together, ``Orig.``, and with each extra). NaN features are 0."""
@@ -239,7 +239,7 @@ def pair_tau_samples(mat: np.ndarray, human: Sequence[float], segments: Sequence
                      threshold: float = DEFAULT_THRESHOLD, distinct: Sequence | None = None,
                      metric_ties: str = "discordant", clusters: Sequence | None = None, n_resamples: int = 1000,
                      seed: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
-    """The WMT12 tau (:func:`syneval_nb.combine.segment_tau`: pairs of the same segment whose human scores differ
+    """The WMT12 tau (:func:`syneval_nb.metrics.combine.segment_tau`: pairs of the same segment whose human scores differ
     by more than ``threshold``, pairs of identical translations ``distinct`` left out, rows with a NaN score
     left out) of every row of ``mat`` (k x n), on all rows and on ``n_resamples`` bootstrap resamples of source
     segments (``clusters``: of those instead, e.g. talks; each must hold whole segments). ``metric_ties``:
@@ -341,7 +341,7 @@ def combination_table(scores: Mapping[tuple[str, str], Sequence[float]], human: 
 
 def system_table(frame: pd.DataFrame, human: pd.Series, base: Sequence[str], *, n_resamples: int = 1000,
                  seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
-    """Table 2 analog: system scores (:func:`syneval_nb.combine.system_base_scores` of a :func:`ted_scores` /
+    """Table 2 analog: system scores (:func:`syneval_nb.metrics.combine.system_base_scores` of a :func:`ted_scores` /
     :func:`wmt21_scores` frame: corpus scores of the base metrics, mean segment scores of DR / DR-lex / learned /
     length / placebo), normalized over the systems, Spearman with ``human`` (indexed by system) for each metric
     alone and uniformly combined with each extra; intervals from resampling systems (the rows are the
@@ -431,7 +431,7 @@ def lambda_table(frame: pd.DataFrame, lams: Sequence[float], human: str = "mqm_z
 
 
 def void_table(ted: pd.DataFrame, deen: pd.DataFrame) -> pd.DataFrame:
-    """:func:`syneval_nb.combine.single_edu_ties` of both data sets, with the share of pairs void on both sides."""
+    """:func:`syneval_nb.metrics.combine.single_edu_ties` of both data sets, with the share of pairs void on both sides."""
 
     voids = pd.DataFrame({"TED zh-en": single_edu_ties(ted["rst"], ted["rst_reference"]),
                           "WMT21 de-en": single_edu_ties(deen["rst"], deen["rst_reference"])}).T
@@ -588,7 +588,7 @@ def plot_edu_counts(counts: pd.DataFrame, nonvoid: pd.DataFrame):
 class DiscourseChapter:
     """Both data sets scored (:func:`score`): ``ted`` (:func:`ted_scores`), ``deen`` and ``da``
     (:func:`wmt21_scores`), the base metrics ``base`` (with ``learned`` when trained) and ``norm``, the TED
-    base metrics and extras min-max normalized (:func:`syneval_nb.combine.normalize`)."""
+    base metrics and extras min-max normalized (:func:`syneval_nb.metrics.combine.normalize`)."""
 
     settings: Settings
     ted: pd.DataFrame
@@ -619,7 +619,7 @@ class DiscourseChapter:
 
 def score(folder, settings: Settings, progress: bool = True) -> DiscourseChapter:
     """Train the learned metric (``with_learned``, :func:`train_learned`) and score both data sets with the base
-    metrics (``settings.metrics``, default every :data:`syneval_nb.combine.BASE_METRICS`), DR and DR-lex."""
+    metrics (``settings.metrics``, default every :data:`syneval_nb.metrics.combine.BASE_METRICS`), DR and DR-lex."""
     s = settings
     base = list(s.metrics or BASE_METRICS)
     model = train_learned(folder, seed=s.seed) if s.with_learned else None

@@ -1,7 +1,7 @@
 """Study code of ``notebooks/09_evaluate_your_system.ipynb`` (``syneval-nb report``): evaluate your own systems.
 
 The chapter takes plain-text system outputs and references (one segment per line), scores them with the
-registry's metrics (:mod:`syneval_nb.metrics`) through :func:`syneval_nb.score.evaluate` (the engine of
+registry's metrics (:mod:`syneval_nb.metrics`) through :func:`syneval_nb.app.score.evaluate` (the engine of
 ``syneval-nb score``: 95% intervals and paired tests from resampling segments), and builds one table or figure per
 function: the system table, per-depth curves, the agreement between metrics, the segments where syntactic and
 lexical metrics disagree most (with the syntactic metric's explanation and the matched subtrees drawn), the length
@@ -57,7 +57,7 @@ def example_reference(i: int = 0) -> tuple[str, str]:
 @dataclass
 class Study:
     """Everything the chapter shows, computed once: ``corpora`` ``{system: Corpus}``, ``evaluation`` (a
-    :class:`syneval_nb.score.Evaluation`), ``seg_ids`` (the original 0-based line numbers kept by ``sample``),
+    :class:`syneval_nb.app.score.Evaluation`), ``seg_ids`` (the original 0-based line numbers kept by ``sample``),
     ``human`` (DataFrame ``system, seg_id, score`` or ``None``), ``baseline``."""
 
     corpora: dict
@@ -347,7 +347,7 @@ def human_correlations(study: Study, n_resamples: int = 1000, seed: int = 0, alp
 
 def system_verdicts(study: Study, alpha: float = 0.05) -> dict:
     """"<system> is better than <baseline>", one claim per system, judged over all scored metrics from the
-    paired bootstrap of segments of :func:`syneval_nb.score.evaluate` (``p``: share of resamples where the system
+    paired bootstrap of segments of :func:`syneval_nb.app.score.evaluate` (``p``: share of resamples where the system
     is not better, ``p_worse``: not worse), Holm-adjusted over the metrics of the claim, each way.
 
     Rule: with b / w the numbers of metrics on which the system is significantly better / worse (Holm-adjusted

@@ -197,7 +197,7 @@ def lexical_scores(metrics: Mapping[str, Any], hyps: Sequence[str], ref_sets: Ma
                    progress: bool = True) -> pd.DataFrame:
     """Segment scores of every metric with every reference set: columns ``(metric, reference set)``.
 
-    ``metrics``: name -> a :mod:`syneval_nb.lexical` metric object; ``ref_sets``: name -> ``refs[i]``, the
+    ``metrics``: name -> a :mod:`syneval_nb.metrics.lexical` metric object; ``ref_sets``: name -> ``refs[i]``, the
     references of row ``i`` (as in ``Metric.sentence_scores``)."""
     cols = {}
     todo = [(m, r) for m in metrics for r in ref_sets]
@@ -211,7 +211,7 @@ def lexical_scores(metrics: Mapping[str, Any], hyps: Sequence[str], ref_sets: Ma
 def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any, Sequence[str | None]]],
                      metrics: Sequence[str] = ("stm", "hwcm"), depth: int = 4, hyp_col: str = "ptb",
                      seg_col: str = "seg_id", system_col: str = "system", progress: bool = True) -> pd.DataFrame:
-    """Segment scores of syntactic metrics (:mod:`syneval_nb.syntactic`, ``<metric>_<depth>``) of every row of
+    """Segment scores of syntactic metrics (:mod:`syneval_nb.metrics.syntactic`, ``<metric>_<depth>``) of every row of
     ``df`` with every reference set: columns ``(metric, reference set)``, rows aligned with ``df``.
 
     ``ref_parse_sets``: name -> ``{seg_id: [bracketed parse or tree of each reference]}`` (the trees of

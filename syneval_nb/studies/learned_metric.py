@@ -6,8 +6,8 @@
 the premise (:func:`premise`: are human translations rated better than MT?), the human ceiling
 (:func:`human_ceiling`), the verdicts (:func:`verdicts`) and the results JSON (:func:`results`).
 
-The metric itself (features, :class:`~syneval_nb.learned.LearnedMetric`, the grid search, the pools and
-source splits, :func:`~syneval_nb.learned.run_experiment`) is in :mod:`syneval_nb.learned`.
+The metric itself (features, :class:`~syneval_nb.metrics.learned.LearnedMetric`, the grid search, the pools and
+source splits, :func:`~syneval_nb.metrics.learned.run_experiment`) is in :mod:`syneval_nb.metrics.learned`.
 
 **Human scores.** Verdicts use rater-normalized MQM (``mqm_z``, :func:`syneval_nb.data.load_ted_zhen_mqm`):
 every TED row is scored by one rater and the raters' means differ by several MQM points. Segment tables are shown
@@ -78,7 +78,7 @@ def sample_sources(pool: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.Da
 
 def baseline_scores(rows: pd.DataFrame, *, progress: bool = True) -> pd.DataFrame:
     """The paper's comparison metrics on a pool's rows under the same single reference, oriented so that
-    higher = better: ``-WER``, ``-PER`` (error rates of :mod:`syneval_nb.lexical`), ``F-measure``, ``BLEU``
+    higher = better: ``-WER``, ``-PER`` (error rates of :mod:`syneval_nb.metrics.lexical`), ``F-measure``, ``BLEU``
     (sentence-level, lexical's defaults) and ``chrF`` (the headline baseline of every "beats")."""
     metrics = {"WER": (lexical.WER(), -1.0), "PER": (lexical.PER(), -1.0),
                "F-measure": (lexical.FMeasure(), 1.0), "BLEU": (lexical.BLEU(), 1.0), "chrF": (chrf.CHRF(), 1.0)}
@@ -170,7 +170,7 @@ def load(data_dir=None, permute_human: int | None = None) -> Data:
 
 def build_pools(d: Data, sample: int | None = None, seed: int = 0, ted_human: str = "refB",
                 ted_reference: str = "ref") -> dict[str, pd.DataFrame]:
-    """The two training pools (:func:`syneval_nb.learned.build_pool`, ``sample`` source segments each):
+    """The two training pools (:func:`syneval_nb.metrics.learned.build_pool`, ``sample`` source segments each):
     ``"de-en"`` (ref B as the human hypothesis against ref A) and ``"TED"`` (``ted_human`` against
     ``ted_reference``), carrying ``mqm``, ``mqm_z`` and ``rater``."""
     keep = ("mqm", "mqm_z", "rater")

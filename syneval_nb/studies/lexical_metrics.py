@@ -87,7 +87,7 @@ def make_metrics(bleu_max_n: int = 4, bleu_smooth: str = "epsilon", tokenizer: s
 
 def score(frame: pd.DataFrame, ref_cols=("reference",), progress: bool = True, **metric_options) -> LexicalScores:
     """Score ``frame`` (``target``, ``system``, reference columns) with :func:`make_metrics` (``metric_options``)
-    through :func:`syneval_nb.lexical.evaluate`; the length controls and covariates from 13a token counts."""
+    through :func:`syneval_nb.metrics.lexical.evaluate`; the length controls and covariates from 13a token counts."""
     metrics = make_metrics(**metric_options)
     refs = frame[list(ref_cols)].values.tolist()
     ev = lexical.evaluate(metrics, frame["target"].tolist(), refs, frame["system"].tolist(), progress)

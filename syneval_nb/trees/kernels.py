@@ -16,7 +16,7 @@ productions by ``lam ** s`` (Collins & Duffy's decay). The cosine ``K(T1,T2) / s
 
 Trees are generic :class:`nltk.Tree` objects: a ``Tree`` child is a node, a ``str`` child is a terminal that belongs
 to its parent's production (so a PTB preterminal ``(DT the)`` has the production ``DT -> the``). This covers
-constituency trees, the word-labelled dependency trees of :meth:`syneval_nb.heads.DependencyTree.to_nltk` (every
+constituency trees, the word-labelled dependency trees of :meth:`syneval_nb.trees.heads.DependencyTree.to_nltk` (every
 word is a node; a word without dependents is ``Tree(word, [])`` and is a one-node fragment) and the RST trees of
 :mod:`syneval_nb.discourse`.
 

@@ -28,7 +28,7 @@ comparisons, not string comparisons.
 
 Speed. There is one reader: it produces a :class:`FlatTree` (labels, child indices and words in plain lists, nodes
 in preorder), and :func:`read_ptb` builds the ``nltk.Tree`` from it. Code that only needs the arrays (the metrics
-of :mod:`syneval_nb.syntactic`, :func:`syneval_nb.heads.to_dependencies`) uses :func:`read_ptb_flat` and never
+of :mod:`syneval_nb.metrics.syntactic`, :func:`syneval_nb.trees.heads.to_dependencies`) uses :func:`read_ptb_flat` and never
 builds ``nltk.Tree`` objects (about half the cost of :func:`read_ptb`); :func:`encode` takes either form. The
 reader has a fast path (``_parse_fast``) for ASCII text of the usual shape (an optional ``ROOT``/``TOP``/``(``
 wrapper around one tree of phrases and ``(TAG word)`` preterminals, no empty elements): its tokens come from
@@ -148,7 +148,7 @@ class FlatTree:
     - ``words[i]``: the word of a preterminal ``(TAG word)``, ``None`` for any other node.
 
     Node 0 is the root. :func:`read_ptb_flat` reads one straight from a bracketed string (no ``nltk.Tree`` is made:
-    this is the fast path of :mod:`syneval_nb.syntactic`), :func:`flatten` makes one from an ``nltk.Tree`` and
+    this is the fast path of :mod:`syneval_nb.metrics.syntactic`), :func:`flatten` makes one from an ``nltk.Tree`` and
     :meth:`to_tree` builds the ``nltk.Tree`` (cached: built once, then shared). :func:`read_ptb` is
     ``read_ptb_flat(text).to_tree()``: there is one reader. Treat it as immutable.
     """

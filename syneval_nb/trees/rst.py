@@ -7,9 +7,9 @@ Pipeline (paper section 3):
    closest open sentence-level RST parser: segmenter and CRF tree builder over the 18 coarse RST-DT relations).
    Pre-parsed trees are read with :func:`load_rst_jsonl` (the shipped ``parses/feng-hirst-0.1.4/*.jsonl``);
    new text is parsed with :class:`FengHirstParser` / :func:`parse_rst` (a long-lived parser per worker, results in
-   the persistent :class:`syneval_nb.cache.ParseCache`).
+   the persistent :class:`syneval_nb.parsers.cache.ParseCache`).
 2. **Representations** (paper Figure 7): :func:`dr_tree` (non-lexicalized) and :func:`dr_lex_tree` (lexicalized).
-3. **Similarity**: the normalized Collins & Duffy all-subtree kernel of :mod:`syneval_nb.kernels`
+3. **Similarity**: the normalized Collins & Duffy all-subtree kernel of :mod:`syneval_nb.trees.kernels`
    (``K(h, r) / sqrt(K(h, h) K(r, r))``); :func:`dr` and :func:`dr_lex`.
 
 RST tree format (the shipped JSON lines): ``{"label": "Relation[N][S]", "children": [T or "EDU text", ...]}``;

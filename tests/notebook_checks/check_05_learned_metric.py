@@ -40,7 +40,7 @@ def _independent() -> dict:
     from scipy.stats import pearsonr
 
     from syneval_nb.data import load_ted_zhen_mqm, sample_segment_ids
-    from syneval_nb.learned import split_sources
+    from syneval_nb.metrics.learned import split_sources
 
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
     ted = load_ted_zhen_mqm()
