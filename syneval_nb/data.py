@@ -284,6 +284,18 @@ def write_ted_texts(folder: str | os.PathLike) -> Path:
     return out
 
 
+def single_system_raters(frame: pd.DataFrame) -> pd.Series:
+    """Raters whose scored rows all belong to one system (columns ``rater`` and ``system``; the MQM error file
+    or a loaded TED frame): a Series rater -> that system, sorted by rater, empty when there is none. For such a
+    rater the rater's offset (its mean) and the system's quality cannot be told apart (see :func:`mqm_scores`)."""
+    missing = {"rater", "system"} - set(frame.columns)
+    if missing:
+        raise ValueError(f"single_system_raters needs the columns 'rater' and 'system'; missing {sorted(missing)}")
+    r = frame[frame["rater"].notna()]
+    per = r.groupby("rater", sort=True)["system"].agg(["nunique", "first"])
+    return per.loc[per["nunique"] == 1, "first"].rename("system").rename_axis("rater")
+
+
 def mqm_scores(errors: pd.DataFrame) -> pd.DataFrame:
     """Segment MQM per (system, seg_id): summed error weights averaged over the segment's raters.
 
@@ -298,6 +310,13 @@ def mqm_scores(errors: pd.DataFrame) -> pd.DataFrame:
     (system, segment) the rater scored, MT and human translations alike), then averaged over the segment's raters
     (per-judge normalization as in Kulesza & Shieber 2004 and WMT's DA z-scores). A rater whose scores do not
     vary (sd 0, or a single scored segment) gets z = 0: the scores carry no ranking. Same orientation as ``mqm``.
+
+    Rater offsets are estimated only where rater and system are not confounded: a rater who scored a single
+    system (:func:`single_system_raters`; on TED zh-en ``rater8`` scored only ``refB``, 177 segments) has a mean
+    that is that system's quality as much as the rater's severity, and standardizing within it would erase the
+    system's difference from the others. Such a rater's scores are standardized with the pooled mean and sd
+    (ddof=1) of every (system, segment) score of the other raters (of all raters when every rater is confounded).
+    The z of a row scored by any other rater is unchanged by this rule.
 
     What counts as fluency: Freitag et al. (2021, Table 1) put Style/Awkward in its own top-level category next to
     Accuracy and Fluency, so ``mqm_fluency`` follows their hierarchy (prefix ``Fluency/``: grammar, punctuation,
@@ -327,6 +346,13 @@ def mqm_scores(errors: pd.DataFrame) -> pd.DataFrame:
     pr = -pr
     by_rater = pr.groupby(level="rater")
     mean, sd = by_rater.transform("mean"), by_rater.transform("std")  # ddof=1
+    # a rater who scored one system only: its offset is that system's quality (rater and system confounded), so
+    # its scores are put on the pooled scale of the raters whose offsets can be estimated
+    confounded = single_system_raters(e)
+    if len(confounded):
+        rows = pr.index.get_level_values("rater").isin(confounded.index)
+        free = pr[~rows] if (~rows).any() else pr
+        mean.loc[rows], sd.loc[rows] = free.mean().to_numpy(), free.std().to_numpy()
     z = ((pr - mean) / sd.where(sd > 0)).fillna(0.0)  # sd 0 or NaN (one segment): no ranking information, z = 0
     z.columns = [f"{c}_z" for c in z.columns]
     zs = z.groupby(level=["system", "seg_id"], sort=True).mean()
