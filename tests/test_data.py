@@ -137,6 +137,16 @@ def test_single_system_rater_does_not_erase_the_system_difference(ted):
     assert (h.mqm_z - mt.mqm_z)[on8].mean() == pytest.approx(0.5403, abs=1e-4)
     assert (h.mqm_z - mt.mqm_z)[~on8].mean() == pytest.approx(0.3130, abs=1e-4)
     assert not (ted[~ted.is_human].rater == "rater8").any()
+    # the named variant "every rater" (the plain within-rater z): rater8's rows differ, every other row is equal
+    every = data.load_ted_zhen_mqm(rater_offsets="every rater")
+    changed = (every.mqm_z != ted.mqm_z).to_numpy()
+    assert set(ted.rater[changed]) == {"rater8"} and changed.sum() == 177
+    e = every[every.system == "refB"].set_index("seg_id")
+    e_mt = every[~every.is_human].groupby("seg_id").mqm_z.mean().loc[e.index]
+    assert (e.mqm_z - e_mt)[on8].mean() == pytest.approx(-0.0083, abs=1e-4)
+    with pytest.raises(ValueError, match="rater_offsets must be one of"):
+        data.mqm_scores(pd.DataFrame(columns=["system", "seg_id", "rater", "category", "severity", "weight"]),
+                        rater_offsets="pooled")
 
 
 def test_rater_normalized_mqm_by_hand():
