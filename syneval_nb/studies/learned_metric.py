@@ -5,6 +5,10 @@
 :func:`plot_system`, :func:`figure2`, :func:`plot_figure2`, :func:`swapped_table`, :func:`syntax_table`),
 the premise (:func:`premise`: are human translations rated better than MT?), the human ceiling
 (:func:`human_ceiling`), the verdicts (:func:`verdicts`) and the results JSON (:func:`results`).
+Issue 22: the rater check (:func:`rater_table`, :func:`rater_check`, :func:`rater_note`: raters who scored a
+single system), why the TED pool does not score against refB (:func:`reference_choice`, computed), and the
+diagnosis of the negative result from the features (:func:`feature_separability` on :func:`weighted_auc`,
+:func:`svm_direction`, :func:`plot_separability`, :func:`separability_note`).
 
 The metric itself (features, :class:`~syneval_nb.learned.LearnedMetric`, the grid search, the pools and
 source splits, :func:`~syneval_nb.learned.run_experiment`) is in :mod:`syneval_nb.learned`.
