@@ -790,6 +790,7 @@ def plot_separability(table: pd.DataFrame):
     ax.axhline(0.5, color="grey", ls="--", lw=1)
     far = table.loc[(table["AUC"] - 0.5).abs().idxmax()]
     ax.set(xlabel="feature (K&S)", ylabel="AUC: P(human row > MT row)", ylim=(0, 1))
+    ax.tick_params(axis="x", rotation=30)
     ax.set_title(f"Human vs MT on each feature (training + validation rows): furthest from chance is "
                  f"{far['feature']} on {far['pool']}, AUC {far['AUC']:.3f}", fontsize=9)
     fig.tight_layout()
