@@ -284,7 +284,24 @@ def write_ted_texts(folder: str | os.PathLike) -> Path:
     return out
 
 
-def mqm_scores(errors: pd.DataFrame) -> pd.DataFrame:
+def single_system_raters(frame: pd.DataFrame) -> pd.Series:
+    """Raters whose scored rows all belong to one system (columns ``rater`` and ``system``; the MQM error file
+    or a loaded TED frame): a Series rater -> that system, sorted by rater, empty when there is none. For such a
+    rater the rater's offset (its mean) and the system's quality cannot be told apart (see :func:`mqm_scores`)."""
+    missing = {"rater", "system"} - set(frame.columns)
+    if missing:
+        raise ValueError(f"single_system_raters needs the columns 'rater' and 'system'; missing {sorted(missing)}")
+    r = frame[frame["rater"].notna()]
+    per = r.groupby("rater", sort=True)["system"].agg(["nunique", "first"])
+    return per.loc[per["nunique"] == 1, "first"].rename("system").rename_axis("rater")
+
+
+RATER_OFFSETS = ("unconfounded", "every rater")
+"""Where :func:`mqm_scores` estimates a rater's offset: ``"unconfounded"`` (the default: not for a rater who scored
+a single system) or ``"every rater"`` (the plain within-rater z, the previous rule, kept for comparison)."""
+
+
+def mqm_scores(errors: pd.DataFrame, rater_offsets: str = "unconfounded") -> pd.DataFrame:
     """Segment MQM per (system, seg_id): summed error weights averaged over the segment's raters.
 
     Columns ``mqm`` (all categories), ``mqm_fluency`` (categories ``Fluency/*``), ``mqm_fluency_style``
@@ -298,6 +315,14 @@ def mqm_scores(errors: pd.DataFrame) -> pd.DataFrame:
     (system, segment) the rater scored, MT and human translations alike), then averaged over the segment's raters
     (per-judge normalization as in Kulesza & Shieber 2004 and WMT's DA z-scores). A rater whose scores do not
     vary (sd 0, or a single scored segment) gets z = 0: the scores carry no ranking. Same orientation as ``mqm``.
+
+    Rater offsets are estimated only where rater and system are not confounded: a rater who scored a single
+    system (:func:`single_system_raters`; on TED zh-en ``rater8`` scored only ``refB``, 177 segments) has a mean
+    that is that system's quality as much as the rater's severity, and standardizing within it would erase the
+    system's difference from the others. Such a rater's scores are standardized with the pooled mean and sd
+    (ddof=1) of every (system, segment) score of the other raters (of all raters when every rater is confounded).
+    The z of a row scored by any other rater is unchanged by this rule. ``rater_offsets="every rater"`` (a named
+    variant, :data:`RATER_OFFSETS`) standardizes within every rater, confounded or not.
 
     What counts as fluency: Freitag et al. (2021, Table 1) put Style/Awkward in its own top-level category next to
     Accuracy and Fluency, so ``mqm_fluency`` follows their hierarchy (prefix ``Fluency/``: grammar, punctuation,
@@ -327,6 +352,15 @@ def mqm_scores(errors: pd.DataFrame) -> pd.DataFrame:
     pr = -pr
     by_rater = pr.groupby(level="rater")
     mean, sd = by_rater.transform("mean"), by_rater.transform("std")  # ddof=1
+    # a rater who scored one system only: its offset is that system's quality (rater and system confounded), so
+    # its scores are put on the pooled scale of the raters whose offsets can be estimated
+    if rater_offsets not in RATER_OFFSETS:
+        raise ValueError(f"rater_offsets must be one of {RATER_OFFSETS}, got {rater_offsets!r}")
+    confounded = single_system_raters(e) if rater_offsets == "unconfounded" else pd.Series(dtype=object)
+    if len(confounded):
+        rows = pr.index.get_level_values("rater").isin(confounded.index)
+        free = pr[~rows] if (~rows).any() else pr
+        mean.loc[rows], sd.loc[rows] = free.mean().to_numpy(), free.std().to_numpy()
     z = ((pr - mean) / sd.where(sd > 0)).fillna(0.0)  # sd 0 or NaN (one segment): no ranking information, z = 0
     z.columns = [f"{c}_z" for c in z.columns]
     zs = z.groupby(level=["system", "seg_id"], sort=True).mean()
@@ -348,7 +382,8 @@ def read_published_mqm(path: str | os.PathLike) -> pd.DataFrame:
     })
 
 
-def load_ted_zhen_mqm(folder: str | os.PathLike | None = None, base_url: str | None = None) -> pd.DataFrame:
+def load_ted_zhen_mqm(folder: str | os.PathLike | None = None, base_url: str | None = None, *,
+                      rater_offsets: str = "unconfounded") -> pd.DataFrame:
     """TED talks zh-en (WMT21 test suite) with expert MQM, one row per (system, segment): 15 x 529 = 7935 rows.
 
     Columns: ``system, doc, doc_id, seg_id, source, target, mqm, mqm_fluency, mqm_fluency_style, mqm_accuracy,
@@ -357,7 +392,8 @@ def load_ted_zhen_mqm(folder: str | os.PathLike | None = None, base_url: str | N
 
     * MQM as in :func:`mqm_scores` (Major 5, Minor 1, Minor Fluency/Punctuation 0.1, Non-translation 25,
       averaged over raters, negated); ``mqm_z``, ``mqm_fluency_z``, ``mqm_accuracy_z`` the rater-normalized
-      scores of :func:`mqm_scores` (every TED row has one rater, ``rater``). ``mqm`` equals ``mqm_published`` (the repository's averages) on every
+      scores of :func:`mqm_scores` (every TED row has one rater, ``rater``; ``rater_offsets`` as there: rater8
+      scored only refB, so its rows are on the other raters' pooled scale; no MT row's z depends on it). ``mqm`` equals ``mqm_published`` (the repository's averages) on every
       annotated segment; ``tests/test_data.py`` checks all of them.
     * ``ref`` and ``refB`` are both references and scored systems: the rows with ``system`` in
       :data:`TED_HUMAN` have ``is_human=True``; the published files call them ``ref-A`` / ``ref-B``. In the
@@ -373,7 +409,7 @@ def load_ted_zhen_mqm(folder: str | os.PathLike | None = None, base_url: str | N
     texts["rst_row"] = np.arange(len(texts))
     ptb = _read_ptb_lines(d / PTB_DIR / "texts.tsv.ptb", len(texts))
     texts["ptb"] = pd.Series(ptb, dtype=object)
-    df = texts.merge(mqm_scores(errors), on=["system", "seg_id"], how="left", validate="one_to_one")
+    df = texts.merge(mqm_scores(errors, rater_offsets), on=["system", "seg_id"], how="left", validate="one_to_one")
     pub_path = d / "mqm_ted_zhen.avg_seg_scores.tsv"
     if pub_path.is_file():
         df = df.merge(read_published_mqm(pub_path), on=["system", "seg_id"], how="left", validate="one_to_one")

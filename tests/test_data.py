@@ -90,10 +90,16 @@ def test_rater_normalized_mqm_matches_an_independent_groupby(ted, shared_data):
     e["seg_id"] = e.seg_id.astype(int)
     per = -e.groupby(["system", "seg_id", "rater"])[["w", "flu", "acc"]].sum()
     z = per.copy()
-    for rater in per.index.get_level_values("rater").unique():
-        sel = per.index.get_level_values("rater") == rater
+    raters = per.index.get_level_values("rater")
+    n_systems = per.reset_index().groupby("rater")["system"].nunique()
+    alone = set(n_systems[n_systems == 1].index)
+    assert alone == {"rater8"}  # rater8 scored refB only (177 segments): its z is on the other raters' pooled scale
+    pooled = per[~raters.isin(alone)].to_numpy()
+    for rater in raters.unique():
+        sel = raters == rater
         block = per[sel].to_numpy()
-        z.loc[sel] = (block - block.mean(axis=0)) / block.std(axis=0, ddof=1)
+        ref = pooled if rater in alone else block
+        z.loc[sel] = (block - ref.mean(axis=0)) / ref.std(axis=0, ddof=1)
     want = z.groupby(level=["system", "seg_id"]).mean()
     got = ted.set_index(["system", "seg_id"]).loc[want.index]
     np.testing.assert_allclose(got.mqm_z, want.w, atol=1e-12)
@@ -106,8 +112,41 @@ def test_rater_normalized_mqm_matches_an_independent_groupby(ted, shared_data):
     assert (ted.rater == "rater3").sum() == 2090
     r_mean = sps.pearsonr(ted.groupby("rater").mqm.transform("mean"), ted.mqm)[0]
     assert round(r_mean, 3) == 0.470
-    # after normalization every rater has mean 0 (one rater per row here)
-    np.testing.assert_allclose(ted.groupby("rater").mqm_z.mean(), 0, atol=1e-12)
+    # after normalization every rater but the confounded rater8 has mean 0 (one rater per row here)
+    np.testing.assert_allclose(ted[ted.rater != "rater8"].groupby("rater").mqm_z.mean(), 0, atol=1e-12)
+    assert ted[ted.rater == "rater8"].mqm_z.mean() == pytest.approx(0.5485, abs=1e-4)  # measured
+
+
+def test_single_system_raters_on_ted(ted):
+    """rater8 scored only refB: 177 segments; every other rater scored several systems."""
+    alone = data.single_system_raters(ted)
+    assert alone.to_dict() == {"rater8": "refB"}
+    assert ((ted.rater == "rater8") & (ted.system == "refB")).sum() == (ted.rater == "rater8").sum() == 177
+    with pytest.raises(ValueError, match="missing \\['rater'\\]"):
+        data.single_system_raters(ted.drop(columns="rater"))
+
+
+def test_single_system_rater_does_not_erase_the_system_difference(ted):
+    """Within rater8 alone refB's z minus the MT mean would be about 0 on its segments (-0.008) although raw MQM
+    puts refB 2.0 points above MT there; on the pooled scale its advantage stays (measured +0.540, against +0.313
+    on the segments other raters scored). No MT row is scored by rater8, so no MT row's z depends on the rule."""
+    h = ted[ted.system == "refB"].set_index("seg_id")
+    mt = ted[~ted.is_human].groupby("seg_id")[["mqm", "mqm_z"]].mean().loc[h.index]
+    on8 = (h.rater == "rater8").to_numpy()
+    assert (h.mqm - mt.mqm)[on8].mean() == pytest.approx(2.008, abs=1e-3)
+    assert (h.mqm_z - mt.mqm_z)[on8].mean() == pytest.approx(0.5403, abs=1e-4)
+    assert (h.mqm_z - mt.mqm_z)[~on8].mean() == pytest.approx(0.3130, abs=1e-4)
+    assert not (ted[~ted.is_human].rater == "rater8").any()
+    # the named variant "every rater" (the plain within-rater z): rater8's rows differ, every other row is equal
+    every = data.load_ted_zhen_mqm(rater_offsets="every rater")
+    changed = (every.mqm_z != ted.mqm_z).to_numpy()
+    assert set(ted.rater[changed]) == {"rater8"} and changed.sum() == 177
+    e = every[every.system == "refB"].set_index("seg_id")
+    e_mt = every[~every.is_human].groupby("seg_id").mqm_z.mean().loc[e.index]
+    assert (e.mqm_z - e_mt)[on8].mean() == pytest.approx(-0.0083, abs=1e-4)
+    with pytest.raises(ValueError, match="rater_offsets must be one of"):
+        data.mqm_scores(pd.DataFrame(columns=["system", "seg_id", "rater", "category", "severity", "weight"]),
+                        rater_offsets="pooled")
 
 
 def test_rater_normalized_mqm_by_hand():
@@ -132,6 +171,30 @@ def test_rater_normalized_mqm_by_hand():
     assert m.loc[("s2", 1)].mqm_z == pytest.approx(0.5 / math.sqrt(0.5)) and m.loc[("s2", 1)].rater == "B"
     assert m.loc[("s2", 1)].mqm_accuracy_z == 0.0
     assert a_acc.std(ddof=1) == pytest.approx(math.sqrt(25 / 3))
+
+
+def test_single_system_rater_on_the_pooled_scale():
+    """A scores s1 and s2 (-4, 0, -2, 0: mean -1.5, sd sqrt(11/3)); C scores s2 only (-1 and 0). C's offset is
+    confounded with s2, so C's rows use A's scale: z = (-1 + 1.5) / sqrt(11/3) and 1.5 / sqrt(11/3), not +-0.707.
+    A's z is what it would be without C."""
+    rows = [("s1", 0, "A", "Accuracy/Mistranslation", "Minor"), ("s1", 0, "A", "Accuracy/Omission", "Minor"),
+            ("s1", 0, "A", "Fluency/Grammar", "Minor"), ("s1", 0, "A", "Fluency/Spelling", "Minor"),
+            ("s1", 1, "A", "No-error", "No-error"), ("s2", 0, "A", "Fluency/Grammar", "Minor"),
+            ("s2", 0, "A", "Accuracy/Addition", "Minor"), ("s2", 1, "A", "No-error", "No-error"),
+            ("s2", 2, "C", "Fluency/Grammar", "Minor"), ("s2", 3, "C", "No-error", "No-error")]
+    e = pd.DataFrame(rows, columns=["system", "seg_id", "rater", "category", "severity"])
+    e["weight"] = [data.mqm_weight(c, v) for c, v in zip(e.category, e.severity)]
+    assert data.single_system_raters(e).to_dict() == {"C": "s2"}
+    m = data.mqm_scores(e).set_index(["system", "seg_id"])
+    sd = math.sqrt(11 / 3)
+    assert np.array([-4.0, 0.0, -2.0, 0.0]).std(ddof=1) == pytest.approx(sd)
+    assert m.loc[("s2", 2)].mqm_z == pytest.approx(0.5 / sd) and m.loc[("s2", 3)].mqm_z == pytest.approx(1.5 / sd)
+    assert m.loc[("s1", 0)].mqm_z == pytest.approx(-2.5 / sd)
+    alone = data.mqm_scores(e[e.rater == "A"]).set_index(["system", "seg_id"])
+    np.testing.assert_allclose(m.loc[alone.index].mqm_z, alone.mqm_z, atol=1e-12)
+    # every rater confounded (one system each): the pooled scale of all rows
+    only = data.mqm_scores(e[e.system == "s2"].assign(rater="C")).set_index(["system", "seg_id"])
+    assert only.mqm_z.mean() == pytest.approx(0.0, abs=1e-12)
 
 
 def _leaves(ptb: str) -> list[str]:

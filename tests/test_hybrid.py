@@ -21,6 +21,7 @@ from syneval_nb.metrics.hybrid import (
     hybridize,
     hybridize_corpus,
     hybridize_segment,
+    seams_attested,
 )
 from syneval_nb.studies import hybridization as H6
 from syneval_nb.studies.hybridization import (
@@ -443,3 +444,54 @@ def test_hybrid_text_keeps_the_spacing_of_each_piece(shared_data):
     assert [" ".join(h.tree.leaves()) for h in hs.hybrids[2:]] == [
         "One of them is the input from the user , as you are building your bricks .",
         "One of them is the input from the user , as you 're building bricks ."]
+
+
+# ------------------------------------------------------------------------------ issue 22: the "seams" check
+
+
+def test_seams_check_by_hand():
+    """They fly / It flies: S, NP, PRP and VP are equivalent (VBP and VBZ are not), so the paper's R' adds "It fly"
+    and "They flies" (a subject and a predicate swap). Their seams ("It", "fly") and ("They", "flies") occur in
+    neither reference: the "seams" check removes both. The cat sat / A cat slept: every hybrid's seams occur in
+    one of the references ("A cat" in the second, "cat sat" in the first), so the check keeps all of them."""
+    bad = [read_ptb("(S (NP (PRP They)) (VP (VBP fly)))"), read_ptb("(S (NP (PRP It)) (VP (VBZ flies)))")]
+    plain = hybridize_segment(bad, max_refs=None)
+    assert [" ".join(h.tokens) for h in plain.hybrids] == ["They fly", "It flies", "It fly", "They flies"]
+    assert [h.seams for h in plain.hybrids[2:]] == [(("It", "fly"),), (("They", "flies"),)]
+    checked = hybridize_segment(bad, max_refs=None, well_formed="seams")
+    assert [" ".join(h.tokens) for h in checked.hybrids] == ["They fly", "It flies"]
+    assert (checked.n_rejected, checked.well_formed, plain.n_rejected) == (2, "seams", 0)
+    assert not seams_attested(plain.hybrids[2], [h.tokens for h in plain.originals])
+    good = [read_ptb("(S (NP (DT The) (NN cat)) (VP (VBD sat)))"), read_ptb("(S (NP (DT A) (NN cat)) (VP (VBD slept)))")]
+    p, c = hybridize_segment(good, max_refs=None), hybridize_segment(good, max_refs=None, well_formed="seams")
+    assert [h.tokens for h in c.hybrids] == [h.tokens for h in p.hybrids] and len(p) == 4 and c.n_rejected == 0
+    with pytest.raises(ValueError, match="well_formed must be one of"):
+        hybridize_segment(bad, well_formed="root")
+    with pytest.raises(ValueError, match="well_formed must be one of"):
+        hybridize_corpus([bad], well_formed="root")
+
+
+def test_seams_check_on_real_hybrids(shared_data):
+    """TED zh-en: "They fly into this thing" gives "It fly into this thing" (removed by the check); "He thought
+    nature would protect us" gives "He believed nature would protect us", a fine paraphrase that the check also
+    removes (its seams are new): the check is strict, not perfect. Counts over all TED and de-en segments (the
+    chapter's reports them)."""
+    from syneval_nb.data import load_ted_zhen_mqm
+    from syneval_nb.studies import hybridization as H6
+
+    t = load_ted_zhen_mqm()
+    t = t[~t["is_human"]]
+    plain = H6.hybridize_frame(t, ("ref", "refB"), ("ptb_ref", "ptb_refB"), progress=False)
+    checked = H6.hybridize_frame(t, ("ref", "refB"), ("ptb_ref", "ptb_refB"), progress=False, well_formed="seams")
+    texts = {s: set(hs.texts) for s, hs in plain.items()}
+    kept = {s: set(hs.texts) for s, hs in checked.items()}
+    fly = next(s for s, x in texts.items() if any(h.startswith("It fly into this thing") for h in x))
+    assert not any(h.startswith("It fly") for h in kept[fly])
+    he = next(s for s, x in texts.items() if "He believed nature would protect us from their formation." in x)
+    assert "He believed nature would protect us from their formation." not in kept[he]
+    n_plain = sum(len(hs) - len(hs.originals) for hs in plain.values())
+    n_kept = sum(len(hs) - len(hs.originals) for hs in checked.values())
+    assert (n_plain, n_kept, sum(hs.n_rejected for hs in checked.values())) == (676, 348, 328)
+    assert sum(len(hs) > len(hs.originals) for hs in plain.values()) == 126  # 24% of 529 segments
+    assert sum(len(hs) > len(hs.originals) for hs in checked.values()) == 89
+    assert all(kept[s] <= texts[s] for s in texts)  # nothing capped on TED: the check only removes

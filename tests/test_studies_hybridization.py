@@ -44,3 +44,28 @@ def test_reference_value_both_framings():
     assert v["hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)"]["statistic"] == pytest.approx(
         r["2 manual + hybrid"] - r["2 manual"])
     assert len(v) == 5 and "refB" in H.verdict_text(v)
+
+
+def test_real_hybrid_helpers_by_hand():
+    """Two toy segments: "They fly" / "It flies" (two hybrids, both with new seams) and one without any
+    equivalent below the root ("Yes" / "No" have different labels: only the roots pair, no hybrid)."""
+    from syneval_nb.metrics.hybrid import hybridize_corpus
+    from syneval_nb.trees import read_ptb
+
+    segs = [[read_ptb("(S (NP (PRP They)) (VP (VBP fly)))"), read_ptb("(S (NP (PRP It)) (VP (VBZ flies)))")],
+            [read_ptb("(S (INTJ (UH Yes)))"), read_ptb("(S (NP (DT No)))")]]
+    texts = [["They fly", "It flies"], ["Yes", "No"]]
+    plain = dict(enumerate(hybridize_corpus(segs, texts=texts, progress=False)))
+    checked = dict(enumerate(hybridize_corpus(segs, texts=texts, progress=False, well_formed="seams")))
+    ch = H.HybridChapter(ted=pd.DataFrame(), seg=pd.DataFrame(), da={}, ted_sets=plain, deen_sets={0: plain[1]})
+    cov = H.coverage_table(ch, {"TED zh-en": checked, "WMT21 de-en": {0: checked[1]}})
+    assert cov["TED zh-en"].to_dict() == {
+        "segments": 2, "segments with a hybrid": 1, "share with a hybrid": 0.5, "hybrids": 2,
+        "hybrids per segment with one": 2.0, "segments with a hybrid (seams checked)": 0,
+        "share with a hybrid (seams checked)": 0.0, "hybrids (seams checked)": 0, "removed by the check": 2}
+    assert cov["WMT21 de-en"]["segments with a hybrid"] == 0
+    ex = H.hybrid_examples(ch, n_per_set=3)
+    # the first hybrid of the enumeration: root 0 ("They fly") with its subject swapped
+    assert ex.to_dict("records") == [{"data": "TED zh-en", "seg_id": 0, "host reference": "They fly",
+                                      "hybrid": "It fly", "swapped": "They -> It", "swaps": 1,
+                                      "seams attested": False}]

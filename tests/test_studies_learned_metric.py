@@ -187,3 +187,36 @@ def test_permuted_chapter_has_no_holds(shared_data):
     v = S.verdicts(ch)
     assert [c for c, x in v.items() if x["verdict"] == "holds"] == []
     assert ch.params["permute_human"] == 1
+
+
+# --------------------------------------------------------------------------------------------- issue 22: features
+
+
+def test_weighted_auc_hand_example_and_sklearn():
+    """Human 3, 1, 2 against MT 1, 0: 3>1, 3>0, 1=1 (a tie counts one half), 1>0, 2>1, 2>0: 5.5 of 6 pairs."""
+    from sklearn.metrics import roc_auc_score
+
+    x, y = np.array([3.0, 1.0, 2.0, 1.0, 0.0]), np.array([1, 1, 1, 0, 0])
+    assert S.weighted_auc(x, y)[0] == pytest.approx(5.5 / 6)
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 6, size=40).astype(float)  # many ties
+    y = np.r_[np.ones(20, int), np.zeros(20, int)]
+    W = rng.integers(0, 3, size=(25, 40)).astype(float)
+    W[:, 0] += 1  # both classes present in every row
+    W[:, -1] += 1
+    got = S.weighted_auc(x, y, W)
+    want = [roc_auc_score(y, x, sample_weight=w) for w in W]
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    with pytest.raises(ValueError, match="both classes"):
+        S.weighted_auc(x, np.ones(40, int))
+    with pytest.raises(ValueError, match="one length"):
+        S.weighted_auc(x, y[:-1])
+
+
+def test_rater_table_flags_the_single_system_rater():
+    from syneval_nb.data import load_ted_zhen_mqm
+
+    t = S.rater_table(load_ted_zhen_mqm())
+    assert t.loc["rater8"].tolist()[:3] == [177, 1, 177] and t.loc["rater8", "single system"] == "refB"
+    assert (t.drop(index="rater8")["single system"] == "").all() and t["rows"].sum() == 7935
+    assert t["systems"].drop(index="rater8").min() == 6  # rater6: 100 rows over 6 systems

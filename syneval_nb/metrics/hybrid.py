@@ -78,6 +78,8 @@ __all__ = [
     "equivalent_nodes",
     "hybridize",
     "hybridize_segment",
+    "WELL_FORMED",
+    "seams_attested",
     "hybridize_corpus",
     "detokenize",
     "align_leaves",
@@ -85,6 +87,13 @@ __all__ = [
 
 DEFAULT_MAX_REFS = 64
 """Default cap on references per segment (originals included)."""
+
+WELL_FORMED = (None, "seams")
+"""The well-formedness checks of :func:`hybridize_segment` (``well_formed=``). ``None``: the paper (every
+derivation is a reference). ``"seams"``: a hybrid is kept only if every word pair that crosses a seam between two
+pieces occurs in one of the segment's original references (:func:`seams_attested`): no "It fly", "I are",
+"both of them're". (A swapped piece never opens or ends a hybrid unless it opens or ends its own reference too:
+pairs descend from the two roots position by position.)"""
 
 Subst = tuple[int, int, int]  # (node of the root's tree, other reference j, node of tree j), preorder indices
 
@@ -99,6 +108,7 @@ class Hybrid:
     ``(node, j, node_j)`` (preorder node indices of tree ``source`` and tree ``j``), empty for an original;
     ``text_from``: ``"raw"`` (an original's given text), ``"aligned"`` (the references' own characters, see
     :func:`align_leaves`) or ``"detokenized"`` (:func:`detokenize`, when no raw text is given or aligned).
+    ``seams``: the token pairs across the hybrid's seams (see :data:`WELL_FORMED`), empty for an original.
     ``tree`` is ``None`` only for a reference kept without a parse by :func:`hybridize_corpus`.
     """
 
@@ -109,6 +119,7 @@ class Hybrid:
     source: int
     swaps: tuple[Subst, ...] = ()
     text_from: str = "detokenized"
+    seams: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @property
     def n_swaps(self) -> int:
@@ -121,13 +132,16 @@ class HybridSet:
     """The extended reference set of one segment and what it took to make it.
 
     ``n_derivations``: size of the (pruned) derivation space, duplicates included – what the enumeration would
-    visit without a cap; ``capped``: the cap removed at least one distinct reference.
+    visit without a cap; ``capped``: the cap removed at least one distinct reference; ``n_rejected``: distinct
+    hybrids the ``well_formed`` check removed (0 without a check) before the cap was reached.
     """
 
     hybrids: list[Hybrid]
     n_derivations: int
     capped: bool
     max_refs: int | None
+    n_rejected: int = 0
+    well_formed: str | None = None
 
     def __len__(self) -> int:
         return len(self.hybrids)
@@ -339,6 +353,27 @@ class _Space:
             for r in self._product(i, rest):
                 yield d + r
 
+    def pieces(self, i: int, subs: tuple[Subst, ...]) -> list[tuple[int, int, int]]:
+        """The pieces of a derivation in order: ``(reference, first leaf, end leaf)``."""
+        r = self.refs[i]
+        out: list[tuple[int, int, int]] = []
+        pos = 0
+        for x, j, y in subs:
+            s, e = r.spans[x]
+            if s > pos:
+                out.append((i, pos, s))
+            out.append((j, *self.refs[j].spans[y]))
+            pos = e
+        if pos < len(r.words):
+            out.append((i, pos, len(r.words)))
+        return out
+
+    def seams(self, i: int, subs: tuple[Subst, ...]) -> tuple[tuple[str, str], ...]:
+        """Token pairs across the seams of a derivation: the last token of each piece and the first of the next."""
+        pieces = self.pieces(i, subs)
+        return tuple((self.refs[j].words[b - 1], self.refs[k].words[c])
+                     for (j, _, b), (k, c, _) in zip(pieces, pieces[1:]))
+
     def tokens(self, i: int, subs: tuple[Subst, ...]) -> tuple[str, ...]:
         """The token sequence of root ``i`` after the substitutions."""
         r = self.refs[i]
@@ -515,15 +550,32 @@ def detokenize(tokens: Sequence[str]) -> str:
     return _detokenizer().detokenize(toks)
 
 
+def _bigrams(originals: Sequence[Sequence[str]]) -> set[tuple[str, str]]:
+    out: set[tuple[str, str]] = set()
+    for toks in originals:
+        out.update(zip(toks, toks[1:]))
+    return out
+
+
+def seams_attested(hybrid: Hybrid, originals: Sequence[Sequence[str]]) -> bool:
+    """The ``"seams"`` check of :data:`WELL_FORMED`: every token pair across the hybrid's seams
+    (:attr:`Hybrid.seams`) occurs in one of ``originals`` (the token sequences of the segment's original
+    references). True for an original."""
+    return set(hybrid.seams) <= _bigrams(originals)
+
+
 def hybridize_segment(ref_trees: Sequence[Tree], *, max_refs: int | None = DEFAULT_MAX_REFS,
-                      texts: Sequence[str] | None = None) -> HybridSet:
+                      texts: Sequence[str] | None = None, well_formed: str | None = None) -> HybridSet:
     """The extended reference set ``R'`` of one segment (formula 1), capped at ``max_refs`` (see module docstring).
 
     ``texts``: the raw texts of the references (same order); originals then carry their raw text and hybrids are
     written with the references' own characters (:func:`align_leaves`), falling back to :func:`detokenize` when a
     reference involved does not align (see :attr:`Hybrid.text_from`). Originals with the same tokens as an earlier
-    original are dropped (``R'`` is a set).
+    original are dropped (``R'`` is a set). ``well_formed``: a check of :data:`WELL_FORMED` (default ``None``, the
+    paper: none); a hybrid that fails it is not kept and does not count towards ``max_refs``.
     """
+    if well_formed not in WELL_FORMED:
+        raise ValueError(f"well_formed must be one of {WELL_FORMED}, got {well_formed!r}")
     if len(ref_trees) == 0:
         raise ValueError("no reference trees given")
     if texts is not None and len(texts) != len(ref_trees):
@@ -535,6 +587,8 @@ def hybridize_segment(ref_trees: Sequence[Tree], *, max_refs: int | None = DEFAU
     surface = _Surface(refs, texts)
     out: list[Hybrid] = []
     seen: set[tuple[str, ...]] = set()
+    rejected: set[tuple[str, ...]] = set()
+    attested = _bigrams([r.words for r in refs]) if well_formed == "seams" else set()
     capped = False
     max_k = max(len(space.poly[i][0]) for i in range(len(refs))) - 1
     for k in range(max_k + 1):
@@ -542,6 +596,10 @@ def hybridize_segment(ref_trees: Sequence[Tree], *, max_refs: int | None = DEFAU
         for i, subs in _round_robin(gens):
             toks = space.tokens(i, subs)
             if toks in seen:
+                continue
+            seams = space.seams(i, subs) if k else ()
+            if well_formed == "seams" and not set(seams) <= attested:
+                rejected.add(toks)
                 continue
             if max_refs is not None and len(out) >= max_refs:
                 capped = True
@@ -553,20 +611,21 @@ def hybridize_segment(ref_trees: Sequence[Tree], *, max_refs: int | None = DEFAU
                 text, how = surface.text(space, i, subs), "aligned"
                 if text is None:
                     text, how = detokenize(toks), "detokenized"
-            out.append(Hybrid(toks, text, space.tree(i, subs), k == 0, i, subs, how))
+            out.append(Hybrid(toks, text, space.tree(i, subs), k == 0, i, subs, how, seams))
         if capped:
             break
-    return HybridSet(out, space.n_derivations(), capped, max_refs)
+    return HybridSet(out, space.n_derivations(), capped, max_refs, len(rejected - seen), well_formed)
 
 
 def hybridize(ref_trees: Sequence[Tree], *, max_refs: int | None = DEFAULT_MAX_REFS,
-              texts: Sequence[str] | None = None) -> list[Hybrid]:
+              texts: Sequence[str] | None = None, well_formed: str | None = None) -> list[Hybrid]:
     """The extended reference set of one segment, originals included (see :func:`hybridize_segment`)."""
-    return hybridize_segment(ref_trees, max_refs=max_refs, texts=texts).hybrids
+    return hybridize_segment(ref_trees, max_refs=max_refs, texts=texts, well_formed=well_formed).hybrids
 
 
 def hybridize_corpus(segments: Sequence[Sequence[Tree | None]], *, max_refs: int | None = DEFAULT_MAX_REFS,
-                     texts: Sequence[Sequence[str]] | None = None, progress: bool = True) -> list[HybridSet]:
+                     texts: Sequence[Sequence[str]] | None = None, progress: bool = True,
+                     well_formed: str | None = None) -> list[HybridSet]:
     """:func:`hybridize_segment` for every segment (``segments[s]`` = the reference trees of segment ``s``).
 
     A reference without a tree (``None``, a failed parse) takes no part in the hybridization; it stays in the
@@ -575,6 +634,8 @@ def hybridize_corpus(segments: Sequence[Sequence[Tree | None]], *, max_refs: int
     """
     if texts is not None and len(texts) != len(segments):
         raise ValueError(f"texts has {len(texts)} segments, the trees {len(segments)}")
+    if well_formed not in WELL_FORMED:
+        raise ValueError(f"well_formed must be one of {WELL_FORMED}, got {well_formed!r}")
     out = []
     for s, trees in enumerate(tqdm(segments, desc="hybridizing", disable=not progress)):
         seg_texts = None if texts is None else list(texts[s])
@@ -587,16 +648,19 @@ def hybridize_corpus(segments: Sequence[Sequence[Tree | None]], *, max_refs: int
         try:
             if keep:
                 hs = hybridize_segment([trees[i] for i in keep], max_refs=max_refs,
-                                       texts=None if seg_texts is None else [seg_texts[i] for i in keep])
+                                       texts=None if seg_texts is None else [seg_texts[i] for i in keep],
+                                       well_formed=well_formed)
                 hybrids = [Hybrid(h.tokens, h.text, h.tree, h.is_original, keep[h.source],
-                                  tuple((x, keep[j], y) for x, j, y in h.swaps), h.text_from) for h in hs.hybrids]
+                                  tuple((x, keep[j], y) for x, j, y in h.swaps), h.text_from, h.seams)
+                           for h in hs.hybrids]
             else:
-                hs = HybridSet([], 0, False, max_refs)
+                hs = HybridSet([], 0, False, max_refs, 0, well_formed)
                 hybrids = []
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"segment {s}: {exc}") from None
         for i in missing:
             hybrids.insert(sum(1 for h in hybrids if h.is_original and h.source < i),
                            Hybrid(tuple(seg_texts[i].split()), seg_texts[i], None, True, i, (), "raw"))
-        out.append(HybridSet(hybrids, hs.n_derivations + len(missing), hs.capped, max_refs))
+        out.append(HybridSet(hybrids, hs.n_derivations + len(missing), hs.capped, max_refs, hs.n_rejected,
+                             well_formed))
     return out

@@ -32,7 +32,7 @@ from syneval_nb import stats
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
 from syneval_nb.metrics import lexical
 from syneval_nb.metrics.hybrid import (DEFAULT_MAX_REFS, HybridSet, align_leaves, detokenize, equivalent_nodes,
-                                       equivalent_pairs, hybridize, hybridize_corpus)
+                                       equivalent_pairs, hybridize, hybridize_corpus, seams_attested)
 from syneval_nb.metrics.lexical import edit_distance, tokenize
 from syneval_nb.metrics.syntactic import References
 from syneval_nb.paths import KIT_DATA_DIR
@@ -173,9 +173,11 @@ def reference_trees(df: pd.DataFrame, ptb_cols: Sequence[str], seg_col: str = "s
 
 
 def hybridize_frame(df: pd.DataFrame, text_cols: Sequence[str], ptb_cols: Sequence[str], seg_col: str = "seg_id",
-                    max_refs: int | None = DEFAULT_MAX_REFS, progress: bool = True) -> dict:
+                    max_refs: int | None = DEFAULT_MAX_REFS, progress: bool = True,
+                    well_formed: str | None = None) -> dict:
     """Extended reference sets of every segment of a (system, segment) table, e.g. ``load_ted_zhen_mqm()`` with
-    ``text_cols=("ref", "refB")``, ``ptb_cols=("ptb_ref", "ptb_refB")``: ``{seg_id: HybridSet}``."""
+    ``text_cols=("ref", "refB")``, ``ptb_cols=("ptb_ref", "ptb_refB")``: ``{seg_id: HybridSet}``; ``well_formed``:
+    the check of :data:`syneval_nb.metrics.hybrid.WELL_FORMED` (``None``, the paper: none)."""
     if len(text_cols) != len(ptb_cols):
         raise ValueError(f"{len(text_cols)} text columns for {len(ptb_cols)} parse columns")
     missing = [c for c in [seg_col, *text_cols] if c not in df.columns]
@@ -184,7 +186,7 @@ def hybridize_frame(df: pd.DataFrame, text_cols: Sequence[str], ptb_cols: Sequen
     seg = df.drop_duplicates(seg_col)
     trees = reference_trees(df, ptb_cols, seg_col)
     texts = [[row[c] for c in text_cols] for _, row in seg.iterrows()]
-    sets = hybridize_corpus(trees, texts=texts, max_refs=max_refs, progress=progress)
+    sets = hybridize_corpus(trees, texts=texts, max_refs=max_refs, progress=progress, well_formed=well_formed)
     return dict(zip(seg[seg_col], sets))
 
 
@@ -706,6 +708,133 @@ def syntactic_system_table(ch: HybridChapter, depth: int = 4, metrics: Sequence[
     return system_correlations(scores.attrs["corpus"], ch.da, baseline=ORIGINAL)
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# real hybrids, the share of segments that get one, the well-formedness check
+# ---------------------------------------------------------------------------------------------------------------
+
+DATA_SETS = {"TED zh-en": ("ted", ("ref", "refB"), ("ptb_ref", "ptb_refB")),
+             "WMT21 de-en": ("seg", ("ref_A", "ref_B"), ("ptb_ref_A", "ptb_ref_B"))}
+"""Each data set's frame attribute of :class:`HybridChapter`, reference text columns and parse columns."""
+WELL_FORMED_SET = "2 manual + hybrids (seams checked)"
+
+
+def _sets(ch: HybridChapter) -> dict[str, dict]:
+    return {"TED zh-en": ch.ted_sets, "WMT21 de-en": ch.deen_sets}
+
+
+def _originals(hs: HybridSet) -> list[tuple[str, ...]]:
+    return [h.tokens for h in hs.originals]
+
+
+def swapped_words(hs: HybridSet, h) -> str:
+    """What a hybrid swapped: ``host words -> words of the other reference`` for each substitution (``; ``-joined),
+    read from its swaps and the originals' trees."""
+    trees = {o.source: o.tree for o in hs.originals}
+    parts = []
+    for x, j, y in h.swaps:
+        host, other = trees[h.source], trees[j]
+        a = spans(host)[x]
+        b = spans(other)[y]
+        parts.append(f"{' '.join(host.leaves()[a[1]:a[2]])} -> {' '.join(other.leaves()[b[1]:b[2]])}")
+    return "; ".join(parts)
+
+
+def hybrid_examples(ch: HybridChapter, n_per_set: int = 6, seed: int = 0) -> pd.DataFrame:
+    """Real hybrids: ``n_per_set`` segments of each data set drawn (seeded) among those that get a hybrid, and of
+    each the first hybrid of the enumeration (fewest swaps): its host reference, the hybrid's text, what was
+    swapped, the number of swaps and whether its seams are attested (the ``"seams"`` check of
+    :data:`syneval_nb.metrics.hybrid.WELL_FORMED`)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name, sets in _sets(ch).items():
+        segs = [k for k, hs in sets.items() if any(not h.is_original for h in hs.hybrids)]
+        for k in sorted(rng.choice(len(segs), size=min(n_per_set, len(segs)), replace=False)):
+            hs = sets[segs[k]]
+            h = next(x for x in hs.hybrids if not x.is_original)
+            host = next(o for o in hs.originals if o.source == h.source)
+            rows.append({"data": name, "seg_id": segs[k], "host reference": host.text, "hybrid": h.text,
+                         "swapped": swapped_words(hs, h), "swaps": h.n_swaps,
+                         "seams attested": seams_attested(h, _originals(hs))})
+    return pd.DataFrame(rows)
+
+
+def coverage_table(ch: HybridChapter, checked: Mapping[str, Mapping] | None = None) -> pd.DataFrame:
+    """Per data set: segments, segments that get at least one hybrid and their share, hybrids, hybrids per segment
+    that gets one; with ``checked`` (``{data set: {seg_id: HybridSet}}`` made with ``well_formed="seams"``) the
+    same after the check and the hybrids it removed."""
+    out = {}
+    for name, sets in _sets(ch).items():
+        n_h = [sum(not h.is_original for h in hs.hybrids) for hs in sets.values()]
+        row = {"segments": len(n_h), "segments with a hybrid": sum(n > 0 for n in n_h),
+               "share with a hybrid": float(np.mean([n > 0 for n in n_h])) if n_h else float("nan"),
+               "hybrids": sum(n_h), "hybrids per segment with one": sum(n_h) / max(1, sum(n > 0 for n in n_h))}
+        if checked is not None:
+            c = [sum(not h.is_original for h in hs.hybrids) for hs in checked[name].values()]
+            row.update({"segments with a hybrid (seams checked)": sum(n > 0 for n in c),
+                        "share with a hybrid (seams checked)": float(np.mean([n > 0 for n in c])) if c else float("nan"),
+                        "hybrids (seams checked)": sum(c),
+                        "removed by the check": sum(hs.n_rejected for hs in checked[name].values())})
+        out[name] = row
+    return pd.DataFrame(out)
+
+
+@dataclass
+class WellFormedCheck:
+    """The ``"seams"`` option's effect: ``sets`` (``{data set: {seg_id: HybridSet}}`` made with the check),
+    ``coverage`` (:func:`coverage_table` before and after), ``gains`` (TED :func:`gain_tables` of the plain and
+    the checked extended sets against the two human references, ``{human: table}``), ``table`` (their display)."""
+
+    sets: dict
+    coverage: pd.DataFrame
+    gains: dict
+    table: pd.DataFrame
+
+
+def well_formed_check(ch: HybridChapter, ted_scores: pd.DataFrame, metrics: Mapping[str, Any], *,
+                      max_refs: int | None = DEFAULT_MAX_REFS, n_resamples: int = 1000, seed: int = 0,
+                      progress: bool = True) -> WellFormedCheck:
+    """Hybridize both data sets again with ``well_formed="seams"`` (a named option; the paper and the chapter's
+    main tables have no check), count what it removes, and score the TED MT rows with the checked extended set:
+    Table 3's r and gain over the two human references for the plain (paper) and the checked extended set, on the
+    same resamples of source segments (``ted_scores``: :func:`ted_lexical_scores`)."""
+    checked = {}
+    for name, (attr, text_cols, ptb_cols) in DATA_SETS.items():
+        checked[name] = hybridize_frame(getattr(ch, attr), text_cols, ptb_cols, max_refs=max_refs,
+                                        progress=progress, well_formed="seams")
+    refs = [checked["TED zh-en"][s].texts for s in ch.ted["seg_id"]]
+    extra = lexical_scores(metrics, list(ch.ted["target"]), {WELL_FORMED_SET: refs}, progress)
+    keep = [c for c in ted_scores.columns if c[1] in (ORIGINAL, EXTENDED)]
+    scores = pd.concat([ted_scores[keep], extra], axis=1)
+    scores = scores[[c for m in metrics for c in scores.columns if c[0] == m]]
+    gains = gain_tables(scores, ch.ted, n_resamples=n_resamples, seed=seed)
+    rows = {}
+    for human, t in gains.items():
+        for m in metrics:
+            tm = t[t["metric"] == m].set_index("references")
+            rows[(human, m)] = {"r (2 manual)": tm.loc[ORIGINAL, "r"], **{
+                f"{k} ({label})": tm.loc[ref, c] for ref, label in ((EXTENDED, "paper"), (WELL_FORMED_SET, "seams"))
+                for k, c in (("r", "r"), ("gain", "delta"), ("gain low", "delta_low"), ("gain high", "delta_high"))}}
+    table = pd.DataFrame(rows).T
+    table.index.names = ["human", "metric"]
+    return WellFormedCheck(checked, coverage_table(ch, checked), gains, table)
+
+
+def well_formed_note(wf: WellFormedCheck, examples: pd.DataFrame) -> str:
+    """The check's effect in sentences, from :func:`well_formed_check` and :func:`hybrid_examples`."""
+    c = wf.coverage
+    lines = [f"{name}: the check keeps {int(c.loc['hybrids (seams checked)', name])} of "
+             f"{int(c.loc['hybrids', name])} hybrids; segments with a hybrid "
+             f"{c.loc['share with a hybrid', name]:.1%} -> {c.loc['share with a hybrid (seams checked)', name]:.1%}."
+             for name in c.columns]
+    lines.append(f"Of the {len(examples)} examples above, {int(examples['seams attested'].sum())} pass the check.")
+    t = wf.table.xs("MQM z", level="human")
+    lines.append("TED, MQM z, gain of r over the two human references, paper vs seams checked: " + ", ".join(
+        f"{m} {r['gain (paper)']:+.4f} [{r['gain low (paper)']:+.4f}, {r['gain high (paper)']:+.4f}] vs "
+        f"{r['gain (seams)']:+.4f} [{r['gain low (seams)']:+.4f}, {r['gain high (seams)']:+.4f}]"
+        for m, r in t.iterrows()) + ".")
+    return "\n".join(f"* {x}" for x in lines)
+
+
 def chapter_verdicts(corr: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame],
                      value: Mapping[str, pd.DataFrame], human: str = "MQM z",
                      beyond_length: tuple | None = None) -> dict[str, dict]:
@@ -746,9 +875,18 @@ def _columns(frame: pd.DataFrame) -> dict:
 def results(fig1: Figure1, alabama: pd.DataFrame, ch: HybridChapter, cap: pd.DataFrame, detok: pd.DataFrame,
             corr: Mapping[str, pd.DataFrame], table4_: pd.DataFrame, table5_: pd.DataFrame,
             table6_: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame], syn_sys: pd.DataFrame,
-            verdicts_: Mapping[str, dict], metrics: Mapping[str, Any], max_refs: int | None) -> dict:
-    """The results file (JSON-ready)."""
-    return {
+            verdicts_: Mapping[str, dict], metrics: Mapping[str, Any], max_refs: int | None, *,
+            examples: pd.DataFrame | None = None, well_formed: WellFormedCheck | None = None) -> dict:
+    """The results file (JSON-ready); ``examples`` (:func:`hybrid_examples`) and ``well_formed``
+    (:func:`well_formed_check`) add the real hybrids, the coverage and the check's effect."""
+    extra: dict[str, Any] = {"coverage": _columns(coverage_table(ch) if well_formed is None else well_formed.coverage)}
+    if examples is not None:
+        extra["hybrid_examples"] = [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in r.items()}
+                                    for r in examples.to_dict("records")]
+    if well_formed is not None:
+        extra["well_formed"] = {h: {m: {k: float(x) for k, x in r.items()} for m, r in t.iterrows()}
+                                for h, t in ((h, well_formed.table.xs(h, level="human")) for h in HUMAN_COLUMNS)}
+    return {**extra,
         "figure1_n_references": len(fig1.references),
         "figure1_n_pairs": len(fig1.pairs),
         "alabama_n_additional": len(alabama),

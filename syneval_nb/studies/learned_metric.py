@@ -5,6 +5,10 @@
 :func:`plot_system`, :func:`figure2`, :func:`plot_figure2`, :func:`swapped_table`, :func:`syntax_table`),
 the premise (:func:`premise`: are human translations rated better than MT?), the human ceiling
 (:func:`human_ceiling`), the verdicts (:func:`verdicts`) and the results JSON (:func:`results`).
+Issue 22: the rater check (:func:`rater_table`, :func:`rater_check`, :func:`rater_note`: raters who scored a
+single system), why the TED pool does not score against refB (:func:`reference_choice`, computed), and the
+diagnosis of the negative result from the features (:func:`feature_separability` on :func:`weighted_auc`,
+:func:`svm_direction`, :func:`plot_separability`, :func:`separability_note`).
 
 The metric itself (features, :class:`~syneval_nb.metrics.learned.LearnedMetric`, the grid search, the pools and
 source splits, :func:`~syneval_nb.metrics.learned.run_experiment`) is in :mod:`syneval_nb.metrics.learned`.
@@ -30,7 +34,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 from syneval_nb import stats
-from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
+from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments, single_system_raters
 from syneval_nb.metrics import chrf, learned, lexical
 from syneval_nb.metrics.learned import Experiment, FeatureConfig, GridResult, LearnedMetric
 from syneval_nb.studies.common import MQM_COLUMNS, _check_permute, holm_chapter, verdict_lines, verdicts_json
@@ -49,6 +53,13 @@ VERDICT_HUMAN = "MQM z"
 PAPER_ACCURACY = {"acc_human": 0.587, "acc_machine": 0.700, "acc": 0.644, "C": 50.0, "sigma": 10.0, "n_val": 7024}
 """Kulesza & Shieber section 4.2: validation accuracy at C = 50, sigma = 10."""
 PAPER_META_R = 0.855
+EVERY_RATER_Z = "mqm_z_every_rater"
+"""Column of :attr:`Data.ted`: MQM z with an offset for every rater (``rater_offsets="every rater"`` of
+:func:`syneval_nb.data.load_ted_zhen_mqm`), beside the loader's ``mqm_z`` (offsets only where rater and system are
+not confounded); shown by the rater check only."""
+FEATURE_DIRECTION = {"p1": 1, "p2": 1, "p3": 1, "p4": 1, "p5": 1, "wer": -1, "per": -1}
+"""The direction in which a feature says "closer to the reference" (higher precision, fewer edits); the length
+ratios have none."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -157,8 +168,12 @@ def load(data_dir=None, permute_human: int | None = None) -> Data:
 
     seed_p = _check_permute(permute_human)
     ted = load_ted_zhen_mqm(data_dir).copy()
+    every = load_ted_zhen_mqm(data_dir, rater_offsets="every rater")
+    if not ted[["system", "seg_id"]].equals(every[["system", "seg_id"]]):
+        raise ValueError("the two TED loads differ in their rows")
+    ted[EVERY_RATER_Z] = every["mqm_z"].to_numpy()
     rated = ted["mqm"].notna().to_numpy()
-    for c in MQM_COLUMNS:
+    for c in (*MQM_COLUMNS, EVERY_RATER_Z):
         col = ted[c].to_numpy(dtype=float).copy()
         col[rated] = stats.permute_human(col[rated], seed_p)
         ted[c] = col
@@ -206,6 +221,8 @@ class LearnedChapter:
     swap_table: pd.DataFrame | None = None
     fig2: pd.DataFrame | None = None
     meta: pd.DataFrame | None = None
+    separability: pd.DataFrame | None = None
+    raters: dict | None = None
     seconds: float = 0.0
 
     @property
@@ -247,6 +264,8 @@ def run_chapter(data_dir=None, *, sample: int | None = None, seed: int = 0, grid
     ch.sys_scores = deen_system_scores(ch, progress=progress)
     ch.sys_table = system_table(ch.sys_scores, d.da, n_resamples=n_resamples, seed=seed)
     ch.fig2, ch.meta = figure2(ch)
+    ch.separability = feature_separability(ch)
+    ch.raters = rater_check(ch)
     if run_swapped:
         swap_pool = sample_sources(learned.build_pool(d.ted, human=ted_reference, reference=ted_human,
                                                       keep=("mqm", "mqm_z")), sample, seed=seed)
@@ -576,6 +595,208 @@ def verdicts(ch: LearnedChapter) -> dict[str, dict]:
     return holm_chapter(out)[0]
 
 
+def rater_table(ted: pd.DataFrame) -> pd.DataFrame:
+    """Per TED rater: rated rows, systems scored, human-translation rows, and whether the rater scored a single
+    system (:func:`syneval_nb.data.single_system_raters`: then its offset is confounded with that system and the
+    loader puts its scores on the other raters' pooled scale)."""
+    t = ted[ted["mqm"].notna()]
+    alone = single_system_raters(t)
+    g = t.groupby("rater", sort=True)
+    out = pd.DataFrame({"rows": g.size(), "systems": g["system"].nunique(),
+                        "human-translation rows": g["is_human"].sum().astype(int),
+                        "mean raw MQM": g["mqm"].mean()})
+    out["single system"] = [alone.get(r, "") for r in out.index]
+    return out
+
+
+def rater_check(ch: LearnedChapter) -> dict:
+    """The rater check on the pool's TED source segments: the raters who scored a single system, and the premise of
+    ``ted_human`` (:func:`premise`) on the segments such a rater scored and on the others, with MQM z as loaded
+    (offsets only where rater and system are not confounded), with an offset for every rater, and with raw MQM.
+    Keys: ``single_system`` (rater -> system), ``rows`` (their rows), ``premise`` ({rule: {part: verdict}})."""
+    p = ch.params
+    ted = ch.data.ted
+    sources = set(ch.pools["TED"]["seg_id"])
+    alone = single_system_raters(ted[ted["mqm"].notna()])
+    who = p["ted_human"]
+    h = ted[(ted["system"] == who) & ted["seg_id"].isin(sources)]
+    on = set(h.loc[h["rater"].isin(alone.index), "seg_id"])
+    parts = {"segments of single-system raters": sorted(on), "other segments": sorted(sources - on),
+             "all": sorted(sources)}
+    rules = {"MQM z (offsets where not confounded)": "mqm_z", "MQM z (offset of every rater)": EVERY_RATER_Z,
+             "raw MQM": "mqm"}
+    prem = {rule: {part: (premise(ted, who, column=col, n_resamples=p["n_resamples"], seed=p["seed"], segments=seg)
+                          if seg else None) for part, seg in parts.items()} for rule, col in rules.items()}
+    return {"human": who, "single_system": alone.to_dict(),
+            "rows": {r: int((ted["rater"] == r).sum()) for r in alone.index},
+            "n_segments": {part: len(seg) for part, seg in parts.items()}, "premise": prem}
+
+
+def rater_check_table(check: Mapping) -> pd.DataFrame:
+    """:func:`rater_check` as a table: the premise statistic [interval] per rule (rows) and segment part (columns)."""
+    rows = {}
+    for rule, parts in check["premise"].items():
+        rows[rule] = {f"{part} ({check['n_segments'][part]})": (
+            f"{v['statistic']:+.3f} [{v['ci'][0]:+.3f}, {v['ci'][1]:+.3f}]" if v else "-") for part, v in parts.items()}
+    return pd.DataFrame(rows).T
+
+
+def rater_note(check: Mapping) -> str:
+    """The rater check in sentences, written from :func:`rater_check`."""
+    if not check["single_system"]:
+        return "No rater scored a single system: every rater's offset is estimated."
+    names = ", ".join(f"{r} scored only {s} ({check['rows'][r]} rows)" for r, s in check["single_system"].items())
+    pr = check["premise"]
+    part = "segments of single-system raters"
+    z, every, raw = (pr[k][part] for k in pr)
+    n = check["n_segments"][part]
+    if z is None:
+        return f"{names}; none of this chapter's {check['human']} rows is among them."
+    return (f"{names}. Such a rater's mean is the system's quality as much as the rater's severity, so the loader "
+            f"estimates rater offsets only where rater and system are not confounded and puts these rows on the "
+            f"other raters' pooled scale. On the {n} such segments of this chapter, {check['human']} minus the MT "
+            f"mean is {raw['statistic']:+.2f} raw MQM; with an offset for every rater its MQM z difference would be "
+            f"{every['statistic']:+.3f} (the advantage erased), on the pooled scale it is {z['statistic']:+.3f}. "
+            f"Over all {check['n_segments']['all']} segments the premise statistic is "
+            f"{pr[next(iter(pr))]['all']['statistic']:+.3f} (every-rater offsets: "
+            f"{pr['MQM z (offset of every rater)']['all']['statistic']:+.3f}). No MT row is scored by a "
+            f"single-system rater, so no MT row's MQM z changes.")
+
+
+def reference_choice(ch: LearnedChapter) -> str:
+    """Why the TED pool scores against ``ted_reference`` and not the README's one reference (refB), from the
+    premise numbers: the human class must be a human translation other than the reference, rated better than MT."""
+    p = ch.params
+    pr = premises(ch)
+    hum, ref = pr[p["ted_human"]], pr[p["ted_reference"]]
+    if p["ted_reference"] == "refB":
+        return (f"The TED pool scores against refB, the README's one reference; the human class is "
+                f"{p['ted_human']} ({hum['statistic']:+.3f} MQM z against MT: the premise {hum['verdict']}).")
+    return (f"Every other chapter scores TED against refB. Kulesza & Shieber's classifier needs, besides the "
+            f"reference, a second human translation as its \"human\" class, and the method rests on that class being "
+            f"better than MT. With refB as the reference the class would be {p['ted_reference']}: its MQM z is "
+            f"{ref['statistic']:+.3f} [{ref['ci'][0]:+.3f}, {ref['ci'][1]:+.3f}] against the MT mean (the premise "
+            f"{ref['verdict']}), while {p['ted_human']} is {hum['statistic']:+.3f} [{hum['ci'][0]:+.3f}, "
+            f"{hum['ci'][1]:+.3f}] ({hum['verdict']}). So the TED pool uses {p['ted_human']} as the human class "
+            f"against {p['ted_reference']}; the refB-as-reference pool is the swapped variant below.")
+
+
+def weighted_auc(x: Sequence[float], labels: Sequence[int], weights: np.ndarray | None = None) -> np.ndarray:
+    """AUC ``P(x of a label-1 row > x of a label-0 row)`` (ties count one half), each row counted ``weights``
+    times: ``weights`` (R, n) gives R values at once (bootstrap resamples as counts,
+    :func:`syneval_nb.stats.bootstrap_weights`), ``None`` one value with every row once. Equal to sklearn's
+    ``roc_auc_score(labels, x, sample_weight=w)`` row by row (``tests/test_studies_learned_metric.py``); sorted
+    once, so a thousand resamples cost one pass each."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(labels)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x and labels must be 1-d of one length, got {x.shape} and {y.shape}")
+    if not set(np.unique(y)) <= {0, 1} or len(np.unique(y)) < 2:
+        raise ValueError("labels must hold both classes, 0 and 1")
+    w = np.ones((1, len(x))) if weights is None else np.atleast_2d(np.asarray(weights, dtype=float))
+    order = np.argsort(x, kind="stable")
+    xs, ys, w = x[order], y[order], w[:, order]
+    start = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])  # tie groups of equal x
+    wh = np.add.reduceat(w * (ys == 1), start, axis=1)
+    wm = np.add.reduceat(w * (ys == 0), start, axis=1)
+    below = np.cumsum(wm, axis=1) - wm  # label-0 weight strictly below each tie group
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (wh * (below + 0.5 * wm)).sum(axis=1) / (wh.sum(axis=1) * wm.sum(axis=1))
+
+
+def feature_separability(ch: LearnedChapter, *, alpha: float = 0.05) -> pd.DataFrame:
+    """How well each of the nine features separates the human class from MT in what the SVM learns from (the
+    balanced training and validation rows of each pool): class means, the standardized difference
+    ``(mean human - mean MT) / pooled sd`` (ddof=1), and the AUC ``P(feature of a human row > feature of an MT
+    row)`` (:func:`weighted_auc`, ties count one half) with a percentile interval from resampling source segments
+    (each source's human and MT rows together; the chapter's ``n_resamples`` and seed).
+    ``human closer to reference``: the AUC turned so that > 0.5 means the human class is closer to the reference
+    (:data:`FEATURE_DIRECTION`; empty for the length ratios)."""
+    rows = []
+    names = learned.FeatureConfig().names()
+    for pool, e in ch.exps.items():
+        X = pd.concat([e.X["train"], e.X["val"]], ignore_index=True)
+        sets = pd.concat([e.sets["train"], e.sets["val"]], ignore_index=True)
+        y = sets["label"].to_numpy(dtype=int)
+        W = np.vstack(list(stats.bootstrap_weights(len(y), ch.params["n_resamples"], ch.params["seed"],
+                                                   groups=sets["seg_id"].to_numpy())))
+        for f in names:
+            x = X[f].to_numpy(dtype=float)
+            xh, xm = x[y == 1], x[y == 0]
+            sd = np.sqrt(((len(xh) - 1) * xh.var(ddof=1) + (len(xm) - 1) * xm.var(ddof=1)) / (len(x) - 2))
+            est = float(weighted_auc(x, y)[0])
+            lo, hi = (float(v) for v in stats.percentile_ci(weighted_auc(x, y, W), alpha))
+            sign = FEATURE_DIRECTION.get(f, 0)
+            closer = {1: (est, lo, hi), -1: (1 - est, 1 - hi, 1 - lo)}.get(sign, (np.nan, np.nan, np.nan))
+            rows.append({"pool": pool, "feature": f, "mean human": xh.mean(), "mean MT": xm.mean(),
+                         "std. difference": (xh.mean() - xm.mean()) / sd if sd > 0 else np.nan,
+                         "AUC": est, "AUC low": lo, "AUC high": hi,
+                         "human closer to reference": closer[0], "closer low": closer[1], "closer high": closer[2],
+                         "n human": int(len(xh)), "n MT": int(len(xm))})
+    return pd.DataFrame(rows)
+
+
+def svm_direction(ch: LearnedChapter) -> pd.DataFrame:
+    """What each SVM's score rewards on the held-out TED MT rows: Pearson r of the score with the negated WER count
+    (the K&S feature: fewer edits from the reference) and with BLEU."""
+    s = ch.seg_scores
+    return pd.DataFrame({svm: {"r with -WER count": stats.pearson(s[svm], s[COUNTS[0]]),
+                               "r with BLEU": stats.pearson(s[svm], s["BLEU"])}
+                         for svm in s if svm.startswith("SVM")}).T
+
+
+def separability_note(ch: LearnedChapter, table: pd.DataFrame) -> str:
+    """The negative result diagnosed from :func:`feature_separability` and :func:`svm_direction`, in sentences."""
+    lines = []
+    for pool, t in table.groupby("pool", sort=False):
+        t = t.set_index("feature")
+        far = (t["AUC"] - 0.5).abs().idxmax()
+        o = t.dropna(subset=["human closer to reference"])
+        below = o[o["closer high"] < 0.5].index.tolist()
+        above = o[o["closer low"] > 0.5].index.tolist()
+        lines.append(
+            f"{pool}: the feature that separates the classes best is {far} (AUC {t.loc[far, 'AUC']:.3f} "
+            f"[{t.loc[far, 'AUC low']:.3f}, {t.loc[far, 'AUC high']:.3f}], standardized difference "
+            f"{t.loc[far, 'std. difference']:+.2f}); p1 human {t.loc['p1', 'mean human']:.3f} vs MT "
+            f"{t.loc['p1', 'mean MT']:.3f}, WER count human {t.loc['wer', 'mean human']:.2f} vs MT "
+            f"{t.loc['wer', 'mean MT']:.2f}. The human class is closer to the reference (95% interval of the "
+            f"AUC above 0.5) on {len(above)} of the {len(o)} overlap/error features"
+            + (f" ({', '.join(above)})" if above else "") + f" and further from it (interval below 0.5) on "
+            f"{len(below)}" + (f" ({', '.join(below)})" if below else "") + ".")
+    d = svm_direction(ch)
+    lines.append("What each SVM learned, on the held-out TED MT rows (Pearson r of its score with BLEU): " + ", ".join(
+        f"{k} {v:+.3f} ({'rewards' if v > 0 else 'penalizes'} overlap with the reference)"
+        for k, v in d["r with BLEU"].items()) + ". A classifier trained where the human class is no closer to the "
+        "reference than MT has no reason to reward overlap; where it does reward it, it is close to BLEU.")
+    return "\n".join(f"* {x}" for x in lines)
+
+
+def plot_separability(table: pd.DataFrame):
+    """AUC of each feature for human vs MT with the source-resampled intervals, one colour per pool; the title
+    names the feature furthest from chance."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    sns.barplot(table, x="feature", y="AUC", hue="pool", ax=ax)
+    pools = list(dict.fromkeys(table["pool"]))
+    width = 0.8 / len(pools)
+    feats = list(dict.fromkeys(table["feature"]))
+    for i, pool in enumerate(pools):
+        t = table[table["pool"] == pool].set_index("feature").loc[feats]
+        xs = np.arange(len(feats)) - 0.4 + width * (i + 0.5)
+        ax.errorbar(xs, t["AUC"], yerr=[t["AUC"] - t["AUC low"], t["AUC high"] - t["AUC"]], fmt="none",
+                    ecolor="black", capsize=2)
+    ax.axhline(0.5, color="grey", ls="--", lw=1)
+    far = table.loc[(table["AUC"] - 0.5).abs().idxmax()]
+    ax.set(xlabel="feature (K&S)", ylabel="AUC: P(human row > MT row)", ylim=(0, 1))
+    ax.tick_params(axis="x", rotation=30)
+    ax.set_title(f"Human vs MT on each feature (training + validation rows): furthest from chance is "
+                 f"{far['feature']} on {far['pool']}, AUC {far['AUC']:.3f}", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 def verdict_text(v: Mapping[str, Mapping]) -> str:
     """Markdown bullets, one sentence per verdict (:func:`syneval_nb.stats.verdict_sentence`)."""
     return verdict_lines(v)
@@ -647,6 +868,16 @@ def results(ch: LearnedChapter, verdicts_: Mapping[str, Mapping], worked_example
                           "table": {h: _rows(ch.swap_table[ch.swap_table["human"] == h]) for h in HUMANS}}
     if ch.syn:
         out["syntax"] = syntax_table(ch).to_dict("index")
+    sep = ch.separability if ch.separability is not None else feature_separability(ch)
+    out["feature_separability"] = {pool: t.drop(columns="pool").set_index("feature").to_dict("index")
+                                   for pool, t in sep.groupby("pool")}
+    out["svm_direction"] = svm_direction(ch).to_dict("index")
+    rc = ch.raters if ch.raters is not None else rater_check(ch)
+    out["rater_check"] = {"single_system": rc["single_system"], "rows": rc["rows"], "n_segments": rc["n_segments"],
+                          "premise": {rule: {part: (None if v is None else {"statistic": v["statistic"],
+                                                                             "ci": list(v["ci"])})
+                                             for part, v in parts.items()} for rule, parts in rc["premise"].items()}}
+    out["reference_choice"] = reference_choice(ch)
     if worked_example is not None:
         out["worked_example"] = dict(worked_example)
     out["verdicts"] = verdicts_json(verdicts_)

@@ -53,9 +53,13 @@ def _independent() -> dict:
     s = ted[ted["seg_id"].isin(ids)]
     human = s[s["system"] == "refB"].set_index("seg_id")["mqm_z"]
     mt = s[~s["is_human"]].groupby("seg_id")["mqm_z"].mean()
+    on8 = s[(s["system"] == "refB") & (s["rater"] == "rater8")]["seg_id"]
+    h8 = s[(s["system"] == "refB") & s["seg_id"].isin(on8)].set_index("seg_id")["mqm"]
+    mt8 = s[~s["is_human"] & s["seg_id"].isin(on8)].groupby("seg_id")["mqm"].mean()
     return {"n": len(d), "r_z": float(pearsonr(b, d["mqm_z"])[0]), "r": float(pearsonr(b, d["mqm"])[0]),
             "chrf_r_z": float(pearsonr(c, d["mqm_z"])[0]),
-            "premise_refB": float((human - mt.loc[human.index]).mean())}
+            "premise_refB": float((human - mt.loc[human.index]).mean()),
+            "raw_on8": float((h8 - mt8.loc[h8.index]).mean())}
 
 
 def _check_verdict_shapes(verdicts: dict) -> None:
@@ -129,7 +133,9 @@ def check(result: dict) -> None:
     _check_verdict_shapes(v)
     prem = v["human translation refB is rated better than MT (TED, MQM z)"]
     assert prem["statistic"] == pytest.approx(ind["premise_refB"], abs=1e-9)
-    assert prem["statistic"] == pytest.approx(0.186649, abs=1e-5) and prem["verdict"] == "cannot tell"
+    # rater offsets only where rater and system are not confounded (rater8 scored only refB): measured +0.369
+    # [+0.225, +0.511]; with an offset for every rater it was +0.187 (the value pinned before issue 22)
+    assert prem["statistic"] == pytest.approx(0.368643, abs=1e-5) and prem["verdict"] == "holds"
     assert v["human translation ref is rated better than MT (TED, MQM z)"]["verdict"] == "does not hold"
     beats = v["SVM (TED-trained) beats BLEU (TED held-out segments, MQM z)"]
     assert beats["statistic"] == pytest.approx(0.074372 - 0.061534, abs=2e-5) and beats["verdict"] == "cannot tell"
@@ -138,7 +144,44 @@ def check(result: dict) -> None:
     # never "does not hold"
     ch = v["SVM (TED-trained) beats chrF (TED held-out segments, MQM z)"]
     assert ch["ci"][0] > 0 and ch["p_holm"] >= 0.05 and ch["verdict"] == "cannot tell"
-    assert [c for c, x in v.items() if x["verdict"] == "holds"] == []  # nothing holds on this small sample
+    # on this small sample only the premise of refB holds
+    assert [c for c, x in v.items() if x["verdict"] == "holds"] == ["human translation refB is rated better than MT (TED, MQM z)"]
+
+    # the rater check (issue 22): rater8 scored only refB; on its 43 segments of the sample refB's advantage is
+    # erased by a within-rater offset and kept on the pooled scale; raw MQM recomputed by pandas
+    rc = result["rater_check"]
+    assert rc["single_system"] == {"rater8": "refB"} and rc["rows"] == {"rater8": 177}
+    assert rc["n_segments"] == {"segments of single-system raters": 43, "other segments": 77, "all": 120}
+    pr = rc["premise"]
+    assert pr["MQM z (offsets where not confounded)"]["all"]["statistic"] == pytest.approx(prem["statistic"], abs=1e-12)
+    assert pr["MQM z (offset of every rater)"]["all"]["statistic"] == pytest.approx(0.186649, abs=1e-5)
+    part = "segments of single-system raters"
+    assert pr["MQM z (offset of every rater)"][part]["statistic"] == pytest.approx(0.044993, abs=1e-5)
+    assert pr["MQM z (offsets where not confounded)"][part]["statistic"] == pytest.approx(0.553, abs=1e-3)
+    assert pr["MQM z (offset of every rater)"]["other segments"]["statistic"] == pytest.approx(
+        pr["MQM z (offsets where not confounded)"]["other segments"]["statistic"], abs=1e-12)  # rater8 not there
+    assert pr["raw MQM"][part]["statistic"] == pytest.approx(ind["raw_on8"], abs=1e-9)
+    assert pr["raw MQM"][part]["statistic"] == pytest.approx(2.085868, abs=1e-5)
+    assert "refB" in result["reference_choice"] and "does not hold" in result["reference_choice"]
+
+    # feature separability (measured on the 84 + 84 balanced training and validation rows of each pool)
+    fs = result["feature_separability"]
+    for pool in ("TED", "de-en"):
+        f = fs[pool]
+        assert set(f) == {"p1", "p2", "p3", "p4", "p5", "len_ratio_min", "len_ratio_max", "wer", "per"}
+        assert all(x["n human"] == x["n MT"] == 84 and x["AUC low"] <= x["AUC"] <= x["AUC high"] for x in f.values())
+        assert f["len_ratio_min"]["AUC"] == f["len_ratio_max"]["AUC"]  # one reference: min = max ratio
+        assert f["wer"]["human closer to reference"] == pytest.approx(1 - f["wer"]["AUC"])
+        assert f["len_ratio_min"]["human closer to reference"] is None  # no direction (NaN, written as null)
+    assert fs["TED"]["p1"]["mean human"] == pytest.approx(0.631315, abs=1e-5)
+    assert fs["TED"]["p1"]["mean MT"] == pytest.approx(0.598294, abs=1e-5)
+    assert fs["TED"]["p3"]["AUC"] == pytest.approx(0.582058, abs=1e-5)  # TED: human slightly closer (p2, p3)
+    assert fs["de-en"]["wer"]["mean human"] == pytest.approx(11.976190, abs=1e-5)  # de-en: human further away
+    assert fs["de-en"]["wer"]["mean MT"] == pytest.approx(11.071429, abs=1e-5)
+    assert fs["de-en"]["p3"]["AUC high"] < 0.5 and fs["de-en"]["p3"]["AUC"] == pytest.approx(0.427296, abs=1e-5)
+    sd = result["svm_direction"]  # the de-en SVM learned "less overlap means human"
+    assert sd["SVM (de-en-trained)"]["r with BLEU"] == pytest.approx(-0.752368, abs=1e-5)
+    assert sd["SVM (TED-trained)"]["r with BLEU"] == pytest.approx(0.945980, abs=1e-5)
 
 
 def check_permuted(result: dict) -> None:

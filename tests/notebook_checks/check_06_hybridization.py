@@ -68,6 +68,29 @@ def check(result: dict) -> None:
     assert bl["verdict"] == "holds" and bl["statistic"] == pytest.approx(0.0909, abs=1e-3)  # measured
     assert "refB" in result["verdict"]
 
+    # issue 22: real hybrids, the share of segments that get one, the "seams" check (measured on this sample)
+    cov = result["coverage"]
+    ted, deen = cov["TED zh-en"], cov["WMT21 de-en"]
+    assert (ted["segments"], ted["segments with a hybrid"], ted["hybrids"]) == (50, 11, 42)
+    assert (deen["segments"], deen["segments with a hybrid"], deen["hybrids"]) == (50, 21, 134)
+    assert ted["share with a hybrid"] == pytest.approx(11 / 50) and deen["share with a hybrid"] == pytest.approx(21 / 50)
+    assert (ted["segments with a hybrid (seams checked)"], ted["hybrids (seams checked)"]) == (5, 14)
+    assert (deen["segments with a hybrid (seams checked)"], deen["hybrids (seams checked)"]) == (14, 44)
+    for c in (ted, deen):  # nothing capped on this sample: the check only removes
+        assert c["hybrids (seams checked)"] + c["removed by the check"] == c["hybrids"]
+    ex = result["hybrid_examples"]
+    assert len(ex) == 12 and [e["data"] for e in ex].count("TED zh-en") == 6
+    assert all(e["hybrid"] != e["host reference"] and e["swaps"] >= 1 and " -> " in e["swapped"] for e in ex)
+    assert sum(e["seams attested"] for e in ex) == 5
+    assert "In this case, both of them're both wobbling quite a lot." in [e["hybrid"] for e in ex]
+    wf = result["well_formed"]["MQM z"]
+    for metric in ("BLEU", "GTM", "ROUGE-S", "METEOR"):  # the same r as the chapter's Table 3
+        assert wf[metric]["r (2 manual)"] == pytest.approx(orig["MQM z"][metric], abs=1e-12)
+        assert wf[metric]["r (paper)"] == pytest.approx(result["table3_extended"]["MQM z"][metric]["r"], abs=1e-12)
+    assert wf["METEOR"]["gain (paper)"] == pytest.approx(0.006128, abs=1e-6)
+    assert wf["METEOR"]["gain (seams)"] == pytest.approx(-0.000480, abs=1e-6)
+    assert wf["BLEU"]["gain (seams)"] == pytest.approx(0.0000337, abs=1e-6)
+
 
 def _bleu_r() -> float:
     import sacrebleu
