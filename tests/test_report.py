@@ -17,6 +17,7 @@ import nbformat
 import pytest
 
 from syneval_nb.app import report
+from syneval_nb.app import index_page
 from syneval_nb.app.runner import run_all
 
 
@@ -120,6 +121,106 @@ def test_images_embedded_or_resolve(index):
             assert raw[:8] == b"\x89PNG\r\n\x1a\n"
         else:
             assert (index["reports"] / src).is_file(), src
+
+
+def _card(tmp_path, stem: str, results: dict, cells: list | None = None) -> dict:
+    """One card from :func:`report.chapter_card` on an executed notebook of ``cells`` (code cells with outputs),
+    parsed like the index page."""
+    folder = tmp_path / stem
+    folder.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(f"# {stem}\n\n**Question.** Is it?")] + (cells or [])
+    nbformat.write(nb, str(folder / f"{stem}.ipynb"))
+    page = report.chapter_card({"stem": stem, "status": "ok", "seconds": 1.0, "results": results}, tmp_path)
+    p = _Index()
+    p.feed(page)
+    return {"html": page, **p.cards[0]}
+
+
+def _png(color: int) -> str:
+    """A 1x1 PNG of one grey level, base64 (distinct images for distinct cells)."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)) + \
+        chunk(b"IDAT", zlib.compress(bytes([0, color]))) + chunk(b"IEND", b"")
+    return base64.b64encode(raw).decode("ascii")
+
+
+def _image_cell(color: int, tags=()):
+    c = nbformat.v4.new_code_cell("plot()")
+    c.outputs = [nbformat.v4.new_output("display_data", data={"image/png": _png(color)})]
+    if tags:
+        c.metadata["tags"] = list(tags)
+    return c
+
+
+def _v(verdict: str, p: float = 0.01) -> dict:
+    return {"verdict": verdict, "statistic": 0.1, "ci": [0.05, 0.2], "p": p, "p_holm": min(1.0, 4 * p),
+            "rule": "r", "reason": "because"}
+
+
+def test_card_shows_headline_verdicts_and_folds_the_rest(tmp_path):
+    verdicts = {f"claim {i:02d}": _v(["cannot tell", "holds", "does not hold"][i % 3]) for i in range(12)}
+    head = ["claim 07", "claim 02", "claim 05"]
+    c = _card(tmp_path, "07_x", {"verdicts": verdicts, "headline_verdicts": head})
+    top, _, folded = c["html"].partition("<details>")
+    # the declared claims, in the declared order, outside the fold; the other 9 inside it, holds first
+    assert [m for m in re.findall(r"<b>(claim \d+)</b>", top)] == head
+    assert re.findall(r"<b>(claim \d+)</b>", folded) == ["claim 01", "claim 04", "claim 10", "claim 08",
+                                                           "claim 11", "claim 00", "claim 03", "claim 06",
+                                                           "claim 09"]
+    assert "<summary>9 more verdicts (3 holds, 2 does not hold, 4 cannot tell)</summary>" in c["html"]
+    # at most five headline verdicts, even if a chapter declares more; a missing claim is said to be missing
+    c = _card(tmp_path, "08_x", {"verdicts": verdicts,
+                                 "headline_verdicts": [f"claim {i:02d}" for i in range(7)] + ["gone"]})
+    assert len(re.findall(r"<b>claim", c["html"].partition("<details>")[0])) == 5
+    c = _card(tmp_path, "09_x", {"verdicts": verdicts, "headline_verdicts": ["gone"]})
+    assert "gone: not in the results file" in " ".join(c["text"].split())
+    # no declaration: up to five verdicts show, more fold entirely
+    assert "<details>" not in _card(tmp_path, "10_x", {"verdicts": dict(list(verdicts.items())[:5])})["html"]
+    c = _card(tmp_path, "11_x", {"verdicts": verdicts})
+    assert c["html"].index("<details>") < c["html"].index("<b>claim") and "12 verdicts (" in c["text"]
+
+
+def test_card_p_values_never_read_p_0(tmp_path):
+    assert index_page.format_p(0.0) == "p < 0.001" and index_page.format_p(0.0004) == "p < 0.001"
+    assert index_page.format_p(0.001) == "p = 0.001" and index_page.format_p(0.0123) == "p = 0.012"
+    c = _card(tmp_path, "03_x", {"verdicts": {"a beats b": _v("holds", 0.0)}})
+    text = " ".join(c["text"].split())
+    assert "p < 0.001; Holm p < 0.001" in text and "p = 0" not in text
+
+
+def test_card_headline_figure_is_the_tagged_cell(tmp_path):
+    cells = [_image_cell(10), _image_cell(200, ["headline-figure"]), _image_cell(90)]
+    c = _card(tmp_path, "04_x", {"r": 0.5}, cells)
+    assert c["imgs"] == ["data:image/png;base64," + _png(200)]
+    # without the tag: the first figure
+    assert _card(tmp_path, "05_x", {"r": 0.5}, [_image_cell(10), _image_cell(90)])["imgs"] == \
+        ["data:image/png;base64," + _png(10)]
+
+
+def test_card_labels_toy_data(tmp_path):
+    toy = {"parameters": {"hyp_files": None, "seed": 0}, "verdicts": {"sysA beats sysB": _v("holds")}}
+    c = _card(tmp_path, "09_evaluate_your_system", toy)
+    assert "toy" in c["class"].split() and "TOY DATA." in c["text"] and "not findings" in c["text"]
+    real = {"parameters": {"hyp_files": ["a.txt"], "seed": 0}, "verdicts": {"sysA beats sysB": _v("holds")}}
+    c = _card(tmp_path / "real", "09_evaluate_your_system", real)
+    assert "toy" not in c["class"].split() and "TOY" not in c["text"]
+    assert "TOY DATA." in _card(tmp_path / "flag", "02_x", {"toy_data": True, "r": 1.0})["text"]
+
+
+def test_every_chapter_declares_a_headline_figure_and_few_verdicts():
+    """Each chapter notebook tags exactly one headline-figure cell, and it is a cell that draws."""
+    from syneval_nb.app.runner import list_notebooks
+
+    for path in list_notebooks():
+        nb = nbformat.read(str(path), as_version=4)
+        tagged = [c for c in nb.cells if "headline-figure" in c.metadata.get("tags", [])]
+        assert len(tagged) == 1, path.name
+        assert tagged[0].cell_type == "code" and re.search(r"plt\.show\(\)|plot|draw|fig", tagged[0].source), path.name
 
 
 def test_question_from_first_markdown_cell():

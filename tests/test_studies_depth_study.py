@@ -97,8 +97,8 @@ def test_system_level_and_stability(ch):
     c = ch.deen_scores.corpus.loc[ch.deen.da.index]
     r = pearsonr(c[("BLEU", 4)], ch.deen.da)[0]
     assert stats.table_row(ch.system_head, "BLEU-4")["r"] == pytest.approx(r, abs=1e-12)
-    assert list(ch.system_head["metric"]) == ["BLEU-4", "chrF", "STM-4", "TKM", "-hyp length", "-ref length",
-                                              "-|len diff|", "len ratio"]
+    assert list(ch.system_head["metric"]) == ["BLEU-4", "chrF", "STM-4", "TKM", "TKM λ=0.4", "-hyp length",
+                                              "-ref length", "-|len diff|", "len ratio"]
     # the permutation null: Monte-Carlo p = share of 1,000 permutations of DA z with r >= r(STM-4)
     pv = ch.verdicts["STM-4 beats permuted human scores at system level (WMT21 de-en DA z, ref A)"]
     x = c[("STM", 4)].to_numpy(dtype=float)
@@ -117,13 +117,16 @@ def test_verdict_keys_and_permuted_run(shared_data, ch):
     beats = [f"beats {b} {w}" for b in ("chrF", "BLEU-4") for w in (
         "(MQM z, Pearson)", "beyond length (MQM z, partial r given log lengths)",
         "within source segments (MQM z)", "at system level (WMT21 de-en DA z, ref A)")]
+    rows = ("STM-4", "TKM", "TKM λ=0.4")  # the kernel at Moschitti's decay gets the same verdicts (named variant)
     assert set(ch.verdicts) == {
-        f"{m} {c}" for m in ("STM-4", "TKM") for c in beats + [
+        f"{m} {c}" for m in rows for c in beats + [
             "correlates with MQM z", "correlates with MQM z beyond length", "beats the placebo (MQM z)",
             "beats permuted human scores at system level (WMT21 de-en DA z, ref A)"]} | {
-        f"{m}'s edge over chrF is larger on Fluency than on Accuracy (z)" for m in ("STM-4", "TKM")}
-    # Holm over every verdict of the chapter (verdicts and variants): one family
-    assert {v["family_size"] for v in {**ch.verdicts, **ch.variants}.values()} == {30}
+        f"{m}'s edge over chrF is larger on Fluency than on Accuracy (z)" for m in rows} | {
+        f"{m}'s edge over chrF is larger on Fluency than on Accuracy beyond length (z, partial r given log lengths)"
+        for m in ("TKM", "TKM λ=0.4")}
+    # Holm over every verdict of the chapter (verdicts and variants): one family (13 per row, 2 talks variants per row)
+    assert {v["family_size"] for v in {**ch.verdicts, **ch.variants}.values()} == {3 * 13 + 2 + 3 * 2}
     p = ds.run_chapter(("STM", "TKM"), shared_data, sample=8, seed=0, n_resamples=200, progress=False,
                        permute_human=1)
     assert common.no_holds({**p.verdicts, **p.variants}) == []
@@ -175,3 +178,62 @@ def test_meta_evaluation_beside_pearson(ch):
     assert m.loc["STM-4", "item_r"] == pytest.approx(want, abs=1e-12)
     assert m["acc_eq"].between(0, 1).all() and m["spa"].between(0, 1).all()
     assert np.isnan(m.loc["chrF", "spa_p"]) and m.drop(index="chrF")["spa_p"].between(0, 1).all()
+
+
+def test_kernel_variant_and_length_diagnosis(shared_data, ch):
+    """TKM at Moschitti's decay is TKM(lam=0.4) on the same trees; the length diagnosis recomputed with scipy's
+    Kendall tau, numpy lstsq + pearsonr, and the verdict contrast on the partial tables."""
+    from scipy.stats import kendalltau
+
+    from syneval_nb.metrics import syntactic
+    from syneval_nb.trees.ptb import read_ptb
+
+    lit = ch.literal
+    assert lit.kernel_variants == [("TKM λ=0.4", None)] and ch.params["kernel_lams"] == [0.4]
+    for i in (0, 17, 60):
+        row = lit.frame.iloc[i]
+        want = syntactic.tkm(read_ptb(row["ptb"]), [read_ptb(row["ptb_reference"])], lam=0.4).score
+        assert lit.segment[("TKM λ=0.4", None)][i] == pytest.approx(want, abs=1e-12)
+        assert lit.segment[("TKM", None)][i] == pytest.approx(
+            syntactic.tkm(read_ptb(row["ptb"]), [read_ptb(row["ptb_reference"])]).score, abs=1e-12)
+    d = ch.length
+    assert list(d.index) == ["TKM", "TKM λ=0.4", "chrF", "BLEU-4"]
+    hyp, ref = lit.segment[("log hyp length", None)], lit.segment[("log ref length", None)]
+    tkm = lit.segment[("TKM", None)]
+    assert d.loc["TKM", "tau_hyp"] == pytest.approx(kendalltau(tkm, hyp)[0], abs=1e-12)
+    assert d.loc["TKM", "tau_ref"] == pytest.approx(kendalltau(tkm, ref)[0], abs=1e-12)
+    assert d.loc["TKM", "tau_hyp"] == pytest.approx(-0.5768, abs=1e-4)  # measured on this sample: TKM is length
+    assert d.loc["TKM", "tau_hyp_low"] < d.loc["TKM", "tau_hyp"] < d.loc["TKM", "tau_hyp_high"]
+    assert d.loc["TKM", "median"] == pytest.approx(float(np.median(tkm)))
+    assert d.loc["TKM", "share_tiny"] == pytest.approx(float((tkm < 1e-4).mean()))
+    # the partial r given both log lengths, by numpy lstsq + scipy; the same number as the headline table
+    z = np.column_stack([np.ones(len(hyp)), hyp, ref])
+    res = lambda y: y - z @ np.linalg.lstsq(z, y, rcond=None)[0]  # noqa: E731
+    for m, k in (("TKM", ("TKM", None)), ("TKM λ=0.4", ("TKM λ=0.4", None))):
+        want = pearsonr(res(lit.segment[k]), res(lit.frame["mqm_z"].to_numpy()))[0]
+        assert d.loc[m, "partial"] == pytest.approx(want, abs=1e-10)
+    # the Fluency contrast beyond length: difference of differences of partial r's (numpy + scipy)
+    pr = lambda k, col: pearsonr(res(lit.segment[k]), res(lit.frame[col].to_numpy()))[0]  # noqa: E731
+    c = ("chrF", None)
+    want = (pr(("TKM", None), "mqm_fluency_z") - pr(c, "mqm_fluency_z")) - \
+        (pr(("TKM", None), "mqm_accuracy_z") - pr(c, "mqm_accuracy_z"))
+    assert d.loc["TKM", "fluency_beyond"] == pytest.approx(want, abs=1e-10)
+    v = ch.verdicts["TKM's edge over chrF is larger on Fluency than on Accuracy beyond length (z, partial r given log "
+                    "lengths)"]
+    assert v["statistic"] == d.loc["TKM", "fluency_beyond"] and v["ci"] == [d.loc["TKM", "fluency_beyond_low"],
+                                                                            d.loc["TKM", "fluency_beyond_high"]]
+    assert np.isnan(d.loc["chrF", "fluency"])
+    # the sentences are formatted from these numbers; the verdict on the contrast follows its interval
+    text = ds.length_diagnosis_text(d)
+    assert f"{d.loc['TKM', 'tau_hyp']:+.3f}" in text and f"{d.loc['TKM λ=0.4', 'partial']:+.3f}" in text
+    assert "**TKM** (λ = 1) is largely an inverse-length score" in text
+    lo, hi = d.loc["TKM", "fluency_beyond_low"], d.loc["TKM", "fluency_beyond_high"]
+    want_word = "survives removing length" if lo > 0 else "reverses" if hi < 0 else "not distinguishable from 0"
+    assert want_word in text.split("**TKM λ=0.4**")[0]
+    shown = ds.length_diagnosis_display(d)
+    assert shown.loc["TKM", "τ with hyp length"].startswith(f"{d.loc['TKM', 'tau_hyp']:+.3f} [")
+    # a chapter without kernel variants: the plain-named rows only, no verdicts added (chapter 04's family)
+    q = ds.run_chapter(("STM", "TKM"), shared_data, sample=8, seed=0, n_resamples=50, progress=False, kernel_lams=(),
+                       kernel_verdicts=False)
+    assert list(q.length.index) == ["TKM", "chrF", "BLEU-4"] and not any("λ" in k for k in q.verdicts)
+    assert len(q.verdicts) == 2 * 13

@@ -1,5 +1,9 @@
-"""The index page of ``syneval-nb run`` (``reports/index.html``): one card per chapter with its question,
-computed verdicts, first figure, time and a link."""
+"""The index page of ``syneval-nb run`` (``reports/index.html``): one card per chapter, to read at a glance: its
+question, its headline verdicts (at most :data:`MAX_HEADLINE_VERDICTS`, declared by the chapter in its results
+file under ``"headline_verdicts"``; every other verdict folds away in a ``<details>``), its headline figure (the
+first image of the code cell tagged :data:`HEADLINE_FIGURE_TAG`), time and a link. A run on toy data (the
+shipped example of notebook 09, :func:`toy_note`) says so on its card; p-values read "p < 0.001", never "p = 0"
+(:func:`format_p`)."""
 
 import base64
 import datetime as _dt
@@ -11,7 +15,15 @@ from syneval_nb.paths import NOTEBOOK_DIR
 
 
 
-__all__ = ["index_page", "chapter_card", "notebook_question", "first_image"]
+__all__ = ["index_page", "chapter_card", "notebook_question", "first_image", "headline_image", "format_p",
+           "toy_note", "HEADLINE_FIGURE_TAG", "MAX_HEADLINE_VERDICTS"]
+
+HEADLINE_FIGURE_TAG = "headline-figure"
+"""The cell tag that marks a chapter's headline figure: the card shows the first image of that cell's outputs."""
+MAX_HEADLINE_VERDICTS = 5
+"""At most this many verdicts show on a card; the chapter names them in its results (``"headline_verdicts"``)."""
+P_FLOOR = 0.001
+"""p-values below this print as "p < 0.001" (a resampled p of 0 only says p < 1/resamples)."""
 
 
 # ============================================================================================== index page
@@ -49,11 +61,12 @@ def notebook_question(nb) -> tuple[str, str]:
     return title, pick or (paras[0] if paras else "")
 
 
-def first_image(nb) -> str | None:
-    """The first image output of an executed notebook as a ``data:`` URI (PNG, JPEG or SVG), or ``None``."""
+def first_image(nb, cells=None) -> str | None:
+    """The first image output of an executed notebook (or of its ``cells``) as a ``data:`` URI (PNG, JPEG or
+    SVG), or ``None``."""
     if nb is None:
         return None
-    for c in nb.cells:
+    for c in nb.cells if cells is None else cells:
         for out in c.get("outputs", []):
             data = out.get("data", {})
             for mime in ("image/png", "image/jpeg"):
@@ -64,6 +77,33 @@ def first_image(nb) -> str | None:
                 svg = "".join(data["image/svg+xml"]) if isinstance(data["image/svg+xml"], list) else \
                     data["image/svg+xml"]
                 return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return None
+
+
+def headline_image(nb) -> str | None:
+    """The headline figure of an executed notebook: the first image of the code cells tagged
+    :data:`HEADLINE_FIGURE_TAG`; a notebook without the tag falls back to its first image."""
+    if nb is None:
+        return None
+    tagged = [c for c in nb.cells if HEADLINE_FIGURE_TAG in c.get("metadata", {}).get("tags", [])]
+    return (first_image(nb, tagged) if tagged else None) or first_image(nb)
+
+
+def format_p(p: float) -> str:
+    """``"p < 0.001"`` below :data:`P_FLOOR` (a resampled p of 0 included), else ``"p = 0.003"`` (two significant
+    digits)."""
+    p = float(p)
+    return f"p < {P_FLOOR:g}" if p < P_FLOOR else f"p = {p:.2g}"
+
+
+def toy_note(results: Mapping[str, Any]) -> str | None:
+    """The label of a run on toy data, or ``None``: a results file that says ``"toy_data": true``, or whose
+    parameters have ``hyp_files`` ``None`` (notebook 09 then runs on its shipped, hand-made example)."""
+    params = results.get("parameters") if isinstance(results, Mapping) else None
+    if results.get("toy_data") or (isinstance(params, Mapping) and "hyp_files" in params
+                                   and params["hyp_files"] is None):
+        return ("Toy data: the hand-made example shipped in data/examples/your_system (three made-up systems, a "
+                "made-up rating). Its verdicts show what the chapter prints for your files; they are not findings.")
     return None
 
 
@@ -78,6 +118,9 @@ def _fmt_value(v: Any) -> str:
 def _verdict_items(verdicts: Mapping[str, Any]) -> list[str]:
     items = []
     for claim, v in verdicts.items():
+        if v is None:
+            items.append(f"<b>{html.escape(str(claim))}</b>: <span class='v meh'>not in the results file</span>")
+            continue
         if not isinstance(v, Mapping):
             items.append(f"<b>{html.escape(str(claim))}</b>: {html.escape(str(v))}")
             continue
@@ -85,13 +128,33 @@ def _verdict_items(verdicts: Mapping[str, Any]) -> list[str]:
         if v.get("ci"):
             bits.append(f"95% CI {_fmt_value(v['ci'])}")
         if v.get("p") is not None:
-            bits.append(f"p = {_fmt_value(v['p'])}")
+            bits.append(format_p(v["p"]))
+        if v.get("p_holm") is not None:
+            bits.append("Holm " + format_p(v["p_holm"]))
         verdict = str(v.get("verdict", "?"))
         cls = {"holds": "ok", "does not hold": "no"}.get(verdict, "meh")
         items.append(f"<b>{html.escape(str(claim))}</b>: <span class='v {cls}'>{html.escape(verdict)}</span>"
                      + (f" <small>({html.escape('; '.join(bits))})</small>" if bits else "")
                      + (f" <small class='why'>why: {html.escape(str(v['reason']))}</small>" if v.get("reason") else ""))
     return items
+
+
+_ORDER = {"holds": 0, "does not hold": 1, "cannot tell": 2}
+
+
+def _split_verdicts(results: Mapping[str, Any], verdicts: Mapping[str, Any]) -> tuple[dict, dict]:
+    """``(headline, rest)``: the claims the chapter declares under ``"headline_verdicts"`` (at most
+    :data:`MAX_HEADLINE_VERDICTS`, in its order; a declared claim missing from the verdicts maps to ``None``), and
+    every other verdict, ordered holds / does not hold / cannot tell, then by claim. Without a declaration a
+    chapter with at most :data:`MAX_HEADLINE_VERDICTS` verdicts shows them all; a larger one folds them all."""
+    declared = results.get("headline_verdicts")
+    if declared is None:
+        declared = list(verdicts) if len(verdicts) <= MAX_HEADLINE_VERDICTS else []
+    declared = [str(c) for c in declared][:MAX_HEADLINE_VERDICTS]
+    head = {c: verdicts.get(c) for c in declared}
+    rest = {c: v for c, v in verdicts.items() if c not in head}
+    key = lambda kv: (_ORDER.get(str(kv[1].get("verdict")) if isinstance(kv[1], Mapping) else "", 3), kv[0])  # noqa: E731
+    return head, dict(sorted(rest.items(), key=key))
 
 
 def _headline_items(results: Mapping[str, Any], limit: int = 8) -> list[str]:
@@ -119,8 +182,10 @@ def _last_line(text: str) -> str:
 
 
 def chapter_card(row: Mapping[str, Any], reports_dir: str | Path) -> str:
-    """One chapter's card: title and question, verdict sentences (or headline numbers), the first figure, the
-    run time and the link; a failed chapter is a red card with the error's last line."""
+    """One chapter's card: title and question, a toy-data label (:func:`toy_note`), the headline verdicts (the
+    rest folded in a ``<details>``; a chapter without verdicts: its first numbers), the headline figure
+    (:func:`headline_image`), the run time and the link; a failed chapter is a red card with the error's last
+    line."""
     stem = str(row["stem"])
     executed = Path(reports_dir) / stem / f"{stem}.ipynb"
     nb = _notebook(executed) if executed.is_file() else _notebook(NOTEBOOK_DIR / f"{stem}.ipynb")
@@ -136,15 +201,30 @@ def chapter_card(row: Mapping[str, Any], reports_dir: str | Path) -> str:
     if failed:
         parts.append(f"<p class='err'>{html.escape(_last_line(row.get('error', 'failed')))}</p>")
     results = row.get("results") or {}
-    verdicts = results.get("verdicts") if isinstance(results, Mapping) else None
+    if not isinstance(results, Mapping):
+        results = {}
+    toy = toy_note(results)
+    if toy:
+        parts[0] = parts[0].replace("class='card", "class='card toy", 1)
+        parts.append(f"<p class='toy'><b>TOY DATA.</b> {html.escape(toy)}</p>")
+    verdicts = results.get("verdicts")
     if verdicts:
-        parts.append("<ul class='verdicts'>" + "".join(f"<li>{x}</li>" for x in _verdict_items(verdicts))
-                     + "</ul>")
+        head, rest = _split_verdicts(results, verdicts)
+        if head:
+            parts.append("<ul class='verdicts headline'>" + "".join(f"<li>{x}</li>" for x in _verdict_items(head))
+                         + "</ul>")
+        if rest:
+            counts = [f"{sum(isinstance(v, Mapping) and v.get('verdict') == k for v in rest.values())} {k}"
+                      for k in _ORDER]
+            more = "more verdicts" if head else "verdicts"
+            parts.append(f"<details><summary>{len(rest)} {more} ({html.escape(', '.join(counts))})</summary>"
+                         "<ul class='verdicts'>" + "".join(f"<li>{x}</li>" for x in _verdict_items(rest))
+                         + "</ul></details>")
     elif results:
         parts.append("<ul class='numbers'>" + "".join(f"<li>{x}</li>" for x in _headline_items(results)) + "</ul>")
-    img = first_image(nb)
+    img = headline_image(nb)
     if img:
-        parts.append(f"<img alt='first figure of {html.escape(stem)}' src='{img}'>")
+        parts.append(f"<img alt='headline figure of {html.escape(stem)}' src='{img}'>")
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -156,7 +236,9 @@ _CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px
 .card h2{font-size:1.15em;margin:0 0 .3em}.meta{color:#666;font-size:.85em;margin:0 0 .6em}
 .q{font-style:italic}.err{color:#b00;font-family:monospace;white-space:pre-wrap}
 .card img{max-width:100%;margin-top:.6em}.v.ok{color:#1a9641}.v.no{color:#d7191c}.v.meh{color:#b8860b}
-ul{padding-left:1.2em}li{margin:.2em 0}"""
+ul{padding-left:1.2em}li{margin:.2em 0}
+.card.toy{border-color:#b8860b;background:#fffbea}p.toy{color:#7a5a00;font-size:.9em}
+details{margin:.4em 0;font-size:.92em}summary{cursor:pointer;color:#444}"""
 
 
 def index_page(rows: Sequence[Mapping[str, Any]], title: str = "syneval-nb report",

@@ -65,6 +65,8 @@ def decide(ci: Sequence[float], p: float, alpha: float) -> str:
 
 
 def _fmt_p(p: float, n: int | None) -> str:
+    """``"p = 0.012"``; a resampled p of 0 reads ``"p < 1/n"`` (``n`` resamples), never ``"p = 0"`` (a Holm p of 0
+    too: every p it is built from was 0)."""
     return f"p < {1 / n:.2g}" if p == 0 and n else f"p = {p:.2g}"
 
 
@@ -77,8 +79,9 @@ def _reason(v: Mapping) -> str:
         ptxt = f"one-sided {_fmt_p(v['p'], v.get('n_null') or v.get('n_resamples'))} (no Holm adjustment yet)"
         p_used = v["p"]
     else:
-        ptxt = (f"one-sided {_fmt_p(v['p'], v.get('n_null') or v.get('n_resamples'))}, Holm over the chapter's "
-                f"{v['family_size']} verdicts p = {holm_p:.2g}")
+        n = v.get('n_null') or v.get('n_resamples')
+        ptxt = (f"one-sided {_fmt_p(v['p'], n)}, Holm over the chapter's {v['family_size']} verdicts "
+                f"{_fmt_p(holm_p, n)}")
         p_used = holm_p
     text = (f"{v['test']}: {v['statistic_text']} = {v['statistic']:+.3f}, interval [{lo:+.3f}, {hi:+.3f}] {side}; "
             f"{ptxt}")
@@ -216,7 +219,7 @@ def verdict_sentence(claim: str, verdict: Mapping, digits: int = 3) -> str:
     n = verdict.get("n_null") or verdict.get("n_resamples")
     ptxt = _fmt_p(verdict["p"], n)
     if verdict.get("p_holm") is not None:
-        ptxt += f", Holm p = {verdict['p_holm']:.2g} (family of {verdict['family_size']})"
+        ptxt += f", Holm {_fmt_p(verdict['p_holm'], n)} (family of {verdict['family_size']})"
     text = (f'"{claim}": {verdict["verdict"]} ({verdict.get("test", "")}: statistic {f.format(verdict["statistic"])}, '
             f'interval [{f.format(lo)}, {f.format(hi)}], {ptxt}).')
     if verdict.get("reason"):

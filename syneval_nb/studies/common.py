@@ -33,7 +33,10 @@ from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
 
 __all__ = ["TED_REFERENCE", "DEEN_REFERENCES", "MQM_COLUMNS", "HUMANS", "ASPECTS", "load_ted", "load_deen",
            "Deen", "verdict_contrast", "holm_chapter", "verdicts_json", "verdict_lines", "plot_distributions", "plot_scatter",
-           "no_holds", "family_note", "meta_table", "meta_json"]
+           "no_holds", "family_note", "meta_table", "meta_json", "headline_verdicts", "MAX_HEADLINE_VERDICTS"]
+
+MAX_HEADLINE_VERDICTS = 5
+"""At most this many headline verdicts per chapter (the index card shows them; the rest fold away)."""
 
 TED_REFERENCE = "refB"
 """The TED zh-en reference of every chapter (see the module docstring)."""
@@ -138,6 +141,16 @@ def holm_chapter(*groups: Mapping[str, Mapping]) -> tuple[dict, ...]:
         allv.update(g)
     adj = stats.holm_verdicts(allv)
     return tuple({c: adj[c] for c in g} for g in groups)
+
+
+def headline_verdicts(verdicts: Mapping[str, Mapping], *claims: str) -> list[str]:
+    """The chapter's headline verdicts for the results file (``"headline_verdicts"``, read by the index page of
+    ``syneval-nb run``): the declared ``claims`` that the chapter computed, in the declared order. More than
+    :data:`MAX_HEADLINE_VERDICTS` declared is an error; a declared claim the chapter did not compute (e.g. a
+    system-level claim without its data) is left out."""
+    if len(claims) > MAX_HEADLINE_VERDICTS:
+        raise ValueError(f"{len(claims)} headline verdicts declared; at most {MAX_HEADLINE_VERDICTS}")
+    return [c for c in claims if c in verdicts]
 
 
 def verdicts_json(verdicts: Mapping[str, Mapping]) -> dict:

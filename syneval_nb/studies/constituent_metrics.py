@@ -25,7 +25,8 @@ def worked_example(lam: float = 1.0) -> dict:
 
 def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, lam: float = 1.0, permute_human=None,
         n_resamples: int = 1000, alpha: float = 0.05, progress: bool = True) -> depth_study.DepthChapter:
-    """:func:`syneval_nb.studies.depth_study.run_chapter` for STM and TKM."""
+    """:func:`syneval_nb.studies.depth_study.run_chapter` for STM and TKM; TKM also at Moschitti's decay (``"TKM
+    λ=0.4"``, the named variant: its own rows and verdicts, and the length diagnosis ``ch.length``)."""
     return depth_study.run_chapter(FAMILIES, data_dir, sample, seed, max_depth, lam, permute_human, n_resamples,
                                    alpha, progress)
 
@@ -38,5 +39,7 @@ def results(ch: depth_study.DepthChapter, example: dict) -> dict:
     out.update(depth_study.chapter_results(ch))
     out["signatures"] = {"stm": syntactic.STM(ch.params["max_depth"]).signature(),
                          "tkm": syntactic.TKM(ch.params["lam"]).signature(),
+                         **{depth_study.kernel_name("tkm", x): syntactic.TKM(x).signature()
+                            for x in ch.params["kernel_lams"] if x != ch.params["lam"]},
                          "bleu": lexical.BLEU(max_ngram_order=4, smooth="epsilon").signature()}
     return out

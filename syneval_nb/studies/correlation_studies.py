@@ -63,7 +63,8 @@ def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, families=
                  depth_study.verdict_stability(ch.curves["literal mean"], f, "MQM z", alpha) for f in fams}
     ted_v = {}
     where = "TED zh-en, mean MQM z, 13 systems"
-    for m in [stats.metric_name(f, None if f in depth_study.KERNELS else PRIMARY_DEPTH) for f in ch.families]:
+    rows = [stats.metric_name(f, None if f in depth_study.KERNELS else PRIMARY_DEPTH) for f in ch.families]
+    for m in rows + [stats.metric_name(k) for k in ch.literal.kernel_variants]:
         for base in depth_study.BASELINES:
             ted_v[f"{m} beats {base} at system level ({where})"] = stats.verdict_beats(ted_head, m, base)
         ted_v[f"{m} beats permuted human scores at system level ({where})"] = stats.verdict_beats_placebo(ted_head, m)
@@ -113,6 +114,11 @@ def results(c8: Chapter08, worked: dict) -> dict:
     out = {"worked": worked}
     out.update(depth_study.chapter_results(ch))
     out["verdicts"] = common.verdicts_json(c8.verdicts)
+    md = ch.params["max_depth"]
+    out["headline_verdicts"] = common.headline_verdicts(
+        c8.verdicts, "HWCM-4 beats chrF (MQM z, Pearson)", "STM-4 beats chrF (MQM z, Pearson)",
+        f"HWCM loses less than BLEU from depth 1 to {md} (MQM z, literal mean)",
+        "TKM correlates with MQM z beyond length", "DTKM beats BLEU-4 at system level (WMT21 de-en DA z, ref A)")
     ted = ch.ted
     pairs = {th: len(stats.better_worse_pairs(ted["mqm"].to_numpy(), ted["seg_id"].to_numpy(), th)[0])
              for th in (0, 1, 5)}
@@ -123,4 +129,9 @@ def results(c8: Chapter08, worked: dict) -> dict:
     out["ted_system_r"] = {m: float(r) for m, r in zip(c8.ted_system["metric"], c8.ted_system["r"])}
     out["deen_system_r_by_reference"] = {k: {m: float(x) for m, x in v.items()} for k, v in c8.deen_variants.items()}
     out["comet_anchor"] = c8.comet
+    lam = ch.params["lam"]
+    kern = {"tkm": syntactic.TKM, "dtkm": syntactic.DTKM}
+    out["signatures"] = {**{f: kern[f](lam).signature() for f in kern if f.upper() in ch.families},
+                         **{depth_study.kernel_name(f, x): kern[f](x).signature() for f in kern
+                            if f.upper() in ch.families for x in ch.params["kernel_lams"] if x != lam}}
     return out

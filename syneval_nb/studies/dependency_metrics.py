@@ -33,9 +33,11 @@ def worked_example(lam: float = 1.0) -> dict:
 
 def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, lam: float = 1.0, permute_human=None,
         n_resamples: int = 1000, alpha: float = 0.05, progress: bool = True) -> depth_study.DepthChapter:
-    """:func:`syneval_nb.studies.depth_study.run_chapter` for HWCM, DSTM and DTKM."""
+    """:func:`syneval_nb.studies.depth_study.run_chapter` for HWCM, DSTM and DTKM; DTKM also at Moschitti's decay
+    (``"DTKM λ=0.4"``, a named variant in the tables and the length diagnosis, without verdicts of its own: the
+    chapter's verdict family is unchanged)."""
     return depth_study.run_chapter(FAMILIES, data_dir, sample, seed, max_depth, lam, permute_human, n_resamples,
-                                   alpha, progress)
+                                   alpha, progress, kernel_verdicts=False)
 
 
 def rank_gap(a: stats.ArrayLike, b: stats.ArrayLike, eligible: stats.ArrayLike | None = None,
@@ -112,5 +114,7 @@ def results(ch: depth_study.DepthChapter, example: dict, t7: dict) -> dict:
     md = ch.params["max_depth"]
     out["signatures"] = {"hwcm": syntactic.HWCM(md).signature(), "dstm": syntactic.DSTM(md).signature(),
                          "dtkm": syntactic.DTKM(ch.params["lam"]).signature(),
+                         **{depth_study.kernel_name("dtkm", x): syntactic.DTKM(x).signature()
+                            for x in ch.params["kernel_lams"] if x != ch.params["lam"]},
                          "bleu": lexical.BLEU(max_ngram_order=4, smooth="epsilon").signature()}
     return out

@@ -34,6 +34,7 @@ from syneval_nb.studies.common import (
     ASPECTS,
     HUMANS,
     META_K,
+    headline_verdicts,
     holm_chapter,
     load_deen,
     meta_json,
@@ -44,7 +45,8 @@ from syneval_nb.studies.common import (
 )
 
 
-__all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "DEPTH_METRICS", "LENGTH_CONTROLS", "metric_key",
+__all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "MOSCHITTI_LAM", "kernel_name", "length_diagnosis",
+           "length_diagnosis_display", "length_diagnosis_text", "length_diagnosis_numbers", "DEPTH_METRICS", "LENGTH_CONTROLS", "metric_key",
            "depth_scores", "DepthScores", "score", "score_both", "metric_rows",
            "curve_tables", "headline_table", "headline_tables", "headline_display", "aspect_tables",
            "system_table", "per_system_table", "verdicts", "verdict_stability", "plot_curves", "headline_numbers"]
@@ -57,6 +59,17 @@ CHRF_KEY = ("chrF", None)
 """chrF's key in :func:`depth_scores`: the headline baseline (every "beats" is asked against chrF and BLEU-4)."""
 BASELINES = ("chrF", "BLEU-4")
 """The baselines of every "beats" verdict, the headline one first."""
+MOSCHITTI_LAM = 0.4
+"""The tree-kernel decay of Moschitti (2006) (and of chapter 07's DR): the named variant of TKM/DTKM shown beside
+the paper's plain count (lambda = 1, the default), as the rows :func:`kernel_name` ``"TKM λ=0.4"``."""
+TINY_SCORE = 1e-4
+"""The length diagnosis counts the share of segments a kernel metric scores below this value."""
+
+
+def kernel_name(family: str, lam: float) -> str:
+    """The row name of a kernel metric at a decay other than the chapter's: ``("TKM", 0.4)`` -> ``"TKM λ=0.4"``
+    (the paper's lambda = 1 row keeps the plain name ``"TKM"``)."""
+    return f"{family} λ={float(lam):g}"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -78,7 +91,7 @@ def metric_key(column: str) -> tuple[str, int | None]:
 def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None],
                  ptb_refs: Sequence[Sequence[str | None]], systems: Sequence[str], max_depth: int = 9,
                  syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True, lam: float = 1.0,
-                 effective_order: bool = False, scheduler=None
+                 effective_order: bool = False, scheduler=None, kernel_lams: Sequence[float] = ()
                  ) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
     """Every segment scored by BLEU_n (n = 1..``max_depth``, epsilon smoothing as in Liu & Gildea, Sec. 3), the
     syntactic metrics by depth, chrF (the headline baseline), the four length controls (:func:`syneval_nb.stats.
@@ -91,7 +104,9 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.metrics.lexical.evaluate`), the syntactic
     corpus scores (:func:`syneval_nb.metrics.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
     of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts). ``lam``: the tree-kernel
-    decay of TKM/DTKM (1.0, the paper's plain count). Notebooks 03, 04 and 08 score with it.
+    decay of TKM/DTKM (1.0, the paper's plain count). ``kernel_lams``: further decays of the kernel metrics among
+    ``syntactic_metrics`` (the named variant, e.g. :data:`MOSCHITTI_LAM`), under the keys
+    ``(kernel_name(family, lam), None)``; a decay equal to ``lam`` is skipped. Notebooks 03, 04 and 08 score with it.
 
     ``effective_order`` applies to both sides alike, so BLEU and the syntactic metrics treat the orders/depths a
     hypothesis does not have in the same way: ``False`` (default, the papers' definitions) averages over every order
@@ -124,6 +139,15 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     segment.update({metric_key(c): v for c, v in syn.items()})
     for s in names:
         corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})
+    kernels = tuple(m for m in syntactic_metrics if m.upper() in KERNELS)
+    for extra in (x for x in dict.fromkeys(float(x) for x in kernel_lams) if x != float(lam)):
+        if not kernels:
+            break
+        ksyn, kcorpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, kernels, max_depth, progress, extra,
+                                             effective_order, scheduler)
+        segment.update({(kernel_name(metric_key(c)[0], extra), None): v for c, v in ksyn.items()})
+        for s in names:
+            corpus[s].update({(kernel_name(metric_key(c)[0], extra), None): v for c, v in kcorpus[s].items()})
     hyp_lens = [len(lexical.tokenize(h)) for h in hyps]
     ref_lens = [[len(lexical.tokenize(r)) for r in rs] for rs in txt_refs]
     lens = {**stats.length_rows(hyp_lens, ref_lens), **stats.length_covariates(hyp_lens, ref_lens)}
@@ -146,6 +170,12 @@ class DepthScores:
     families: tuple
     max_depth: int
     dropped: int = 0
+    kernel_lams: tuple = ()
+
+    @property
+    def kernel_variants(self) -> list[tuple[str, None]]:
+        """The keys of the kernel rows at the further decays (``("TKM λ=0.4", None)``), in scoring order."""
+        return [k for k in self.segment if k[1] is None and k[0].split(" λ=")[0] in KERNELS and " λ=" in k[0]]
 
     @property
     def label(self) -> str:
@@ -154,41 +184,46 @@ class DepthScores:
 
 def score(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam: float = 1.0,
           effective_order: bool = False, ref_cols: Sequence[str] = ("reference",), progress: bool = True,
-          scheduler=None) -> DepthScores:
+          scheduler=None, kernel_lams: Sequence[float] = ()) -> DepthScores:
     """Score ``frame`` (columns ``target, ptb, system`` and, for each reference column ``c`` of ``ref_cols``,
     ``c`` and ``ptb_c``) with :func:`depth_scores` for the metric ``families`` (e.g.
     ``("STM", "TKM")``); rows where a metric is NaN (an unparsed sentence) are dropped and counted.
-    ``scheduler``: a Dask scheduler address or ``distributed.Client`` to score the systems on (same numbers)."""
+    ``scheduler``: a Dask scheduler address or ``distributed.Client`` to score the systems on (same numbers).
+    ``kernel_lams``: further decays of TKM/DTKM (:func:`depth_scores`), rows ``"TKM λ=0.4"``."""
 
     fams = tuple(f.upper() for f in families)
     seg, corpus = depth_scores(frame["target"], frame[list(ref_cols)].values.tolist(), frame["ptb"],
                                frame[[f"ptb_{c}" for c in ref_cols]].values.tolist(), frame["system"], max_depth,
                                syntactic_metrics=tuple(f.lower() for f in fams), progress=progress, lam=lam,
-                               effective_order=effective_order, scheduler=scheduler)
+                               effective_order=effective_order, scheduler=scheduler, kernel_lams=kernel_lams)
     ok = np.isfinite(np.vstack(list(seg.values()))).all(axis=0)
     kept = frame[ok].reset_index(drop=True)
     return DepthScores(kept, {k: v[ok] for k, v in seg.items()}, corpus, effective_order, fams, max_depth,
-                       int((~ok).sum()))
+                       int((~ok).sum()), tuple(kernel_lams))
 
 
 def score_both(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam: float = 1.0,
                ref_cols: Sequence[str] = ("reference",), progress: bool = True,
-               scheduler=None) -> dict[str, DepthScores]:
+               scheduler=None, kernel_lams: Sequence[float] = ()) -> dict[str, DepthScores]:
     """:func:`score` with the literal mean (``"literal"``, the default definition) and effective order
-    (``"effective"``, the variant), BLEU treated the same way as the syntactic metrics in each."""
-    return {"literal": score(frame, families, max_depth, lam, False, ref_cols, progress, scheduler),
+    (``"effective"``, the variant), BLEU treated the same way as the syntactic metrics in each. The kernel
+    variants ``kernel_lams`` are scored with the literal mean only (the kernels have no depth to average over)."""
+    return {"literal": score(frame, families, max_depth, lam, False, ref_cols, progress, scheduler, kernel_lams),
             "effective": score(frame, families, max_depth, lam, True, ref_cols, progress, scheduler)}
 
 
-def metric_rows(ds: DepthScores, depths: Sequence[int] | None = None) -> dict:
+def metric_rows(ds: DepthScores, depths: Sequence[int] | None = None, kernel_variants: bool = True) -> dict:
     """``{(metric, depth): values}``: BLEU and the depth families at ``depths`` (default 1..max_depth), chrF and
-    the kernel metrics of ``ds.families`` (no depth)."""
+    the kernel metrics of ``ds.families`` (no depth), each followed by its further decays (``"TKM λ=0.4"``) unless
+    ``kernel_variants=False``."""
     depths = range(1, ds.max_depth + 1) if depths is None else depths
     out = {("BLEU", d): ds.segment[("BLEU", d)] for d in depths}
     out[CHRF_KEY] = ds.segment[CHRF_KEY]
     for f in ds.families:
         if f in KERNELS:
             out[(f, None)] = ds.segment[(f, None)]
+            if kernel_variants:
+                out.update({k: ds.segment[k] for k in ds.kernel_variants if k[0].split(" λ=")[0] == f})
         else:
             out.update({(f, d): ds.segment[(f, d)] for d in depths})
     return out
@@ -244,11 +279,12 @@ def headline_table(ds: DepthScores, human: str = "mqm_z", method: str = "pearson
 def headline_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
                     talks: bool = True) -> dict:
     """The headline tables the verdicts read: ``{(human name, method[, "talks"]): table}`` for raw MQM and MQM z
-    (Pearson, beyond length = ``"partial"`` and within-segment), the Fluency z / Accuracy z parts (Pearson), and
-    MQM z with talks resampled."""
+    (Pearson, beyond length = ``"partial"`` and within-segment), the Fluency z / Accuracy z parts (Pearson and
+    beyond length: the Fluency contrast with length removed, :func:`length_diagnosis`), and MQM z with talks
+    resampled."""
     out = {}
     for name, col in {**HUMANS, **ASPECTS}.items():
-        methods = ("pearson", "partial", "within") if name in HUMANS else ("pearson",)
+        methods = ("pearson", "partial", "within") if name in HUMANS else ("pearson", "partial")
         for m in methods:
             out[(name, m)] = headline_table(ds, col, "pearson" if m == "partial" else m, None, n_resamples, seed,
                                             alpha, beyond_length=m == "partial")
@@ -297,7 +333,7 @@ def system_table(ds: DepthScores, human: pd.Series, n_resamples: int = 1000, see
     depths = range(1, ds.max_depth + 1) if depths is None else depths
     keys = [("BLEU", d) for d in depths] + [CHRF_KEY] + \
            [(f, d) for f in ds.families if f not in KERNELS for d in depths] + \
-           [(f, None) for f in ds.families if f in KERNELS]
+           [(f, None) for f in ds.families if f in KERNELS] + ds.kernel_variants
     rows = {k: c[k].to_numpy(dtype=float) for k in keys}
     return stats.correlation_table(rows, human.to_numpy(dtype=float), None,
                                    baseline=stats.depth_baselines(keys, "BLEU", PRIMARY_DEPTH),
@@ -338,7 +374,8 @@ def verdict_stability(curves: pd.DataFrame, family: str, human: str = "MQM z", a
 
 
 def verdicts(heads: Mapping, families: Sequence[str], system: object | None = None,
-             system_label: str = "WMT21 de-en DA z, ref A") -> tuple[dict, dict]:
+             system_label: str = "WMT21 de-en DA z, ref A", kernel_variants: Sequence[str] = (),
+             length_contrast: bool = False) -> tuple[dict, dict]:
     """The chapter's verdicts from :func:`headline_tables` (and a :func:`system_table`): ``(verdicts,
     variants)``, before Holm (:func:`syneval_nb.studies.common.holm_chapter` adjusts them over the whole
     chapter). On MQM z, for each family at PRIMARY_DEPTH and each kernel, against each baseline of
@@ -347,9 +384,13 @@ def verdicts(heads: Mapping, families: Sequence[str], system: object | None = No
     length", "beats the placebo" (95th percentile of the placebo distribution); the diagnostic contrast "its edge
     over chrF is larger on Fluency than on Accuracy" (a contrast against chrF's contrast: every metric, chrF
     included, tracks Accuracy better than Fluency, so the plain gap says nothing); at system level "beats" each
-    baseline and "beats permuted DA z" (permutation test). Variants: "beats" with talks resampled."""
+    baseline and "beats permuted DA z" (permutation test). Variants: "beats" with talks resampled.
+
+    ``kernel_variants``: further rows (the kernels at :data:`MOSCHITTI_LAM`, ``"TKM λ=0.4"``) that get the same
+    verdicts as the families. ``length_contrast``: each kernel row (and variant) also gets "its edge over chrF is
+    larger on Fluency than on Accuracy beyond length" (the contrast on the partial r's given the log lengths)."""
     D = PRIMARY_DEPTH
-    names = [stats.metric_name(f, None if f in KERNELS else D) for f in families]
+    names = [stats.metric_name(f, None if f in KERNELS else D) for f in families] + list(kernel_variants)
     v, var = {}, {}
     pe, pa, wi = heads[("MQM z", "pearson")], heads[("MQM z", "partial")], heads[("MQM z", "within")]
     for m in names:
@@ -362,6 +403,10 @@ def verdicts(heads: Mapping, families: Sequence[str], system: object | None = No
         v[f"{m} beats the placebo (MQM z)"] = stats.verdict_beats_placebo(pe, m)
         v[f"{m}'s edge over chrF is larger on Fluency than on Accuracy (z)"] = verdict_contrast(
             heads[("Fluency z", "pearson")], heads[("Accuracy z", "pearson")], m, BASELINES[0])
+        if length_contrast and m.split(" λ=")[0] in KERNELS:
+            v[f"{m}'s edge over chrF is larger on Fluency than on Accuracy beyond length (z, partial r given log "
+              "lengths)"] = verdict_contrast(heads[("Fluency z", "partial")], heads[("Accuracy z", "partial")], m,
+                                             BASELINES[0])
         if system is not None:
             for base in BASELINES:
                 v[f"{m} beats {base} at system level ({system_label})"] = stats.verdict_beats(system, m, base)
@@ -413,6 +458,117 @@ def plot_curves(curves: Mapping[str, pd.DataFrame], human: str = "MQM z", famili
     return fig
 
 
+# ------------------------------------------------------------------------------------------------ TKM is length
+
+
+def length_diagnosis(ds: DepthScores, heads: Mapping, n_resamples: int = 1000, seed: int = 0,
+                     alpha: float = 0.05) -> pd.DataFrame:
+    """How much of the kernel metrics is length (issue 22): for each kernel row (TKM/DTKM at the chapter's decay,
+    then at the further decays, e.g. ``"TKM λ=0.4"``) and, for comparison, chrF and BLEU-4:
+
+    * ``median`` segment score and ``share_tiny`` (share of segments scoring below :data:`TINY_SCORE`);
+    * Kendall tau-b with hypothesis length (``tau_hyp``) and with reference length (``tau_ref``) (13a tokens; tau
+      is the same on the log lengths), each with its percentile interval (``*_low``, ``*_high``) from
+      :func:`syneval_nb.stats.correlation_table` (``method="kendall"``, source segments resampled, no placebo);
+    * Pearson r with MQM z (``r``) and the partial r given log hypothesis and log reference length (``partial``),
+      with their intervals, read from the chapter's headline tables (``heads``: :func:`headline_tables`);
+    * the Fluency contrast against chrF ([r(m) - r(chrF)] on Fluency z minus the same on Accuracy z,
+      :func:`syneval_nb.studies.common.verdict_contrast`), raw (``fluency``) and beyond length
+      (``fluency_beyond``, on the partial r's), with intervals (unadjusted: a diagnosis, not a verdict).
+
+    One row per metric, indexed by the row name."""
+    keys = [(f, None) for f in ds.families if f in KERNELS]
+    keys += [k for f, _ in keys for k in ds.kernel_variants if k[0].split(" λ=")[0] == f]
+    keys += [CHRF_KEY, ("BLEU", PRIMARY_DEPTH)]
+    rows = {stats.metric_name(k): ds.segment[k] for k in keys}
+    seg = ds.frame["seg_id"].to_numpy()
+    taus = {}
+    for col, cov in zip(("tau_hyp", "tau_ref"), stats.LENGTH_GIVEN):
+        taus[col] = stats.correlation_table(rows, ds.segment[(cov, None)], seg, method="kendall",
+                                            placebo_column=False, n_resamples=n_resamples, seed=seed,
+                                            alpha=alpha, holm=False).set_index("metric")
+    pe, pa = heads[("MQM z", "pearson")].set_index("metric"), heads[("MQM z", "partial")].set_index("metric")
+    out = []
+    for m, values in rows.items():
+        row = {"metric": m, "median": float(np.median(values)), "share_tiny": float(np.mean(values < TINY_SCORE))}
+        for col, t in (*taus.items(), ("r", pe), ("partial", pa)):
+            row.update({col: float(t.loc[m, "r"]), f"{col}_low": float(t.loc[m, "low"]),
+                        f"{col}_high": float(t.loc[m, "high"])})
+        for col, method in (("fluency", "pearson"), ("fluency_beyond", "partial")):
+            if m == BASELINES[0]:
+                row.update({col: np.nan, f"{col}_low": np.nan, f"{col}_high": np.nan})
+                continue
+            c = verdict_contrast(heads[("Fluency z", method)], heads[("Accuracy z", method)], m, BASELINES[0])
+            row.update({col: c["statistic"], f"{col}_low": c["ci"][0], f"{col}_high": c["ci"][1]})
+        out.append(row)
+    return pd.DataFrame(out).set_index("metric")
+
+
+def length_diagnosis_display(diag: pd.DataFrame) -> pd.DataFrame:
+    """:func:`length_diagnosis` as a display frame: each statistic with its interval in one cell."""
+    def cell(r, c):
+        return "" if not np.isfinite(r[c]) else f"{r[c]:+.3f} [{r[c + '_low']:+.3f}, {r[c + '_high']:+.3f}]"
+
+    cols = {"tau_hyp": "τ with hyp length", "tau_ref": "τ with ref length", "r": "r with MQM z",
+            "partial": "partial r | log lengths", "fluency": "Fluency contrast vs chrF",
+            "fluency_beyond": "Fluency contrast, beyond length"}
+    out = pd.DataFrame({"median score": [f"{x:.2g}" for x in diag["median"]],
+                        f"share < {TINY_SCORE:g}": [f"{x:.0%}" for x in diag["share_tiny"]]}, index=diag.index)
+    for c, label in cols.items():
+        out[label] = [cell(r, c) for _, r in diag.iterrows()]
+    return out
+
+
+def _ci_text(r, col: str) -> str:
+    return f"{r[col]:+.3f} [{r[col + '_low']:+.3f}, {r[col + '_high']:+.3f}]"
+
+
+LENGTH_TAU = 0.5
+"""A kernel row is called "largely an inverse-length score" when its Kendall tau with hypothesis or reference
+length is at or below -LENGTH_TAU."""
+
+
+def length_diagnosis_text(diag: pd.DataFrame, lam: float = 1.0) -> str:
+    """Markdown sentences from :func:`length_diagnosis` (``lam``: the decay of the plain-named kernel rows, the
+    chapter's): a lead naming the rows, then one paragraph per kernel row: how strongly it follows length (tau
+    with both lengths, "largely an inverse-length score" when a tau is at or below -:data:`LENGTH_TAU`; median,
+    share of tiny scores), how much of its r with MQM z is left given both log lengths, and whether its Fluency
+    contrast against chrF survives removing length (decided on the interval of the beyond-length contrast: above
+    0 = survives; below 0 = reverses; including 0 = not distinguishable from 0)."""
+    kern = [m for m in diag.index if m.split(" λ=")[0] in KERNELS]
+    variants = [m for m in kern if " λ=" in m]
+    paper = "the paper's plain count" if float(lam) == 1.0 else "the chapter's `lam`"
+    lead = (f"Length diagnosis of the tree-kernel rows ({', '.join(kern)}; the plain name is λ = {float(lam):g}, "
+            f"{paper}" + (f"; {', '.join(variants)}: Moschitti's decay, a named variant" if variants else "")
+            + "), beside chrF and BLEU-4; intervals resample source segments.")
+    paras = [lead]
+    for m, r in diag.iterrows():
+        if m not in kern:
+            continue
+        lam_text = f"λ = {m.split(' λ=')[1]}" if " λ=" in m else f"λ = {float(lam):g}"
+        strong = min(r["tau_hyp"], r["tau_ref"]) <= -LENGTH_TAU
+        share = r["partial"] / r["r"] if r["r"] else np.nan
+        text = (f"**{m}** ({lam_text}) {'is largely an inverse-length score' if strong and r['tau_hyp'] < 0 else 'follows length'}"
+                f": Kendall τ with hypothesis length {_ci_text(r, 'tau_hyp')}, with reference length "
+                f"{_ci_text(r, 'tau_ref')}; median score {r['median']:.2g}, {r['share_tiny']:.0%} of segments below "
+                f"{TINY_SCORE:g}. Pearson r with MQM z {_ci_text(r, 'r')}; given both log lengths the partial r is "
+                f"{_ci_text(r, 'partial')}"
+                + (f" ({share:.0%} of the raw r)." if np.isfinite(share) and r["r"] > 0 else "."))
+        lo, hi = r["fluency_beyond_low"], r["fluency_beyond_high"]
+        verdict = ("survives removing length" if lo > 0 else "reverses when length is removed" if hi < 0
+                   else "is not distinguishable from 0 once length is removed")
+        text += (f" Its Fluency contrast against chrF ([r - r(chrF)] on Fluency z minus on Accuracy z) is "
+                 f"{_ci_text(r, 'fluency')} raw and {_ci_text(r, 'fluency_beyond')} beyond length: it {verdict} "
+                 "(unadjusted 95% intervals: a diagnosis, not a verdict).")
+        paras.append(text)
+    return "\n\n".join(paras)
+
+
+def length_diagnosis_numbers(diag: pd.DataFrame) -> dict:
+    """:func:`length_diagnosis` for the results file: ``{metric: {column: value}}`` (NaN as None)."""
+    return {m: {c: (None if not np.isfinite(v) else float(v)) for c, v in r.items()} for m, r in diag.iterrows()}
+
+
 # ------------------------------------------------------------------------------------------------ one chapter
 
 
@@ -433,6 +589,7 @@ class DepthChapter:
     variants: dict
     params: dict = field(default_factory=dict)
     meta: pd.DataFrame | None = None   # the WMT meta-evaluation beside Pearson (common.meta_table)
+    length: pd.DataFrame | None = None  # the kernels' length diagnosis (length_diagnosis)
 
     @property
     def ted(self) -> pd.DataFrame:
@@ -445,32 +602,44 @@ class DepthChapter:
 
 def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = None, seed: int = 0,
                 max_depth: int = 9, lam: float = 1.0, permute_human: int | None = None, n_resamples: int = 1000,
-                alpha: float = 0.05, progress: bool = True, holm: bool = True) -> DepthChapter:
+                alpha: float = 0.05, progress: bool = True, holm: bool = True,
+                kernel_lams: Sequence[float] = (MOSCHITTI_LAM,), kernel_verdicts: bool = True) -> DepthChapter:
     """Load TED zh-en (refB) and WMT21 de-en (ref A) (:mod:`syneval_nb.studies.common`, ``permute_human``
     applied to every human score), score both definitions, build every table and the verdicts, Holm over all
-    of them and the variants (one family; ``holm=False`` leaves it to a chapter that adds verdicts, e.g. 08)."""
+    of them and the variants (one family; ``holm=False`` leaves it to a chapter that adds verdicts, e.g. 08).
+
+    ``kernel_lams``: the kernel metrics also at these decays (the named variant, default Moschitti's 0.4, rows
+    ``"TKM λ=0.4"`` beside the paper's ``"TKM"``) in every table and the length diagnosis
+    (:func:`length_diagnosis`, ``ch.length``); ``kernel_verdicts``: those rows also get the chapter's verdicts,
+    and every kernel row the Fluency contrast beyond length (``False`` keeps the verdict family as it was)."""
 
     if max_depth < PRIMARY_DEPTH:
         raise ValueError(f"max_depth must be at least PRIMARY_DEPTH = {PRIMARY_DEPTH}, got {max_depth}")
     fams = tuple(f.upper() for f in families)
     ted = load_ted(data_dir, sample, seed, permute_human)
-    both = score_both(ted, fams, max_depth, lam, progress=progress)
+    both = score_both(ted, fams, max_depth, lam, progress=progress, kernel_lams=kernel_lams)
     kw = dict(n_resamples=n_resamples, seed=seed, alpha=alpha)
     curves = {d.label: curve_tables(d, **kw) for d in both.values()}
     aspects = aspect_tables(both["literal"], **kw)
     heads = headline_tables(both["literal"], **kw)
     deen = load_deen(data_dir, sample, seed, permute_human)
-    dd = score(deen.segments, fams, max_depth, lam, False, deen.references, progress)
+    dd = score(deen.segments, fams, max_depth, lam, False, deen.references, progress, kernel_lams=kernel_lams)
     sys_curves = system_table(dd, deen.da, **kw)
     sys_head = system_table(dd, deen.da, depths=[PRIMARY_DEPTH], **kw)
-    v, var = holm_chapter(*verdicts(heads, fams, sys_head)) if holm else verdicts(heads, fams, sys_head)
+    extra = dict(kernel_variants=[stats.metric_name(k) for k in both["literal"].kernel_variants],
+                 length_contrast=True) if kernel_verdicts else {}
+    v, var = verdicts(heads, fams, sys_head, **extra)
+    if holm:
+        v, var = holm_chapter(v, var)
     params = {"families": list(fams), "sample": sample, "seed": seed, "max_depth": max_depth, "lam": lam,
               "permute_human": permute_human, "n_resamples": n_resamples, "alpha": alpha,
               "ted_reference": ted.attrs.get("reference"), "deen_references": list(deen.references),
-              "primary_depth": PRIMARY_DEPTH}
-    meta = meta_table(metric_rows(both["literal"], [PRIMARY_DEPTH]), both["literal"].frame, "mqm_z", BASELINES[0],
-                      min(n_resamples, META_K), seed)
-    return DepthChapter(fams, both, curves, aspects, heads, deen, dd, sys_curves, sys_head, v, var, params, meta)
+              "primary_depth": PRIMARY_DEPTH, "kernel_lams": [float(x) for x in kernel_lams]}
+    meta = meta_table(metric_rows(both["literal"], [PRIMARY_DEPTH], kernel_variants=False), both["literal"].frame,
+                      "mqm_z", BASELINES[0], min(n_resamples, META_K), seed)
+    length = length_diagnosis(both["literal"], heads, **kw) if any(f in KERNELS for f in fams) else None
+    return DepthChapter(fams, both, curves, aspects, heads, deen, dd, sys_curves, sys_head, v, var, params, meta,
+                        length)
 
 
 def curve_display(ch: DepthChapter, human: str = "MQM z") -> pd.DataFrame:
@@ -500,6 +669,20 @@ def score_samples(ch: DepthChapter) -> dict:
     return {stats.metric_name(k): lit.segment[k] for k in keys}
 
 
+def headline_claims(verdicts_: Mapping, families: Sequence[str]) -> list[str]:
+    """The headline verdicts of a depth chapter (at most five, :func:`syneval_nb.studies.common.headline_verdicts`):
+    the first two non-kernel families at PRIMARY_DEPTH "beat chrF" (Pearson, the pre-registered headline), then the
+    kernel story: the first kernel "correlates beyond length" and "beats chrF", and its λ = 0.4 variant
+    "correlates beyond length"."""
+    depth = [stats.metric_name(f, PRIMARY_DEPTH) for f in families if f not in KERNELS][:2]
+    kern = [f for f in families if f in KERNELS][:1]
+    claims = [f"{m} beats {BASELINES[0]} (MQM z, Pearson)" for m in depth]
+    for k in kern:
+        claims += [f"{k} correlates with MQM z beyond length", f"{k} beats {BASELINES[0]} (MQM z, Pearson)",
+                   f"{kernel_name(k, MOSCHITTI_LAM)} correlates with MQM z beyond length"]
+    return headline_verdicts(verdicts_, *claims[:5])
+
+
 def chapter_results(ch: DepthChapter) -> dict:
     """The results-file part every depth chapter writes: parameters, sizes, headline r, curves, system level,
     verdicts and variants (JSON-ready)."""
@@ -524,8 +707,10 @@ def chapter_results(ch: DepthChapter) -> dict:
         "bleu4_r_fluency": stats.pearson(lit.segment[("BLEU", 4)], ted["mqm_fluency"]),
         "deen_system_r": {m: float(r) for m, r in zip(ch.system_curves["metric"], ch.system_curves["r"])},
         "meta_evaluation": meta_json(ch.meta) if ch.meta is not None else None,
+        "length_diagnosis": length_diagnosis_numbers(ch.length) if ch.length is not None else None,
         "verdicts": verdicts_json(ch.verdicts),
         "variant_verdicts": verdicts_json(ch.variants),
+        "headline_verdicts": headline_claims(ch.verdicts, ch.families),
     }
 
 

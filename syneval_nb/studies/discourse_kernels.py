@@ -30,7 +30,7 @@ from syneval_nb.metrics.combine import BASE_METRICS, DEFAULT_THRESHOLD, base_sco
 from syneval_nb.metrics.discourse import DiscourseSimilarity, dr, dr_lex
 from syneval_nb.metrics.learned import LearnedMetric, balance, build_pool, feature_frame
 from syneval_nb.metrics.lexical import tokenize
-from syneval_nb.studies.common import holm_chapter, plot_distributions, plot_scatter
+from syneval_nb.studies.common import headline_verdicts, holm_chapter, plot_distributions, plot_scatter
 from syneval_nb.studies.learned_metric import deen_long
 from syneval_nb.trees.rst import DEFAULT_LAM, load_rst_jsonl, n_edus, rst_to_nltk
 
@@ -482,6 +482,16 @@ def verdicts(tables: Mapping[str, pd.DataFrame], correlations: pd.DataFrame | No
     return holm_chapter(out)[0]
 
 
+def headline_claims(verdicts_: Mapping[str, dict], extras: Sequence[str] = ("DR", "DR-lex")) -> list[str]:
+    """The chapter's headline verdicts (:func:`syneval_nb.studies.common.headline_verdicts`): for each discourse
+    measure, "helps" on the first combination table, and "correlates with MQM z beyond length"."""
+    claims = []
+    for e in extras:
+        claims += [c for c in verdicts_ if c.startswith(f"{e} helps (")][:1]
+        claims.append(f"{e} correlates with MQM z beyond length (segment level, partial r given log lengths)")
+    return headline_verdicts(verdicts_, *claims[:5])
+
+
 def verdict_text(verdicts_: Mapping[str, dict]) -> str:
     """The verdict sentences (:func:`syneval_nb.stats.verdict_sentence`), one per line."""
     return "\n".join(stats.verdict_sentence(c, v) for c, v in verdicts_.items())
@@ -864,6 +874,7 @@ def results(ch: DiscourseChapter, worked: Mapping[str, float], nonvoid: pd.DataF
         "correlations_mqm_z": corr.set_index("metric")[["r", "low", "high"]].round(6).to_dict(orient="index"),
         "lambda": lam_table.round(6).to_dict(orient="records"),
         "verdicts": dict(verdicts_),
+        "headline_verdicts": headline_claims(verdicts_),
         "verdict": verdict_text(verdicts_),
         "seconds": seconds,
     }

@@ -15,7 +15,16 @@ import numpy as np
 import pandas as pd
 from syneval_nb import stats
 from syneval_nb.metrics import chrf, lexical
-from syneval_nb.studies.common import ASPECTS, HUMANS, META_K, holm_chapter, meta_json, meta_table, verdicts_json
+from syneval_nb.studies.common import (
+    ASPECTS,
+    HUMANS,
+    META_K,
+    headline_verdicts,
+    holm_chapter,
+    meta_json,
+    meta_table,
+    verdicts_json,
+)
 from syneval_nb.studies.depth_study import _combo_verdict
 
 
@@ -211,4 +220,8 @@ def results(worked: pd.DataFrame, ls: LexicalScores, seg, partial, within, aspec
                        "corpus_bleu": deen_ls.system["BLEU-4"].to_dict()},
         "meta_evaluation": None if meta_eval is None else meta_json(meta_eval),
         "verdicts": verdicts_json(v),
+        "headline_verdicts": headline_verdicts(
+            v, "BLEU-4 beats chrF (MQM z, Pearson)", "chrF correlates with MQM z beyond length",
+            "BLEU-4 beats chrF at system level (WMT21 de-en DA z, ref A)",
+            "TER tracks Accuracy better than Fluency, more than chrF does (z)", "METEOR beats chrF (MQM z, Pearson)"),
     }

@@ -73,6 +73,11 @@ def check(result: dict) -> None:
     for claim, x in v.items():  # no "does not hold" while its own interval is above 0
         assert not (x["verdict"] == "does not hold" and x["ci"][0] > 0), claim
         assert x["verdict"] != "holds" or (x["ci"][0] > 0 and x["p_holm"] < 0.05), claim
+    # the index card's headline verdicts: declared by the chapter, all computed, at most five
+    assert result["headline_verdicts"] == [
+        "BLEU-4 beats chrF (MQM z, Pearson)", "chrF correlates with MQM z beyond length",
+        "BLEU-4 beats chrF at system level (WMT21 de-en DA z, ref A)",
+        "TER tracks Accuracy better than Fluency, more than chrF does (z)", "METEOR beats chrF (MQM z, Pearson)"]
 
 
 def _independent() -> dict:

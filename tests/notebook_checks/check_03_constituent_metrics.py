@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import pearsonr
 
+from notebook_checks import _kernel_length as kernel_length
 from notebook_checks import _length_control as length_control
 
 PARAMS = {"sample": 50, "seed": 0, "max_depth": 9, "n_resamples": 200}
@@ -67,6 +68,40 @@ def check(result: dict) -> None:
     me = result["meta_evaluation"]
     assert set(me) == {"BLEU-4", "chrF", "STM-4", "TKM"}
     assert me["STM-4"]["acc_eq"] == pytest.approx(0.37974, abs=1e-4) and me["chrF"]["acc_eq_p"] is None
+    _check_tkm_length(result)
+
+
+def _check_tkm_length(result: dict) -> None:
+    """Issue 22: TKM at the paper's lambda = 1 is an inverse-length score; lambda = 0.4 (Moschitti) is the named
+    variant beside it, with its own rows, verdicts and signature."""
+    kernel_length.check(result, "tkm", PARAMS["sample"], PARAMS["seed"])
+    d = result["length_diagnosis"]
+    assert set(d) == {"TKM", "TKM λ=0.4", "chrF", "BLEU-4"}
+    # measured on this sample (seed 0, 200 resamples): tau -.745 / -.766, 39% of segments below 1e-4, the r with
+    # MQM z almost all length (partial .022 of .214), at lambda 0.4 much less so (partial .230 of .362)
+    assert d["TKM"]["tau_hyp"] == pytest.approx(-0.7452, abs=1e-4)
+    assert d["TKM"]["tau_ref"] == pytest.approx(-0.7660, abs=1e-4)
+    assert d["TKM"]["share_tiny"] == pytest.approx(252 / 650)
+    assert d["TKM"]["r"] == pytest.approx(0.2140, abs=1e-4) and d["TKM"]["partial"] == pytest.approx(0.0218, abs=1e-4)
+    assert d["TKM λ=0.4"]["tau_hyp"] == pytest.approx(-0.3290, abs=1e-4)
+    assert d["TKM λ=0.4"]["partial"] == pytest.approx(0.2303, abs=1e-4) and d["TKM λ=0.4"]["share_tiny"] == 0
+    # the diagnosis reads the headline tables: the same numbers as the table rows
+    h = result["headline"]
+    assert d["TKM"]["partial"] == h["MQM z|partial"]["TKM"] and d["TKM λ=0.4"]["r"] == h["MQM z|pearson"]["TKM λ=0.4"]
+    # the Fluency contrast beyond length is the verdict's statistic and interval
+    v = result["verdicts"]
+    fb = v["TKM's edge over chrF is larger on Fluency than on Accuracy beyond length (z, partial r given log lengths)"]
+    assert fb["statistic"] == pytest.approx(d["TKM"]["fluency_beyond"]) and fb["ci"] == pytest.approx(
+        [d["TKM"]["fluency_beyond_low"], d["TKM"]["fluency_beyond_high"]])
+    assert d["TKM"]["fluency_beyond"] == pytest.approx(0.1748, abs=1e-4)
+    assert v["TKM λ=0.4 correlates with MQM z beyond length"]["verdict"] == "holds"
+    assert v["TKM λ=0.4 beats chrF (MQM z, Pearson)"]["verdict"] == "cannot tell"
+    assert result["signatures"]["tkm λ=0.4"].startswith("TKM|lam:0.4|tree:constituency|")
+    assert result["signatures"]["tkm"].startswith("TKM|lam:1.0|tree:constituency|")
+    assert result["study"]["kernel_lams"] == [0.4]
+    assert result["headline_verdicts"] == ["STM-4 beats chrF (MQM z, Pearson)", "TKM correlates with MQM z beyond length",
+                                           "TKM beats chrF (MQM z, Pearson)",
+                                           "TKM λ=0.4 correlates with MQM z beyond length"]
 
 
 def _sacrebleu_system_r() -> float:

@@ -2,6 +2,7 @@
 200 resamples."""
 import pytest
 
+from notebook_checks import _kernel_length as kernel_length
 from notebook_checks import _length_control as length_control
 from notebook_checks.check_03_constituent_metrics import _sacrebleu_system_r, _shape
 
@@ -43,3 +44,20 @@ def check(result: dict) -> None:
     assert v["DTKM beats BLEU-4 within source segments (MQM z)"]["verdict"] == "does not hold"
     allv = {**v, **result["variant_verdicts"]}
     assert {x["family_size"] for x in allv.values()} == {len(allv)}  # Holm: one family per chapter
+    # issue 22: DTKM's length diagnosis, and DTKM λ=0.4 as a named variant in the tables, without verdicts of its
+    # own (this chapter's verdict family is unchanged: 3 rows x 13 verdicts + 3 x 2 talks variants)
+    assert len(allv) == 45 and not any("λ" in c for c in allv)
+    kernel_length.check(result, "dtkm", PARAMS["sample"], PARAMS["seed"])
+    d = result["length_diagnosis"]
+    assert set(d) == {"DTKM", "DTKM λ=0.4", "chrF", "BLEU-4"}
+    # measured on this sample (seed 0, 200 resamples): DTKM at lambda 1 is length (tau -.742 / -.759, partial r
+    # .021 of .210); at lambda 0.4 less so (tau -.320, partial .168 of .311)
+    assert d["DTKM"]["tau_hyp"] == pytest.approx(-0.7419, abs=1e-4)
+    assert d["DTKM"]["partial"] == pytest.approx(0.0209, abs=1e-4) and d["DTKM"]["r"] == h["DTKM"]
+    assert d["DTKM λ=0.4"]["tau_hyp"] == pytest.approx(-0.3201, abs=1e-4)
+    assert d["DTKM λ=0.4"]["partial"] == pytest.approx(0.1676, abs=1e-4)
+    assert h["DTKM λ=0.4"] == pytest.approx(0.3109, abs=1e-4)
+    assert d["DTKM"]["fluency_beyond"] == pytest.approx(0.1689, abs=1e-4)
+    assert result["signatures"]["dtkm λ=0.4"].startswith("DTKM|lam:0.4|tree:dependency|")
+    assert result["headline_verdicts"] == ["HWCM-4 beats chrF (MQM z, Pearson)", "DSTM-4 beats chrF (MQM z, Pearson)",
+                                           "DTKM correlates with MQM z beyond length", "DTKM beats chrF (MQM z, Pearson)"]

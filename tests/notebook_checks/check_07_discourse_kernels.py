@@ -113,6 +113,12 @@ def check(result: dict) -> None:
     assert sorted(c for c, x in v.items() if x["verdict"] == "holds") == [
         "DR-lex beats the placebo (MQM z, segment level, Pearson)", "DR-lex correlates with MQM z (segment level, Pearson)"]
     assert "+placebo" in result["verdict"] and result["verdict"].count("\n") == len(v) - 1
+    # the index card's headline verdicts (studies.discourse_kernels.headline_claims): at most five, all computed
+    assert result["headline_verdicts"] == [
+        "DR helps (uniform, segment level, WMT12 tau): +dr beats +placebo",
+        "DR correlates with MQM z beyond length (segment level, partial r given log lengths)",
+        "DR-lex helps (uniform, segment level, WMT12 tau): +dr-lex beats +placebo",
+        "DR-lex correlates with MQM z beyond length (segment level, partial r given log lengths)"]
 
     # single-EDU ties: both sides void in a quarter of the TED sample, more on de-en (short news sentences)
     vo = result["voids"]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import pearsonr
 
+from notebook_checks import _kernel_length as kernel_length
 from notebook_checks.check_03_constituent_metrics import _shape
 
 PARAMS = {"sample": 30, "n_resamples": 200, "seed": 0}
@@ -47,11 +48,43 @@ def check(result: dict) -> None:
     assert "TKM beats BLEU-4 at system level (TED zh-en, mean MQM z, 13 systems)" in v
     assert v["TKM beats permuted human scores at system level (TED zh-en, mean MQM z, 13 systems)"]["test"] == \
         "beats permuted human scores"
-    # Holm over every verdict of the chapter (83 verdicts + 10 talk variants): one family
+    # Holm over every verdict of the chapter: one family. 83 verdicts + 10 talk variants of the paper's rows, and
+    # issue 22: TKM λ=0.4 and DTKM λ=0.4 with the same verdicts (2 x (13 + 3 TED system level) + 2 x 2 talks) and
+    # the Fluency contrast beyond length of the four kernel rows
     allv = {**v, **result["variant_verdicts"]}
-    assert len(allv) == 93 and {x["family_size"] for x in allv.values()} == {93}
+    assert len(allv) == 93 + 32 + 4 + 4 and {x["family_size"] for x in allv.values()} == {133}
+    _check_kernel_length(result)
     # the length control's r with MQM, recomputed with sacrebleu's tokenizer and scipy
     assert result["length_r_mqm"] == pytest.approx(_length_r(), abs=1e-9)
+
+
+def _check_kernel_length(result: dict) -> None:
+    """Issue 22: TKM and DTKM at the paper's lambda = 1 are inverse-length scores; lambda = 0.4 beside them."""
+    for family in ("tkm", "dtkm"):
+        kernel_length.check(result, family, PARAMS["sample"], PARAMS["seed"])
+    d = result["length_diagnosis"]
+    assert set(d) == {"TKM", "TKM λ=0.4", "DTKM", "DTKM λ=0.4", "chrF", "BLEU-4"}
+    # measured on this sample (30 segments, seed 0, 200 resamples): tau with hypothesis length -.820 (TKM) and
+    # -.808 (DTKM); given both log lengths nothing is left (partial r -.012 and -.010); at lambda 0.4 .180 / .121
+    assert d["TKM"]["tau_hyp"] == pytest.approx(-0.8204, abs=1e-4)
+    assert d["DTKM"]["tau_hyp"] == pytest.approx(-0.8075, abs=1e-4)
+    assert d["TKM"]["partial"] == pytest.approx(-0.0123, abs=1e-4)
+    assert d["DTKM"]["partial"] == pytest.approx(-0.0104, abs=1e-4)
+    assert d["TKM λ=0.4"]["partial"] == pytest.approx(0.1797, abs=1e-4)
+    assert d["DTKM λ=0.4"]["partial"] == pytest.approx(0.1207, abs=1e-4)
+    h = result["headline"]
+    assert d["TKM λ=0.4"]["r"] == h["MQM z|pearson"]["TKM λ=0.4"] and d["DTKM"]["partial"] == h["MQM z|partial"]["DTKM"]
+    v = result["verdicts"]
+    fb = v["DTKM's edge over chrF is larger on Fluency than on Accuracy beyond length (z, partial r given log lengths)"]
+    assert fb["statistic"] == pytest.approx(d["DTKM"]["fluency_beyond"]) and fb["verdict"] == "holds"
+    assert v["TKM λ=0.4 correlates with MQM z beyond length"]["verdict"] == "holds"
+    assert v["TKM correlates with MQM z beyond length"]["verdict"] == "cannot tell"
+    assert result["signatures"]["tkm λ=0.4"].startswith("TKM|lam:0.4|") and \
+        result["signatures"]["dtkm"].startswith("DTKM|lam:1.0|")
+    assert result["headline_verdicts"] == [
+        "HWCM-4 beats chrF (MQM z, Pearson)", "STM-4 beats chrF (MQM z, Pearson)",
+        "HWCM loses less than BLEU from depth 1 to 9 (MQM z, literal mean)", "TKM correlates with MQM z beyond length",
+        "DTKM beats BLEU-4 at system level (WMT21 de-en DA z, ref A)"]
 
 
 def _length_r() -> float:
