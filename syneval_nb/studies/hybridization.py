@@ -37,7 +37,7 @@ from syneval_nb.metrics.lexical import edit_distance, tokenize
 from syneval_nb.metrics.syntactic import References
 from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.stats import pearson, williams_from_scores
-from syneval_nb.studies.common import holm_chapter
+from syneval_nb.studies.common import headline_verdicts, holm_chapter
 from syneval_nb.trees import read_ptb_file
 from syneval_nb.trees.ptb import EmptyParseError, TreeFormatError, read_ptb, spans
 
@@ -906,6 +906,12 @@ def results(fig1: Figure1, alabama: pd.DataFrame, ch: HybridChapter, cap: pd.Dat
         "syntactic_system_original_r": _original_r(syn_sys),
         "syntactic_system_extended": _rows(syn_sys),
         "verdicts": verdicts_,
+        "headline_verdicts": headline_verdicts(
+            verdicts_, "two human references beat one, average of single references (BLEU, TED MQM z)",
+            "hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
+            "hybrids help stm (2 manual + hybrid beats 2 manual, TED MQM z)",
+            "hybrids help hwcm (2 manual + hybrid beats 2 manual, TED MQM z)",
+            "a second human reference is worth more than the hybrids, vs average single reference (BLEU, TED MQM z)"),
         "verdict": verdict_text(verdicts_),
         "signatures": {m: obj.signature() for m, obj in metrics.items()},
         "max_refs": max_refs,

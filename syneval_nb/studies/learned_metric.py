@@ -37,7 +37,8 @@ from syneval_nb import stats
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments, single_system_raters
 from syneval_nb.metrics import chrf, learned, lexical
 from syneval_nb.metrics.learned import Experiment, FeatureConfig, GridResult, LearnedMetric
-from syneval_nb.studies.common import MQM_COLUMNS, _check_permute, holm_chapter, verdict_lines, verdicts_json
+from syneval_nb.studies.common import (MQM_COLUMNS, _check_permute, headline_verdicts, holm_chapter, verdict_lines,
+                                      verdicts_json)
 
 
 SVM_TED = "SVM (TED-trained)"
@@ -861,6 +862,12 @@ def results(ch: LearnedChapter, verdicts_: Mapping[str, Mapping], worked_example
         "figure2": ch.meta.to_dict("index"),
         "human_ceiling": human_ceiling(ch.data.ted),
         "seconds_total": ch.seconds,
+        "headline_verdicts": headline_verdicts(
+            verdicts_, "human translation refB is rated better than MT (TED, MQM z)",
+            "SVM (TED-trained) beats chrF (TED held-out segments, MQM z)",
+            "SVM (de-en-trained) beats chrF (TED held-out segments, MQM z)",
+            "SVM (de-en-trained) correlates with DA z (WMT21 de-en, system level)",
+            "syntactic features help the SVM (TED-trained) (TED held-out segments, MQM z)"),
     }
     if ch.swap is not None:
         out["swapped"] = {"validation_accuracy": ch.swap.validation_accuracy(), "C": ch.swap.best.C,

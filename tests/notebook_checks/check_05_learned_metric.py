@@ -130,6 +130,13 @@ def check(result: dict) -> None:
     assert set(result["syntax"]) == {"SVM + syntax (TED-trained)", "SVM + syntax (de-en-trained)"}
 
     v = result["verdicts"]
+    # the index card's headline verdicts: declared by the chapter, all computed, at most five
+    assert result["headline_verdicts"] == [
+        "human translation refB is rated better than MT (TED, MQM z)",
+        "SVM (TED-trained) beats chrF (TED held-out segments, MQM z)",
+        "SVM (de-en-trained) beats chrF (TED held-out segments, MQM z)",
+        "SVM (de-en-trained) correlates with DA z (WMT21 de-en, system level)",
+        "syntactic features help the SVM (TED-trained) (TED held-out segments, MQM z)"]
     _check_verdict_shapes(v)
     prem = v["human translation refB is rated better than MT (TED, MQM z)"]
     assert prem["statistic"] == pytest.approx(ind["premise_refB"], abs=1e-9)

@@ -55,6 +55,13 @@ def check(result: dict) -> None:
     assert all(abs(v["delta"]) < 0.1 for v in result["syntactic_system_extended"].values())
     # the verdicts (MQM z): two references beat the average single one, not the best one; no hybrid gain
     v = result["verdicts"]
+    # the index card's headline verdicts: declared by the chapter, all computed, at most five
+    assert result["headline_verdicts"] == [
+        "two human references beat one, average of single references (BLEU, TED MQM z)",
+        "hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
+        "hybrids help stm (2 manual + hybrid beats 2 manual, TED MQM z)",
+        "hybrids help hwcm (2 manual + hybrid beats 2 manual, TED MQM z)",
+        "a second human reference is worth more than the hybrids, vs average single reference (BLEU, TED MQM z)"]
     assert len(v) == 20  # ten claims and their beyond-length twins
     for claim, x in v.items():
         assert set(x) >= {"verdict", "test", "statistic", "ci", "p", "p_holm", "rule", "reason"}, claim
