@@ -141,12 +141,32 @@ def test_report_cli_refuses_bad_input(tmp_path):
     assert r.returncode == 2 and "unknown metric 'blue'" in r.stderr
 
 
+def test_report_cache_is_checked_before_the_notebook(tmp_path):
+    """``report --cache`` (as ``score --cache``, issue 24): a folder or a damaged file is one error line, before
+    papermill starts; ``--cache`` and ``--no-cache`` exclude each other."""
+    def report_(*args):
+        return subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-o", str(tmp_path / "out"), *args],
+                              capture_output=True, text=True, timeout=300)
+    r = report_("--cache", str(tmp_path))
+    assert r.returncode == 2 and r.stderr.strip() == (f"syneval-nb report: error: the parse cache {tmp_path} is a "
+                                                      f"folder: give the cache file's path (e.g. "
+                                                      f"{tmp_path / 'parses.sqlite'})")
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"not a database at all" * 100)
+    r = report_("--cache", str(garbage))
+    assert r.returncode == 2 and r.stderr.startswith(f"syneval-nb report: error: {garbage} is not a usable "
+                                                     "syneval-nb parse cache (file is not a database)")
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+    r = report_("--cache", str(garbage), "--no-cache")
+    assert r.returncode == 2 and "not allowed with argument" in r.stderr
+
+
 @pytest.mark.slow
 def test_report_cli_on_the_example(tmp_path):
     """``syneval-nb report`` with no files: the embedded example, an HTML page with every section."""
     out = tmp_path / "rep"
-    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-o", str(out)], capture_output=True,
-                       text=True, timeout=900)
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.cli", "report", "-o", str(out), "--no-cache"],
+                       capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-2000:]
     page = (out / "09_evaluate_your_system.html").read_text(encoding="utf-8")
     for section in ("Your systems: scores with 95% intervals", "Scores by depth", "Do the metrics agree?",
@@ -161,4 +181,5 @@ def test_report_cli_on_the_example(tmp_path):
     assert r.stdout.splitlines() == [f"{v['verdict']}: {claim}" for claim, v in result["verdicts"].items()] + [
         f"report: {(out / '09_evaluate_your_system.html').resolve()}"]
     assert len(result["verdicts"]) == 8
+    assert result["parameters"]["cache"] is None  # --no-cache reached the notebook (issue 24)
     assert [p for p in re.split(r"[\r\n]+", r.stderr) if p.strip() and not p.startswith("Executing:")] == []

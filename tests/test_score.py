@@ -12,7 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _read_only import run_read_only
 from syneval_nb import discourse, metrics
+from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.textio import read_lines
 
 LINES = list(range(0, 1000, 25))
@@ -292,3 +294,24 @@ def test_output_and_cache_are_checked_before_any_work(files, tmp_path):
             "--n-bootstrap", "0")
     assert r.returncode == 0, r.stderr
     assert [x["name"] for x in json.loads(nested.read_text(encoding="utf-8"))["scores"]] == ["BLEU", "BLEU"]
+
+
+def test_a_healthy_cache_in_a_read_only_folder_is_used_with_one_note(files, tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "parses.sqlite"
+    ParseCache(path).close()
+    r = run_read_only(folder, sys.executable, "-m", "syneval_nb.cli", "score", "-q", "-r", *files["refs"],
+                      "-i", files["hyps"][0], "-m", "bleu,stm", "--parses", files["parses"], "--n-bootstrap", "0",
+                      "--format", "json", "--cache", str(path))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"syneval-nb score: note: the parse cache {path} is read-only (its folder {folder} is read-only): its "
+        "parses are used, new parses are not stored (to keep them, make it writable or give --cache PATH in a "
+        "writable place)"]
+    assert [x["name"] for x in json.loads(r.stdout)["scores"]] == ["BLEU", "STM-4"]
+
+
+def test_a_cache_path_that_is_a_folder_is_one_error_line(files, tmp_path):
+    _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "--cache", str(tmp_path)),
+                    f"the parse cache {tmp_path} is a folder: give the cache file's path")

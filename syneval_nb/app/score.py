@@ -45,7 +45,7 @@ import numpy as np
 from syneval_nb import data as D
 from syneval_nb.evaluate import Evaluation, ScoreInputError, evaluate, find_parse_file, load_files, system_names  # noqa: F401
 from syneval_nb.app.files import OutputPathError, check_output_path, write_output
-from syneval_nb.parsers.cache import CacheError, ParseCache
+from syneval_nb.parsers.cache import CacheError, ParseCache, read_only_note
 from syneval_nb.parsers.stanford import ParserSetupError, find_java
 from syneval_nb.stats import pearson
 from syneval_nb.textio import InputEncodingError
@@ -336,8 +336,10 @@ def cli(argv: list[str] | None = None) -> int:
         for p in args.refs + args.input if args.output else ():
             check_output_path(args.output, p)  # before any work: not an input, a folder or an unwritable place
         if cache not in (None, True):
-            with ParseCache(cache):  # a folder, a damaged or foreign file, or an unreadable one: refused now
-                pass
+            with ParseCache(cache) as c:  # a folder, a damaged or foreign file, or an unreadable one: refused now
+                note = read_only_note(c)
+            if note:
+                print(f"syneval-nb score: note: {note}", file=sys.stderr)
         corpora = load_files(args.refs, args.input, names=names, parses_dir=args.parses, need=need,
                              workers=args.workers, cache=cache, progress=not args.quiet)
         n_seg = len(next(iter(corpora.values())))
