@@ -20,6 +20,7 @@ from syneval_nb.data import MtmeFormatError, read_mtme_scores
 from syneval_nb.metrics import registry as M
 from syneval_nb.parsers.cache import CacheError, ParseCache, read_only_note
 from syneval_nb.paths import NOTEBOOK_DIR, REPORT_NOTEBOOK_NAME, KitFileMissing, report_notebook
+from syneval_nb.evaluate import alias_note
 from syneval_nb.studies.evaluate_your_system import read_human
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.app.index_page import _last_line
@@ -58,7 +59,7 @@ def cli(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="syneval-nb report", description=__doc__.split("\n\n")[1])
     ap.add_argument("-r", "--refs", nargs="+", default=None, metavar="FILE", help="reference files")
     ap.add_argument("-i", "--input", nargs="+", default=None, metavar="FILE", help="system output files")
-    ap.add_argument("--names", default=None, help="comma-separated system names (default: the file names)")
+    ap.add_argument("--names", default=None, help="comma-separated system names (default: the file stems, e.g. sysA for sysA.txt)")
     ap.add_argument("--human-scores", default=None, metavar="TSV",
                     help="TSV with columns system, seg_id, score, or a LP.NAME.seg.score file of the WMT "
                          "metrics-task layout (system<TAB>score lines, each system's segments in order)")
@@ -106,7 +107,9 @@ def cli(argv: list[str] | None = None) -> int:
         if args.input:
             corpora = load_files(args.refs, args.input, names=names)  # syneval-nb score's checks, before papermill
             if human_tsv:  # and the human scores against the files, before any parsing
-                read_human(human_tsv, list(corpora), len(next(iter(corpora.values()))), args.input)
+                h = read_human(human_tsv, list(corpora), len(next(iter(corpora.values()))), args.input)
+                if alias_note(h.attrs["aliases_used"]):
+                    print(f"syneval-nb report: note: {alias_note(h.attrs['aliases_used'])}", file=sys.stderr)
     except (M.UnknownMetricError, ScoreInputError, InputEncodingError, MtmeFormatError, CacheError) as e:
         return error(str(e))
     except ValueError as e:
