@@ -464,7 +464,7 @@ def test_rst_cli_names_the_cause_of_a_line_without_a_tree(tmp_path):
     """Issue 24: a 301-word line (one sentence) gets no tree; ``rst`` says why and what to do, and the other lines
     are parsed (the parser is rebuilt after the failure)."""
     src, out = tmp_path / "in.txt", tmp_path / "out.jsonl"
-    words = ("the committee said that the new rules would apply to every member state and that " * 20).split()
+    words = ("the committee said that the new rules would apply to every member state and that " * 21).split()
     src.write_text("The cat sat on the mat because it was tired.\n" + " ".join(words[:301]) + ".\n", encoding="utf-8")
     r = _rst_cli(src, "-o", out, "--no-cache")
     assert r.returncode == 1, r.stderr

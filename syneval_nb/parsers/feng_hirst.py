@@ -169,7 +169,8 @@ LONG_SENTENCE = 200
 """Words in one sentence from which a failure is put down to the sentence's length. The package runs the Stanford
 parser 3.3.1 (``ParserDemo``) with a fixed 1000 MB Java heap; on a very long sentence that parser returns no tree
 (it prints nothing; the package then fails reading the empty parse, and the JVM is gone). Measured with the kit: a
-one-sentence line of 100 words parses (in 150 s on a loaded 2-core machine), one of 301 words gives no tree."""
+one-sentence line of 100 words parses (in 150 s on a loaded 2-core machine), lines of 300 and 301 words give no
+tree."""
 
 
 def _longest_sentence(text: str) -> int:
