@@ -317,7 +317,7 @@ def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_fea
             stream = _parse_stream(todo, workers, global_features, classifier)
         else:  # Dask is imported only here
             stream = dask_backend().rst_stream(scheduler, todo, global_features, classifier=classifier)
-        for text, result, *reason in stream:  # (text, result) from Dask, (text, result, why) from local workers
+        for text, result, *reason in stream:  # (text, result) or, for a failure, (text, None, why)
             done[text] = result
             if result is None and why is not None:
                 why[text] = reason[0] if reason and reason[0] else "the Feng-Hirst parser gave no tree"
