@@ -684,7 +684,7 @@ def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence
     (an empty cell is a missing score, NaN), a ``seg_id`` outside ``0..n_segments-1`` (ids in ``1..n_segments``
     are called out as 1-based), a system that is not scored (``aliases`` maps other accepted spellings, e.g.
     file stems, to the system names), a (system, seg_id) given twice. Returns ``system`` (when given), ``seg_id``
-    and the score columns."""
+    and the score columns; ``attrs["aliases_used"]`` maps the other spellings the file used to the system names."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"score table {path}: no such file")
@@ -728,7 +728,9 @@ def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence
             if unknown:
                 raise ValueError(f"{path}: systems {unknown} are not among the scored systems {list(systems)}"
                                  + (f" (also accepted: {sorted(aliases)})" if aliases else ""))
+            used = {x: known[x] for x in s["system"] if x not in systems}
             s["system"] = [known[x] for x in s["system"]]
+            s.attrs["aliases_used"] = used  # other spellings met, in order of appearance: the caller may note them
     if s.duplicated(keys).any():
         dup = s[s.duplicated(keys, keep=False)].iloc[0]
         raise ValueError(f"{path}: {' and '.join(f'{k} {dup[k]}' for k in keys)} is given twice")

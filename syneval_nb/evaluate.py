@@ -18,7 +18,8 @@ from syneval_nb.trees.ptb import TreeFormatError, is_empty_parse, read_ptb_flat,
 from syneval_nb.trees.rst import edus, load_rst_jsonl
 
 
-__all__ = ["Evaluation", "ScoreInputError", "evaluate", "load_files", "find_parse_file", "system_names"]
+__all__ = ["Evaluation", "ScoreInputError", "evaluate", "load_files", "find_parse_file", "system_names",
+           "file_aliases", "alias_note"]
 
 
 class ScoreInputError(ValueError):
@@ -207,11 +208,33 @@ def _read_parses(parses_dir: str | Path | None, files: Sequence[str], texts: Map
 
 
 def system_names(files: Sequence[str]) -> list[str]:
-    """File names as system names (the shortest distinct tail of the paths)."""
-    names = [Path(f).name for f in files]
-    if len(set(names)) == len(names):
-        return names
+    """Default system names: the file stems, as in the WMT layouts (``GPT4-5shot.txt`` -> ``GPT4-5shot``); the file
+    names when two stems are equal, the paths when two names are."""
+    for names in ([Path(f).stem for f in files], [Path(f).name for f in files]):
+        if len(set(names)) == len(names):
+            return names
     return [str(f) for f in files]
+
+
+def file_aliases(names: Sequence[str], files: Sequence[str]) -> dict[str, str]:
+    """``{other spelling: system name}``: each system's file name and file stem, where they are not its name (the
+    spellings ``--human-scores`` and ``--baseline`` accept besides the names)."""
+    out: dict[str, str] = {}
+    for name, f in zip(names, files):
+        for a in (Path(f).name, Path(f).stem):
+            if a not in names:
+                out.setdefault(a, name)
+    return out
+
+
+def alias_note(used: dict) -> str | None:
+    """The note ``report`` and ``score`` print when the human scores name systems by their file names or stems
+    rather than the system names (read as those systems), else ``None``."""
+    if not used:
+        return None
+    shown = ", ".join(f"{a} -> {s}" for a, s in list(used.items())[:5]) + (", ..." if len(used) > 5 else "")
+    return (f"the human scores name {len(used)} system(s) by file name ({shown}); they are read as those systems "
+            f"(the system names are the file stems unless --names is given)")
 
 
 def load_files(ref_files: Sequence[str], hyp_files: Sequence[str], *, names: Sequence[str] | None = None,

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import sys
 import sqlite3
 
 import pytest
 
+from _read_only import run_read_only
 from syneval_nb.parsers.cache import CacheError, ParseCache, check_result, open_cache
 
 KEY = "stanford-test/maxLength=150"
@@ -229,3 +231,44 @@ def test_checks_cover_the_kits_backend_keys():
             feng_hirst.backend_key(global_features=True)]
     assert [[p for p in CHECKS if k.startswith(p)] for k in keys] == [["stanford-lexparser"], ["spacy-"],
                                                                           ["rst:"], ["rst:"]]
+
+
+# -- read-only caches, folders (issue 24) ---------------------------------------------------------------------------
+
+_READ = """
+import sys
+from syneval_nb.parsers.cache import ParseCache
+c = ParseCache(sys.argv[1])
+print(repr(c.read_only), c.get_many({key!r}, ["A dog barks.", "unseen"]))
+c.put({key!r}, "unseen", "(ROOT (NP (NN unseen)))")
+print(c.n_skipped, c.count(), c.delete({key!r}))
+""".format(key=KEY)
+
+
+@pytest.mark.parametrize("what", ["folder", "file"])
+def test_a_healthy_read_only_cache_is_read_and_not_written(tmp_path, what):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "c.sqlite"
+    with ParseCache(path) as c:
+        c.put(KEY, "A dog barks.", "(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ barks)) (. .)))")
+    r = run_read_only(folder if what == "folder" else path, sys.executable, "-c", _READ, str(path))
+    assert r.returncode == 0, r.stderr
+    why = f"'its folder {folder} is read-only'" if what == "folder" else "'the file is read-only'"
+    assert r.stdout.splitlines() == [
+        f"{why} {{'A dog barks.': '(ROOT (S (NP (DT A) (NN dog)) (VP (VBZ barks)) (. .)))'}}", "1 1 0"]
+
+
+def test_a_new_cache_in_a_read_only_folder_names_the_folder(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    code = "import sys\nfrom syneval_nb.parsers.cache import ParseCache, CacheError\ntry:\n ParseCache(sys.argv[1])\n" \
+           "except CacheError as e:\n print(e)"
+    r = run_read_only(folder, sys.executable, "-c", code, str(folder / "new.sqlite"))
+    assert r.stdout.strip() == (f"cannot create the parse cache {folder / 'new.sqlite'}: the folder {folder} is "
+                                "read-only; give --cache PATH in a writable place, or --no-cache"), r.stderr
+
+
+def test_a_folder_is_not_a_cache(tmp_path):
+    with pytest.raises(CacheError, match=f"the parse cache {tmp_path} is a folder: give the cache file's path"):
+        ParseCache(tmp_path)

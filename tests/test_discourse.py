@@ -450,3 +450,34 @@ def test_rst_cli_ctrl_c_with_two_workers_to_the_process_group(ted_dir, tmp_path)
     said = [ln for ln in err.splitlines() if "interrupted" in ln]
     assert said == [f"syneval-nb rst: interrupted: {n} results cached; run the same command again to resume"]
     assert not out.exists()
+
+
+def test_rst_failure_reason_names_a_long_sentence():
+    """Issue 24: ``rst`` on a 301-word line gave no tree and no cause. The cause is named from the text: a sentence
+    of LONG_SENTENCE words or more is too long for the package's syntax parser; anything else quotes its error."""
+    from syneval_nb.parsers.feng_hirst import LONG_SENTENCE, failure_reason
+
+    long_line = " ".join(["word"] * 301) + ". Short one."
+    assert failure_reason(long_line, ValueError("expected '(' but got 'end-of-string'")) == (
+        "no RST tree: a sentence of 301 words is too long for the Feng-Hirst parser's syntax parser (Stanford 3.3.1 "
+        "with the package's fixed 1000 MB Java heap gives no parse for very long sentences); split the line into "
+        f"sentences of fewer than {LONG_SENTENCE} words")
+    assert failure_reason("Two words. And three more words!", BrokenPipeError(32, "Broken pipe")) == (
+        "no RST tree: the Feng-Hirst parser failed (BrokenPipeError: [Errno 32] Broken pipe) on this text (longest "
+        "sentence 4 words)")
+
+
+@pytest.mark.slow
+def test_rst_cli_names_the_cause_of_a_line_without_a_tree(tmp_path):
+    """Issue 24: a 301-word line (one sentence) gets no tree; ``rst`` says why and what to do, and the other lines
+    are parsed (the parser is rebuilt after the failure)."""
+    src, out = tmp_path / "in.txt", tmp_path / "out.jsonl"
+    words = ("the committee said that the new rules would apply to every member state and that " * 21).split()
+    src.write_text("The cat sat on the mat because it was tired.\n" + " ".join(words[:301]) + ".\n", encoding="utf-8")
+    r = _rst_cli(src, "-o", out, "--no-cache")
+    assert r.returncode == 1, r.stderr
+    assert "2 lines, 1 with more than one EDU, 1 without a tree (lines 2)" in r.stdout
+    assert [ln for ln in r.stderr.splitlines() if ln.startswith("  line")] == [
+        "  line 2: no RST tree: a sentence of 301 words is too long for the Feng-Hirst parser's syntax parser "
+        "(Stanford 3.3.1 with the package's fixed 1000 MB Java heap gives no parse for very long sentences); split "
+        "the line into sentences of fewer than 200 words"]

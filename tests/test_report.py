@@ -242,12 +242,32 @@ def test_report_cli_refuses_bad_input(tmp_path):
     assert r.returncode == 2 and "unknown metric 'blue'" in r.stderr
 
 
+def test_report_cache_is_checked_before_the_notebook(tmp_path):
+    """``report --cache`` (as ``score --cache``, issue 24): a folder or a damaged file is one error line, before
+    papermill starts; ``--cache`` and ``--no-cache`` exclude each other."""
+    def report_(*args):
+        return subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-o", str(tmp_path / "out"), *args],
+                              capture_output=True, text=True, timeout=300)
+    r = report_("--cache", str(tmp_path))
+    assert r.returncode == 2 and r.stderr.strip() == (f"syneval-nb report: error: the parse cache {tmp_path} is a "
+                                                      f"folder: give the cache file's path (e.g. "
+                                                      f"{tmp_path / 'parses.sqlite'})")
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"not a database at all" * 100)
+    r = report_("--cache", str(garbage))
+    assert r.returncode == 2 and r.stderr.startswith(f"syneval-nb report: error: {garbage} is not a usable "
+                                                     "syneval-nb parse cache (file is not a database)")
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+    r = report_("--cache", str(garbage), "--no-cache")
+    assert r.returncode == 2 and "not allowed with argument" in r.stderr
+
+
 @pytest.mark.slow
 def test_report_cli_on_the_example(tmp_path):
     """``syneval-nb report`` with no files: the embedded example, an HTML page with every section."""
     out = tmp_path / "rep"
-    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-o", str(out)], capture_output=True,
-                       text=True, timeout=900)
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-o", str(out), "--no-cache"],
+                       capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-2000:]
     page = (out / "09_evaluate_your_system.html").read_text(encoding="utf-8")
     for section in ("Your systems: scores with 95% intervals", "Scores by depth", "Do the metrics agree?",
@@ -262,4 +282,37 @@ def test_report_cli_on_the_example(tmp_path):
     assert r.stdout.splitlines() == [f"{v['verdict']}: {claim}" for claim, v in result["verdicts"].items()] + [
         f"report: {(out / '09_evaluate_your_system.html').resolve()}"]
     assert len(result["verdicts"]) == 8
+    assert result["parameters"]["cache"] is None  # --no-cache reached the notebook (issue 24)
     assert [p for p in re.split(r"[\r\n]+", r.stderr) if p.strip() and not p.startswith("Executing:")] == []
+
+
+def test_the_report_table_counts_empty_and_unparsed_lines(tmp_path):
+    """Issue 24: the report shows beside each system's scores how many of its lines were empty or unparseable.
+    The example's literal system with lines 3 and 7 blanked and line 11's parse removed: 2 empty, 1 unparsed, and
+    its STM-4 is below the full system's (every line counts)."""
+    from syneval_nb.studies import evaluate_your_system as E
+    from syneval_nb.textio import read_lines
+
+    ex = E.example_files()
+    parses = tmp_path / "parses"
+    parses.mkdir()
+    for f in Path(ex["parses_dir"]).iterdir():
+        (parses / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    lines = read_lines(ex["hyp_files"][1])
+    ptb = read_lines(parses / "system_literal.txt.ptb")
+    for i in (3, 7):
+        lines[i], ptb[i] = "", "(())"
+    ptb[11] = "(())"
+    hyp = tmp_path / "literal_cut.txt"
+    hyp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (parses / "literal_cut.txt.ptb").write_text("\n".join(ptb) + "\n", encoding="utf-8")
+    study = E.load_study([ex["hyp_files"][1], str(hyp)], ex["ref_files"], metrics=["bleu", "stm"],
+                         parses_dir=str(parses), n_resamples=0, progress=False, cache=None)
+    t = E.system_table(study)
+    assert list(t.columns) == ["BLEU", "STM-4", "empty lines", "unparsed lines"]
+    assert t.loc["system_literal", ["empty lines", "unparsed lines"]].tolist() == [0, 0]
+    assert t.loc["literal_cut", ["empty lines", "unparsed lines"]].tolist() == [2, 1]
+    assert E.headline(study)["line_faults"] == {"system_literal": {"empty": 0, "unparsed": 0},
+                                                "literal_cut": {"empty": 2, "unparsed": 1}}
+    s = E.headline(study)["scores"]
+    assert s["literal_cut"]["STM-4"] < s["system_literal"]["STM-4"]

@@ -12,8 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _read_only import run_read_only
 from syneval_nb import metrics
 from syneval_nb.trees import rst
+from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.textio import read_lines
 
 LINES = list(range(0, 1000, 25))
@@ -70,11 +72,11 @@ def test_json_equals_python_api(files, json_out):
         for spec in METRICS.split(","):
             m = metrics.get(spec)
             want = m.corpus_score(c)
-            rec = recs[(Path(f).name, m.name)]
+            rec = recs[(Path(f).stem, m.name)]
             assert rec["score"] == pytest.approx(want.score, abs=1e-12), (f, m.name)
             assert rec["signature"] == want.signature
             assert rec["n"] == len(LINES) and rec["n_missing"] == 0
-            seg = json_out["segments"][Path(f).name][m.name]
+            seg = json_out["segments"][Path(f).stem][m.name]
             np.testing.assert_allclose(seg, m.sentence_scores(c), rtol=0, atol=1e-12)
 
 
@@ -83,7 +85,7 @@ def test_bleu_equals_sacrebleu(files, json_out):
 
     refs = [read_lines(f) for f in files["refs"]]
     for f in files["hyps"]:
-        rec = next(r for r in json_out["scores"] if r["system"] == Path(f).name and r["name"] == "BLEU")
+        rec = next(r for r in json_out["scores"] if r["system"] == Path(f).stem and r["name"] == "BLEU")
         assert rec["score"] * 100 == pytest.approx(sacrebleu.corpus_bleu(read_lines(f), refs).score, abs=1e-9)
 
 
@@ -91,27 +93,27 @@ def test_intervals_and_paired_p_recomputed(files, json_out):
     """TKM's corpus score is the mean segment score, so its bootstrap can be redone by hand: the same resamples
     (numpy's generator, seed 0, chunks of 100 resamples drawing 40 segment indices each), the percentile interval
     and the one-sided paired p-value."""
-    seg = {s: np.array(json_out["segments"][Path(f).name]["TKM"]) for s, f in zip(SYSTEMS, files["hyps"])}
+    seg = {s: np.array(json_out["segments"][Path(f).stem]["TKM"]) for s, f in zip(SYSTEMS, files["hyps"])}
     rng = np.random.default_rng(0)
     idx = np.concatenate([rng.integers(0, len(LINES), size=(100, len(LINES))) for _ in range(10)])
     boot = {s: v[idx].mean(axis=1) for s, v in seg.items()}
     recs = {r["system"]: r for r in json_out["scores"] if r["name"] == "TKM"}
     for s, f in zip(SYSTEMS, files["hyps"]):
         lo, hi = np.quantile(boot[s], [0.025, 0.975])
-        assert recs[Path(f).name]["ci"] == pytest.approx([lo, hi], abs=1e-12)
+        assert recs[Path(f).stem]["ci"] == pytest.approx([lo, hi], abs=1e-12)
     d = boot["Online-W"] - boot["UEdin"]
-    r = recs[Path(files["hyps"][1]).name]
+    r = recs[Path(files["hyps"][1]).stem]
     assert r["p"] == pytest.approx(float((d <= 0).mean()), abs=1e-12)
     assert r["delta"] == pytest.approx(seg["Online-W"].mean() - seg["UEdin"].mean(), abs=1e-12)
-    assert recs[Path(files["hyps"][0]).name]["p"] is None  # the baseline against itself: no test
+    assert recs[Path(files["hyps"][0]).stem]["p"] is None  # the baseline against itself: no test
 
 
 def test_ter_paired_direction(json_out):
     """TER is an error rate: a lower TER is better, so p counts the resamples where the system's TER is not lower."""
     ter = {r["system"]: r for r in json_out["scores"] if r["name"] == "TER"}
-    w = ter["newstest2021.de-en.hyp.Online-W.en"]
+    w = ter["newstest2021.de-en.hyp.Online-W"]  # default names: the file stems (issue 24)
     assert w["higher_is_better"] is False
-    assert w["delta"] == pytest.approx(w["score"] - ter["newstest2021.de-en.hyp.UEdin.en"]["score"], abs=1e-15)
+    assert w["delta"] == pytest.approx(w["score"] - ter["newstest2021.de-en.hyp.UEdin"]["score"], abs=1e-15)
 
 
 def test_text_and_tsv(files):
@@ -139,7 +141,7 @@ def test_unparsed_lines_reported_and_scored_with_the_worst_value(files, tmp_path
     out = json.loads(r.stdout)
     stm = {x["system"]: x for x in out["scores"] if x["name"] == "STM-4"}
     bleu = {x["system"]: x for x in out["scores"] if x["name"] == "BLEU"}
-    one, zero = Path(files["hyps"][1]).name, Path(files["hyps"][0]).name
+    one, zero = Path(files["hyps"][1]).stem, Path(files["hyps"][0]).stem
     assert (stm[one]["n_missing"], stm[one]["n_unparsed"], stm[one]["n_empty"]) == (0, 1, 0)
     assert (stm[zero]["n_unparsed"], bleu[one]["n_unparsed"]) == (0, 0)  # BLEU needs no parse
     assert out["unparsed"] == {one: {"ptb hyp": [5]}} and out["line_numbers"] == "1-based"  # as stderr says
@@ -293,3 +295,55 @@ def test_output_and_cache_are_checked_before_any_work(files, tmp_path):
             "--n-bootstrap", "0")
     assert r.returncode == 0, r.stderr
     assert [x["name"] for x in json.loads(nested.read_text(encoding="utf-8"))["scores"]] == ["BLEU", "BLEU"]
+
+
+def test_a_healthy_cache_in_a_read_only_folder_is_used_with_one_note(files, tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "parses.sqlite"
+    ParseCache(path).close()
+    r = run_read_only(folder, sys.executable, "-m", "syneval_nb.app.cli", "score", "-q", "-r", *files["refs"],
+                      "-i", files["hyps"][0], "-m", "bleu,stm", "--parses", files["parses"], "--n-bootstrap", "0",
+                      "--format", "json", "--cache", str(path))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"syneval-nb score: note: the parse cache {path} is read-only (its folder {folder} is read-only): its "
+        "parses are used, new parses are not stored (to keep them, make it writable or give --cache PATH in a "
+        "writable place)"]
+    assert [x["name"] for x in json.loads(r.stdout)["scores"]] == ["BLEU", "STM-4"]
+
+
+def test_a_cache_path_that_is_a_folder_is_one_error_line(files, tmp_path):
+    _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "--cache", str(tmp_path)),
+                    f"the parse cache {tmp_path} is a folder: give the cache file's path")
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("", "no scores (a header line and at least one row are needed)"),
+    ("system\tseg_id\tscore\nnewstest2021.de-en.hyp.UEdin\t0\n", "row 1 has 2 tab-separated fields, the header 3"),
+    ("system\tseg_id\tscore\nnewstest2021.de-en.hyp.UEdin\t40\t1\n", "seg_id 40 (row 1) is outside the files' 0..39"),
+])
+def test_empty_ragged_or_out_of_range_human_scores_are_one_error_line(files, tmp_path, text, needle):
+    """Issue 24: an empty or ragged score TSV gave raw pandas errors; an id outside the files was dropped."""
+    tsv = tmp_path / "h.tsv"
+    tsv.write_text(text, encoding="utf-8")
+    _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "--human-scores", str(tsv)),
+                    str(tsv), needle)
+
+
+def test_default_system_names_are_file_stems_and_file_names_are_read_with_a_note(files, tmp_path):
+    """Issue 24: systems are named by their file stems (as in the WMT layouts); human scores naming them by their
+    file names are still read, with one note."""
+    tsv = tmp_path / "h.tsv"
+    tsv.write_text("system\tseg_id\tscore\n" + "".join(f"{Path(f).name}\t{i}\t{i % 7}\n" for f in files["hyps"]
+                                                       for i in range(len(LINES))), encoding="utf-8")
+    r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "--human-scores", str(tsv), "--format",
+            "json", "--n-bootstrap", "0")
+    assert r.returncode == 0, r.stderr
+    stems = [Path(f).stem for f in files["hyps"]]
+    assert stems == ["newstest2021.de-en.hyp.UEdin", "newstest2021.de-en.hyp.Online-W"]
+    assert [x["system"] for x in json.loads(r.stdout)["scores"]] == stems
+    assert r.stderr.strip().splitlines() == [
+        f"syneval-nb score: note: the human scores name 2 system(s) by file name ({Path(files['hyps'][0]).name} -> "
+        f"{stems[0]}, {Path(files['hyps'][1]).name} -> {stems[1]}); they are read as those systems (the system "
+        "names are the file stems unless --names is given)"]

@@ -19,7 +19,7 @@ from syneval_nb.textio import read_lines
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "examples" / "your_system"
 FILES = [str(EXAMPLE / f"system_{s}.txt") for s in ("good", "literal", "scrambled")]
-NAMES = ["system_good.txt", "system_literal.txt", "system_scrambled.txt"]  # syneval-nb's default names
+NAMES = ["system_good", "system_literal", "system_scrambled"]  # syneval-nb's default names: the file stems
 
 
 def _tsv(tmp_path, text: str) -> Path:
@@ -30,10 +30,30 @@ def _tsv(tmp_path, text: str) -> Path:
 
 def test_the_example_scores_read_by_file_stem():
     h = read_human(EXAMPLE / "human_scores.tsv", NAMES, 30, FILES)
-    assert len(h) == 90 and set(h["system"]) == set(NAMES)  # the TSV names the systems by their stems
+    assert len(h) == 90 and set(h["system"]) == set(NAMES) and h.attrs["aliases_used"] == {}
     rows = [line.split("\t") for line in read_lines(EXAMPLE / "human_scores.tsv")[1:]]
     assert h["score"].tolist() == [float(r[2]) for r in rows]
     assert h["seg_id"].tolist() == [int(r[1]) for r in rows]
+
+
+def test_default_names_are_file_stems_and_file_names_are_aliases_with_a_note(tmp_path):
+    """Issue 24: the default system names are the file stems, as in the WMT layouts (``GPT4-5shot``, not
+    ``GPT4-5shot.txt``), in ``evaluate.load_files`` (so in ``score`` and ``report``); a score table that names the
+    systems by their file names is still read, and the note says so."""
+    from syneval_nb.evaluate import alias_note, file_aliases, load_files, system_names
+
+    assert system_names(["a/GPT4-5shot.txt", "b/ONLINE-B.txt"]) == ["GPT4-5shot", "ONLINE-B"]
+    assert system_names(["a/x.txt", "a/x.en"]) == ["x.txt", "x.en"]  # equal stems: the file names
+    assert system_names(["a/x.txt", "b/x.txt"]) == ["a/x.txt", "b/x.txt"]  # equal names: the paths
+    assert list(load_files([str(EXAMPLE / "ref.A.txt")], FILES)) == NAMES
+    assert file_aliases(NAMES, FILES) == {f"{n}.txt": n for n in NAMES}
+    rows = "".join(f"{n}.txt\t{i}\t{i}\n" for n in NAMES[:2] for i in range(3))
+    h = read_human(_tsv(tmp_path, "system\tseg_id\tscore\n" + rows), NAMES, 30, FILES)
+    assert h["system"].tolist() == [NAMES[0]] * 3 + [NAMES[1]] * 3
+    assert alias_note(h.attrs["aliases_used"]) == (
+        "the human scores name 2 system(s) by file name (system_good.txt -> system_good, system_literal.txt -> "
+        "system_literal); they are read as those systems (the system names are the file stems unless --names is "
+        "given)")
 
 
 def test_one_based_ids_are_called_out(tmp_path):
@@ -57,7 +77,7 @@ def test_an_id_outside_the_files_is_refused(tmp_path):
     ("system\tseg_id\tscore\nsystem_good\t0\tabc\n", "'abc' is not a number"),
     ("system\tseg_id\tscore\nsystem_good\t1.5\t1\n", "not a whole number"),
     ("system\tseg_id\tscore\nGPT4\t0\t1\n", r"systems \['GPT4'\] are not among the scored systems"),
-    ("system\tseg_id\tscore\nsystem_good\t3\t1\nsystem_good.txt\t3\t2\n", "system system_good.txt and seg_id 3 is "
+    ("system\tseg_id\tscore\nsystem_good\t3\t1\nsystem_good.txt\t3\t2\n", "system system_good and seg_id 3 is "
                                                                           "given twice"),
     ("seg_id\tscore\n0\t1\n", "needs a 'system' column"),
 ])

@@ -543,6 +543,18 @@ def test_decide_never_says_does_not_hold_above_zero():
         assert not (lo > 0 and out == "does not hold")
 
 
+def test_holm_verdicts_with_a_verdict_of_several_tests_by_hand():
+    """A verdict made of several tests (a system claim over metrics, chapter 09) brings each test into the one
+    family: sorted 0.001, 0.01, 0.02, 0.5 -> 4*0.001, 3*0.01, 2*0.02 = 0.04, max(1*0.5, 0.04) = 0.5."""
+    vs = {"one": S.make_verdict("beats", "d", 0.1, [0.01, 0.2], 0.01, 0.05, "rule"),
+          "sys": {"tests": {"A better": 0.02, "A worse": 0.5, "B better": 0.001}, "ci": None, "p": 0.001}}
+    out = S.holm_verdicts(vs)
+    assert out["one"]["p_holm"] == pytest.approx(0.03) and out["one"]["verdict"] == "holds"
+    assert out["sys"]["tests_holm"] == pytest.approx({"A better": 0.04, "A worse": 0.5, "B better": 0.004})
+    assert {v["family_size"] for v in out.values()} == {4}
+    assert "p_holm" not in out["sys"] and "verdict" not in out["sys"]  # its own rule decides it (chapter 09)
+
+
 def test_holm_verdicts_one_family_by_hand():
     vs = {f"c{i}": S.make_verdict("beats", "d", 0.1, [0.01, 0.2], p, 0.05, "rule")
           for i, p in enumerate([0.01, 0.04, 0.03, 0.005])}

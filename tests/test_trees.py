@@ -5,7 +5,10 @@ and from counting brackets in the shipped files with a regular expression.
 """
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -547,3 +550,56 @@ def test_words_and_pos_tags_are_nltks_and_take_any_depth(deen_dir):
         deep = Tree("S", [deep, Tree("VB", [f"w{i}"])])
     w, p = words(deep), pos_tags(deep)
     assert (len(w), w[0], w[-1], p[0], p[-1]) == (5001, "x", "w4999", "NN", "VB")
+
+
+def test_str_and_repr_are_nltks_and_take_any_depth(deen_dir):
+    """Issue 24: ``str(tree)`` hit RecursionError on a 5,000-level tree (nltk's ``pformat`` recurses once per level).
+    The kit's trees (``trees.ptb.Tree``, an ``nltk.Tree``) print the same text as nltk without recursion: equal to
+    nltk's on real parses, odd trees and a 400-level tree, and an 8,000-level tree read through the compiled reader
+    prints in a subprocess (a crash of the interpreter fails the test, not the run)."""
+    import nltk
+
+    from syneval_nb.trees.ptb import Tree, read_ptb, read_ptb_strings
+
+    for s in read_ptb_strings(deen_dir / "parses" / "stanford-pcfg-3.3.1" / "newstest2021.de-en.ref.A.en.ptb")[:300]:
+        t = read_ptb(s)
+        n = nltk.Tree.convert(t)
+        assert type(t) is Tree and type(n) is nltk.Tree
+        assert (str(t), repr(t)) == (str(n), repr(n))
+        assert t.pformat(margin=30, indent=3) == n.pformat(margin=30, indent=3)
+        assert t.pformat(nodesep=":", parens="[]", quotes=True) == n.pformat(nodesep=":", parens="[]", quotes=True)
+    odd = Tree("S", [Tree("X", []), ("a", "b"), 3, Tree(("l",), ["w"])])
+    n = nltk.Tree.convert(odd)
+    assert [odd.pformat(margin=m) for m in (70, 5)] == [n.pformat(margin=m) for m in (70, 5)]
+    assert repr(odd) == repr(n) == "Tree('S', [Tree('X', []), ('a', 'b'), 3, Tree(('l',), ['w'])])"
+    r = subprocess.run([sys.executable, "-c", _DEEP], capture_output=True, text=True, timeout=600,
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert r.returncode == 0, r.stderr[-2000:]
+    n = 8000  # (S (S ... (NN x))): n + 2 lines ("(S" per level, "(NN", "x" and the closing brackets)
+    assert r.stdout.split() == ["same-as-nltk", str(n + 1), str(13 * n + 17), "1", "1", str(n), str(n + 1), str(n + 1)]
+
+
+_DEEP = """
+import sys, threading
+import nltk
+from syneval_nb.trees.ptb import read_ptb, words, pos_tags, phrase_labels, spans, tree_depth
+
+def deep(n):
+    return read_ptb("(S " * n + "(NN x)" + ")" * n)  # the compiled reader when built
+
+# nltk's own text of a 400-level tree (its pformat is cubic in the depth), with the recursion it needs
+t = deep(400)
+got = str(t)
+want = []
+def nltk_str():
+    want.append(nltk.Tree.pformat(nltk.Tree.convert(t)))
+sys.setrecursionlimit(1_000_000)
+threading.stack_size(1 << 29)
+th = threading.Thread(target=nltk_str)
+th.start(); th.join()
+sys.setrecursionlimit(1000)  # the default again: the kit's printing needs no recursion
+print("same-as-nltk" if want == [got] else "differs")
+t = deep(8000)
+s, r = str(t), repr(t)
+print(s.count(chr(10)), len(r), len(words(t)), len(pos_tags(t)), len(phrase_labels(t)), len(spans(t)), tree_depth(t))
+"""

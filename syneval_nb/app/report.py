@@ -1,7 +1,8 @@
 """Reports people read: ``syneval-nb report`` (notebook 09 on your files, as HTML) and the index page of
 ``syneval-nb run`` (:func:`index_page`).
 
-``syneval-nb report -r ref.A.txt [ref.B.txt ...] -i sysA.txt [sysB.txt ...] [-o DIR]`` runs
+``syneval-nb report -r ref.A.txt [ref.B.txt ...] -i sysA.txt [sysB.txt ...] [--cache PATH | --no-cache] [-o DIR]``
+runs
 ``notebooks/09_evaluate_your_system.ipynb`` (in an installed wheel: its copy in the package data) with papermill (:func:`syneval_nb.app.runner.run_notebook`) and writes
 ``DIR/09_evaluate_your_system.html`` (plus the executed notebook and its results JSON). With no files it reports on
 the embedded example (``data/examples/your_system``).
@@ -17,7 +18,9 @@ from syneval_nb.app.runner import run_notebook
 from syneval_nb.app.score import ScoreInputError, load_files
 from syneval_nb.data import MtmeFormatError, read_mtme_scores
 from syneval_nb.metrics import registry as M
+from syneval_nb.parsers.cache import CacheError, ParseCache, read_only_note
 from syneval_nb.paths import NOTEBOOK_DIR, REPORT_NOTEBOOK_NAME, KitFileMissing, report_notebook
+from syneval_nb.evaluate import alias_note
 from syneval_nb.studies.evaluate_your_system import read_human
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.app.index_page import _last_line
@@ -56,7 +59,7 @@ def cli(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="syneval-nb report", description=__doc__.split("\n\n")[1])
     ap.add_argument("-r", "--refs", nargs="+", default=None, metavar="FILE", help="reference files")
     ap.add_argument("-i", "--input", nargs="+", default=None, metavar="FILE", help="system output files")
-    ap.add_argument("--names", default=None, help="comma-separated system names (default: the file names)")
+    ap.add_argument("--names", default=None, help="comma-separated system names (default: the file stems, e.g. sysA for sysA.txt)")
     ap.add_argument("--human-scores", default=None, metavar="TSV",
                     help="TSV with columns system, seg_id, score, or a LP.NAME.seg.score file of the WMT "
                          "metrics-task layout (system<TAB>score lines, each system's segments in order)")
@@ -67,6 +70,9 @@ def cli(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=None, help="keep this many segments (default: all)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=1, help="parser processes")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--cache", default=None, metavar="PATH", help="parse cache file (default: the kit's cache)")
+    g.add_argument("--no-cache", action="store_true", help="parse everything again and store nothing")
     ap.add_argument("-o", "--output", default="reports/evaluate_your_system", metavar="DIR",
                     help="report folder (default: reports/evaluate_your_system)")
     args = ap.parse_args(argv)
@@ -87,16 +93,24 @@ def cli(argv: list[str] | None = None) -> int:
         return error(f"--sample {args.sample}: give at least 1 segment (or leave it out for all)")
     if args.workers < 1:
         return error(f"--workers must be >= 1, got {args.workers}")
+    cache: Any = None if args.no_cache else (str(Path(args.cache).resolve()) if args.cache else True)
     try:
         [M.get(s) for s in specs]
+        if isinstance(cache, str):
+            with ParseCache(cache) as c:  # a folder, a damaged or foreign file: refused before papermill
+                note = read_only_note(c)
+            if note:
+                print(f"syneval-nb report: note: {note}", file=sys.stderr)
         if args.human_scores and not Path(args.human_scores).is_file():
             raise ScoreInputError(f"human scores {args.human_scores}: no such file")
         human_tsv = _human_tsv(args.human_scores, Path(args.output)) if args.human_scores else None
         if args.input:
             corpora = load_files(args.refs, args.input, names=names)  # syneval-nb score's checks, before papermill
             if human_tsv:  # and the human scores against the files, before any parsing
-                read_human(human_tsv, list(corpora), len(next(iter(corpora.values()))), args.input)
-    except (M.UnknownMetricError, ScoreInputError, InputEncodingError, MtmeFormatError) as e:
+                h = read_human(human_tsv, list(corpora), len(next(iter(corpora.values()))), args.input)
+                if alias_note(h.attrs["aliases_used"]):
+                    print(f"syneval-nb report: note: {alias_note(h.attrs['aliases_used'])}", file=sys.stderr)
+    except (M.UnknownMetricError, ScoreInputError, InputEncodingError, MtmeFormatError, CacheError) as e:
         return error(str(e))
     except ValueError as e:
         return error(str(e).splitlines()[0])
@@ -104,7 +118,7 @@ def cli(argv: list[str] | None = None) -> int:
                               "human_scores": human_tsv,
                               "metrics": specs, "parses_dir": str(Path(args.parses).resolve()) if args.parses else None,
                               "baseline": args.baseline, "sample": args.sample, "seed": args.seed,
-                              "workers": args.workers}
+                              "workers": args.workers, "cache": cache}
 
     if not NOTEBOOK.is_file():
         try:

@@ -68,9 +68,11 @@ def cli(argv: list[str] | None = None) -> int:
                         return fail(f"`{exe}` was not found on PATH; the Feng-Hirst RST parser runs it for {why}. "
                                     f"Install it or put it on PATH.")
                 find_java(shutil.which("java"))  # it runs (`java -version`)
+            why: dict[int, str] = {}
             got = dict(zip(todo, parse_rst(todo, workers=args.workers, cache=store,
                                            global_features=args.global_features, scheduler=args.scheduler,
-                                           classifier=args.classifier)))
+                                           classifier=args.classifier, failures=why)))
+            why_by_text = {todo[i]: w for i, w in why.items()}
         except (ParserSetupError, OSError, RuntimeError, ValueError) as e:
             return fail(e)
         finally:
@@ -93,6 +95,10 @@ def cli(argv: list[str] | None = None) -> int:
     print(f"{out}: {len(lines)} lines, {sum(1 for t in got.values() if t and not is_void(t))} with more than one EDU"
           f", {len(failed)} without a tree" + (f" (lines {', '.join(map(str, failed[:10]))}"
                                                  f"{', ...' if len(failed) > 10 else ''})" if failed else ""))
+    for n in failed[:10]:  # each line without a tree, with its cause and what to do
+        print(f"  line {n}: {why_by_text.get(lines[n - 1], 'no RST tree')}", file=sys.stderr)
+    if len(failed) > 10:
+        print(f"  ... and {len(failed) - 10} more lines without a tree", file=sys.stderr)
     if damaged:
         print(f"{len(damaged)} damaged cache entries (not a valid RST tree) were parsed again; first: "
               f"{next(iter(damaged.values()))}", file=sys.stderr)
@@ -100,6 +106,4 @@ def cli(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # python -m syneval_nb.app.rst FILE
-    import sys
-
     sys.exit(cli(sys.argv[1:]))

@@ -171,6 +171,8 @@ def _check_value(notebook: str, name: str, value: Any, default: Any) -> None:
         ok = (value is None and default is None) or (
             isinstance(value, int) and not isinstance(value, bool) and value >= _AT_LEAST[name])
         want = f"a whole number >= {_AT_LEAST[name]}" + (" or None" if default is None else "")
+    elif name == "cache":  # the parse cache: the kit's (True), none (None/False) or a file path
+        ok, want = value is None or isinstance(value, (bool, str)), "true, false, None or a file path"
     elif default is None:
         ok, want = True, ""
     elif isinstance(default, bool):

@@ -43,9 +43,9 @@ from typing import Any
 
 import numpy as np
 from syneval_nb import data as D
-from syneval_nb.evaluate import Evaluation, ScoreInputError, evaluate, find_parse_file, load_files, system_names  # noqa: F401
+from syneval_nb.evaluate import Evaluation, ScoreInputError, alias_note, evaluate, file_aliases, find_parse_file, load_files, system_names  # noqa: F401
 from syneval_nb.app.files import OutputPathError, check_output_path, write_output
-from syneval_nb.parsers.cache import CacheError, ParseCache
+from syneval_nb.parsers.cache import CacheError, ParseCache, read_only_note
 from syneval_nb.parsers.stanford import ParserSetupError, find_java
 from syneval_nb.stats import pearson
 from syneval_nb.textio import InputEncodingError
@@ -216,8 +216,9 @@ def _human_scores(args: argparse.Namespace, systems: list[str], n: int) -> dict[
     if path.name.endswith(".score"):
         scores = D.mtme_seg_scores(path, systems, n)
     else:  # the kit's one score-table reader (ids, names or file stems, numbers, duplicates checked)
-        t = D.read_score_table(path, n, systems, aliases={Path(f).stem: s for s, f in zip(systems, args.input)},
-                               required=("score",))
+        t = D.read_score_table(path, n, systems, aliases=file_aliases(systems, args.input), required=("score",))
+        if alias_note(t.attrs.get("aliases_used")):
+            print(f"syneval-nb score: note: {alias_note(t.attrs['aliases_used'])}", file=sys.stderr)
         scores = {s: np.full(n, np.nan) for s in systems}
         for s, g in (t.groupby("system") if "system" in t.columns else [(systems[0], t)]):
             scores[s][g["seg_id"].to_numpy(dtype=int)] = g["score"].to_numpy(dtype=float)
@@ -271,7 +272,7 @@ def _argparser() -> argparse.ArgumentParser:
     ap.add_argument("-m", "--metrics", default="bleu,ter,stm,hwcm",
                     help="comma-separated metric names (default: bleu,ter,stm,hwcm); known: "
                          + ", ".join(M.names()))
-    ap.add_argument("--names", default=None, help="comma-separated system names (default: the file names)")
+    ap.add_argument("--names", default=None, help="comma-separated system names (default: the file stems, e.g. sysA for sysA.txt)")
     ap.add_argument("--format", choices=("text", "json", "tsv"), default="text")
     ap.add_argument("--segment-level", action="store_true", help="also print every segment's scores")
     ap.add_argument("--paired-bootstrap", action="store_true", help="test every system against --baseline")
@@ -336,8 +337,10 @@ def cli(argv: list[str] | None = None) -> int:
         for p in args.refs + args.input if args.output else ():
             check_output_path(args.output, p)  # before any work: not an input, a folder or an unwritable place
         if cache not in (None, True):
-            with ParseCache(cache):  # a folder, a damaged or foreign file, or an unreadable one: refused now
-                pass
+            with ParseCache(cache) as c:  # a folder, a damaged or foreign file, or an unreadable one: refused now
+                note = read_only_note(c)
+            if note:
+                print(f"syneval-nb score: note: {note}", file=sys.stderr)
         corpora = load_files(args.refs, args.input, names=names, parses_dir=args.parses, need=need,
                              workers=args.workers, cache=cache, progress=not args.quiet)
         n_seg = len(next(iter(corpora.values())))
@@ -350,7 +353,7 @@ def cli(argv: list[str] | None = None) -> int:
             sysnames = list(corpora)
             b = args.baseline or sysnames[0]
             if b not in corpora:
-                hits = [s for s, f in zip(sysnames, args.input) if Path(f) == Path(b) or Path(f).name == b]
+                hits = [s for s, f in zip(sysnames, args.input) if Path(f) == Path(b) or b in (Path(f).name, Path(f).stem)]
                 if not hits:
                     return _error(f"--baseline {b!r} is not one of the systems {sysnames}")
                 b = hits[0]

@@ -14,7 +14,11 @@ Durability and concurrency:
 - the database runs in WAL mode with a busy timeout, so several processes (and threads of one process, through an
   internal lock) can read and write the same file at the same time;
 - opening a file that is not a syneval-nb cache (not SQLite, another program's database, a damaged file) raises
-  :class:`CacheError` naming the file and the remedy, before any work starts.
+  :class:`CacheError` naming the file and the remedy, before any work starts; so does a path that is a folder, or a
+  new file in a read-only folder;
+- a healthy cache that cannot be written (a read-only file, or a file in a read-only folder) is opened read-only:
+  its parses are used, new results are not stored (:attr:`ParseCache.read_only` says why,
+  :attr:`ParseCache.n_skipped` counts the results left out); the commands print one note about it.
 
 Damaged entries: results of the kit's own backends are checked as they are read (:func:`check_result`: a Stanford
 result must read as one bracketed tree with :func:`syneval_nb.trees.read_ptb_flat`, or be the unparsed marker
@@ -35,7 +39,8 @@ from pathlib import Path
 from syneval_nb.paths import cache_dir
 
 
-__all__ = ["CacheError", "ParseCache", "check_result", "register_check", "default_cache_path", "open_cache"]
+__all__ = ["CacheError", "ParseCache", "check_result", "register_check", "default_cache_path", "open_cache",
+           "read_only_note"]
 
 FORMAT_NAME = "syneval-nb-parse-cache"
 SCHEMA_VERSION = "1"
@@ -93,8 +98,21 @@ class ParseCache:
         self._lock = threading.Lock()
         self.last_rejected: dict[str, str] = {}  # text -> why, for the damaged entries of the last get_many
         self.n_rejected = 0  # damaged entries met since this object was opened
+        self.read_only: str | None = None  # why the cache is read-only (writes skipped), or None
+        self.n_skipped = 0  # results not stored because the cache is read-only
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            where = Path(self.path)
+            if where.is_dir():
+                raise CacheError(f"the parse cache {where} is a folder: give the cache file's path "
+                                 f"(e.g. {where / 'parses.sqlite'})")
+            try:
+                where.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise CacheError(f"cannot create the parse cache {where}: its folder cannot be made "
+                                 f"({e.strerror or e}); give --cache PATH in a writable place, or --no-cache") from e
+            if not where.exists() and not os.access(where.parent, os.W_OK):
+                raise CacheError(f"cannot create the parse cache {where}: the folder {where.parent} is read-only; "
+                                 f"give --cache PATH in a writable place, or --no-cache")
         try:
             self._con = sqlite3.connect(str(self.path), timeout=timeout, check_same_thread=False,
                                         isolation_level=None)
@@ -104,17 +122,54 @@ class ParseCache:
             self._setup()
         except sqlite3.DatabaseError as e:
             self._con.close()
-            raise CacheError(
-                f"{self.path} is not a usable syneval-nb parse cache ({e}). It is damaged or another program's "
-                "file: move it away or delete it (it only holds parses that can be recomputed), or pass another "
-                "path (--cache PATH, ParseCache(path))."
-            ) from e
+            ro = self._read_only_reason(e)
+            if ro is None or not self._open_read_only(timeout):
+                raise CacheError(
+                    f"{self.path} is not a usable syneval-nb parse cache ({e}). It is damaged or another program's "
+                    "file: move it away or delete it (it only holds parses that can be recomputed), or pass another "
+                    "path (--cache PATH, ParseCache(path))."
+                ) from e
+            self.read_only = ro
+            return
+        if self.path != ":memory:" and not os.access(self.path, os.W_OK):  # SQLite opened it read-only itself
+            self.read_only = "the file is read-only"
+
+    def _read_only_reason(self, error: Exception) -> str | None:
+        """Why the cache file cannot be written (it or its folder is read-only), when that is what ``error`` of the
+        read-write open comes from; ``None`` otherwise (the file is then damaged or foreign)."""
+        if self.path == ":memory:" or not isinstance(error, sqlite3.OperationalError):
+            return None
+        f = Path(self.path)
+        if not f.is_file():
+            return None
+        if not os.access(f.parent, os.W_OK):
+            return f"its folder {f.parent} is read-only"
+        if not os.access(f, os.W_OK):
+            return "the file is read-only"
+        return None
+
+    def _open_read_only(self, timeout: float) -> bool:
+        """Open the file read-only (``mode=ro``; ``immutable=1`` when WAL cannot set up its shared memory in a
+        read-only folder) and check it; ``False`` when it is no syneval-nb cache either."""
+        uri = Path(self.path).resolve().as_uri()
+        for flags in ("mode=ro", "mode=ro&immutable=1"):
+            try:
+                self._con = sqlite3.connect(f"{uri}?{flags}", uri=True, timeout=timeout, check_same_thread=False,
+                                            isolation_level=None)
+            except sqlite3.Error:
+                continue
+            try:
+                self._setup(read_only=True)
+                return True
+            except sqlite3.DatabaseError:
+                self._con.close()
+        return False
 
     # -- set-up and checks -----------------------------------------------------------------------------------------
-    def _setup(self) -> None:
+    def _setup(self, read_only: bool = False) -> None:
         con = self._con
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not tables:
+        if not tables and not read_only:
             con.execute("BEGIN IMMEDIATE")
             try:
                 con.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -138,8 +193,9 @@ class ParseCache:
             raise sqlite3.DatabaseError(
                 f"cache schema version {meta.get('schema_version')!r}, this syneval-nb reads {SCHEMA_VERSION!r}")
         # only our own file is switched to WAL (a foreign database is rejected above, untouched)
-        con.execute("PRAGMA journal_mode=WAL")
-        con.execute("PRAGMA synchronous=NORMAL")
+        if not read_only:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
         check = con.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
             raise sqlite3.DatabaseError(f"integrity check failed: {check}")
@@ -201,12 +257,17 @@ class ParseCache:
         for _, t, r, _ in rows:
             if not isinstance(t, str) or not (r is None or isinstance(r, str)):
                 raise TypeError(f"cache entries are (str, str | None), got ({type(t).__name__}, {type(r).__name__})")
-        if rows:
+        if rows and self.read_only:  # read-only: the results are used by the caller, not stored
+            self.n_skipped += len(rows)
+        elif rows:
             self._run(lambda con: con.executemany(
                 "INSERT OR REPLACE INTO parses (backend, text, result, created) VALUES (?, ?, ?, ?)", rows))
 
     def delete(self, backend_key: str, texts: Iterable[str] | None = None) -> int:
-        """Remove the entries of ``backend_key`` (all, or only ``texts``); returns how many were removed."""
+        """Remove the entries of ``backend_key`` (all, or only ``texts``); returns how many were removed (0 when
+        the cache is read-only)."""
+        if self.read_only:
+            return 0
         if texts is None:
             return self._run(lambda con: con.execute("DELETE FROM parses WHERE backend=?", (backend_key,)).rowcount)
         rows = [(backend_key, t) for t in texts]
@@ -251,3 +312,11 @@ def open_cache(cache: "ParseCache | str | os.PathLike | bool | None") -> tuple[P
     if isinstance(cache, ParseCache):
         return cache, False
     return ParseCache(cache), True
+
+
+def read_only_note(cache: ParseCache) -> str | None:
+    """The one note a command prints when ``cache`` is read-only (what happens and what to do), else ``None``."""
+    if not cache.read_only:
+        return None
+    return (f"the parse cache {cache.path} is read-only ({cache.read_only}): its parses are used, new parses are "
+            f"not stored (to keep them, make it writable or give --cache PATH in a writable place)")

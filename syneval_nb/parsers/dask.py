@@ -46,7 +46,7 @@ from typing import Any
 import dask
 import distributed
 from distributed import Client, WorkerPlugin, as_completed, get_worker
-from syneval_nb.parsers.feng_hirst import FengHirstParser, backend_key
+from syneval_nb.parsers.feng_hirst import FengHirstParser, RSTParseFailure, backend_key, failure_reason
 from syneval_nb.parsers.spacy import _spacy_pipeline, _spacy_stream, spacy_backend_key
 from syneval_nb.parsers.stanford import StanfordParser
 
@@ -289,12 +289,13 @@ class ParserPlugin(WorkerPlugin):
             elif kind == "spacy":
 
                 _spacy_stream(items, lambda *r: results.append(r), 1)
-            else:  # as discourse._worker_parse: a failure is None and the parser is rebuilt
+            else:  # as feng_hirst._worker_parse: a failure is None with its cause, and the parser is rebuilt
                 for text in items:
                     try:
                         results.append((text, json.dumps(slot.parser.parse(text))))
-                    except Exception:  # noqa: BLE001 - a failed text is recorded as None
-                        results.append((text, None))
+                    except Exception as e:  # noqa: BLE001 - a failed text is recorded as None
+                        results.append((text, None, str(e) if isinstance(e, RSTParseFailure)
+                                        else failure_reason(text, e)))
                         self.rebuild(slot, kind, options)
         with self._cond:
             self.counts["chunks"] += 1

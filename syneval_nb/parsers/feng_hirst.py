@@ -132,11 +132,14 @@ class FengHirstParser:
             raise RuntimeError("parser is closed")
         if not isinstance(text, str) or not text.strip():
             raise ValueError("empty text: the Feng-Hirst parser needs at least one word")
-        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            pt = self._parser.parse_from_text(text, "segment")
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pt = self._parser.parse_from_text(text, "segment")
+        except Exception as e:  # noqa: BLE001 - the package's errors (ValueError, BrokenPipeError, ...) say little
+            raise RSTParseFailure(failure_reason(text, e)) from e
         if pt is None or pt == -1:
-            raise RuntimeError("the Feng-Hirst parser built no tree")
+            raise RSTParseFailure(failure_reason(text, None))
         return parse_tree_to_rst(pt)
 
     def close(self) -> None:
@@ -158,6 +161,39 @@ class FengHirstParser:
             self.close()
 
 
+class RSTParseFailure(RuntimeError):
+    """The Feng-Hirst parser gave no tree for a text; the message says why and what to do (:func:`failure_reason`)."""
+
+
+LONG_SENTENCE = 200
+"""Words in one sentence from which a failure is put down to the sentence's length. The package runs the Stanford
+parser 3.3.1 (``ParserDemo``) with a fixed 1000 MB Java heap; on a very long sentence that parser returns no tree
+(it prints nothing; the package then fails reading the empty parse, and the JVM is gone). Measured with the kit: a
+one-sentence line of 100 words parses (in 150 s on a loaded 2-core machine), lines of 300 and 301 words give no
+tree."""
+
+
+def _longest_sentence(text: str) -> int:
+    """Words (white-space tokens) of the longest sentence of ``text``, sentences ending at ``.``, ``!`` or ``?``
+    followed by white space (a rough split, enough to name the cause)."""
+    import re
+
+    return max((len(p.split()) for p in re.split(r"(?<=[.!?])\s+", text.strip())), default=0)
+
+
+def failure_reason(text: str, error: BaseException | None) -> str:
+    """Why the Feng-Hirst parser gave no tree for ``text``, and what to do: a sentence beyond
+    :data:`LONG_SENTENCE` words is named as the cause; otherwise the package's own error."""
+    n = _longest_sentence(text)
+    if n >= LONG_SENTENCE:
+        return (f"no RST tree: a sentence of {n} words is too long for the Feng-Hirst parser's syntax parser (Stanford "
+                f"3.3.1 with the package's fixed 1000 MB Java heap gives no parse for very long sentences); split "
+                f"the line into sentences of fewer than {LONG_SENTENCE} words")
+    what = "built no tree" if error is None else \
+        f"failed ({type(error).__name__}: {(str(error).strip().splitlines() or [''])[0][:120]})"
+    return f"no RST tree: the Feng-Hirst parser {what} on this text (longest sentence {n} words)"
+
+
 _WORKER: FengHirstParser | None = None
 
 
@@ -175,17 +211,18 @@ def _pool_worker_init(global_features: bool, classifier: str = "inprocess") -> N
     _worker_init(global_features, classifier)
 
 
-def _worker_parse(text: str) -> tuple[str, str | None]:
-    """Parse in a worker; a failure is returned as ``None`` and the worker's parser is rebuilt (its pipes may be
-    in a broken state after an exception)."""
+def _worker_parse(text: str) -> tuple[str, str | None, str | None]:
+    """Parse in a worker: ``(text, JSON, None)``, or for a failure ``(text, None, why)`` (:func:`failure_reason`),
+    and the worker's parser is rebuilt (its pipes may be in a broken state after an exception)."""
     global _WORKER
     try:
-        return text, json.dumps(_WORKER.parse(text))
-    except Exception:  # noqa: BLE001 - a failed text is recorded as None
+        return text, json.dumps(_WORKER.parse(text)), None
+    except Exception as e:  # noqa: BLE001 - a failed text is recorded as None, with its reason
+        why = str(e) if isinstance(e, RSTParseFailure) else failure_reason(text, e)
         with contextlib.suppress(Exception):
             _WORKER.close()
         _WORKER = FengHirstParser(_WORKER.global_features, _WORKER.classifier)
-        return text, None
+        return text, None, why
 
 
 def _parse_stream(todo: list[str], workers: int, global_features: bool,

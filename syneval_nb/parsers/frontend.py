@@ -264,8 +264,10 @@ def parse(sentences: Sequence[str] | None, backend: str = "stanford", workers: i
 
 def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_features: bool = False,
               progress: bool = True, retry_failed: bool = False, scheduler: Any = None,
-              classifier: str = "inprocess") -> list[dict | None]:
+              classifier: str = "inprocess", failures: dict | None = None) -> list[dict | None]:
     """RST trees of ``texts`` (aligned; ``None`` where the parser failed), parsing only what the cache lacks.
+    ``failures``: a dict that receives ``{index: why}`` for every text without a tree (the parser's cause, e.g. a
+    sentence too long for it; or a failure stored in the cache).
 
     ``cache``: ``True`` for the default :class:`syneval_nb.parsers.cache.ParseCache`, a ``ParseCache``, or ``None``.
     Each result is stored as soon as it arrives (JSON of the tree; ``None`` for a failure, retried only with
@@ -283,18 +285,23 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
 
     store, opened = open_cache(cache)
     try:
+        why: dict[str, str] = {}
         done = _cached_or_parsed(texts, store, workers, global_features, progress, retry_failed, scheduler,
-                                 classifier)
+                                 classifier, why)
     finally:
         if opened:
             store.close()
+    if failures is not None:
+        failures.update({i: why.get(t, "a failure stored in the parse cache (parse it again with retry_failed, or "
+                                       "without the cache)") for i, t in enumerate(texts) if done[t] is None})
     return [None if done[t] is None else json.loads(done[t]) for t in texts]
 
 
 def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_features: bool, progress: bool,
                       retry_failed: bool, scheduler: Any = None,
-                      classifier: str = "inprocess") -> dict[str, str | None]:
-    """Results (JSON strings) by text: cached ones, then the rest parsed and stored as each arrives."""
+                      classifier: str = "inprocess", why: dict | None = None) -> dict[str, str | None]:
+    """Results (JSON strings) by text: cached ones, then the rest parsed and stored as each arrives (the causes of
+    the new failures into ``why``)."""
     key = backend_key(global_features)
     unique = list(dict.fromkeys(texts))
     done: dict[str, str | None] = {}
@@ -310,8 +317,10 @@ def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_fea
             stream = _parse_stream(todo, workers, global_features, classifier)
         else:  # Dask is imported only here
             stream = dask_backend().rst_stream(scheduler, todo, global_features, classifier=classifier)
-        for text, result in stream:
+        for text, result, *reason in stream:  # (text, result) or, for a failure, (text, None, why)
             done[text] = result
+            if result is None and why is not None:
+                why[text] = reason[0] if reason and reason[0] else "the Feng-Hirst parser gave no tree"
             if store is not None:
                 store.put(key, text, result)
             bar.update()

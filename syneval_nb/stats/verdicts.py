@@ -77,12 +77,10 @@ def _reason(v: Mapping) -> str:
     holm_p = v.get("p_holm")
     if holm_p is None:
         ptxt = f"one-sided {_fmt_p(v['p'], v.get('n_null') or v.get('n_resamples'))} (no Holm adjustment yet)"
-        p_used = v["p"]
     else:
         n = v.get('n_null') or v.get('n_resamples')
         ptxt = (f"one-sided {_fmt_p(v['p'], n)}, Holm over the chapter's {v['family_size']} verdicts "
                 f"{_fmt_p(holm_p, n)}")
-        p_used = holm_p
     text = (f"{v['test']}: {v['statistic_text']} = {v['statistic']:+.3f}, interval [{lo:+.3f}, {hi:+.3f}] {side}; "
             f"{ptxt}")
     if v["verdict"] == "holds":
@@ -195,17 +193,36 @@ def holm_verdicts(verdicts: Mapping[str, Mapping]) -> dict:
     """Holm over every verdict of a chapter (one family): each verdict's one-sided p is adjusted
     (:func:`syneval_nb.stats.holm` over all verdicts with a finite p), stored as ``p_holm`` with ``family_size``,
     and the verdict is decided again by :func:`decide` on the adjusted p (its reason rewritten). Returns a new
-    dict in the same order."""
-    claims = list(verdicts)
-    ps = np.array([float(verdicts[c]["p"]) for c in claims])
-    adj = holm(ps)
-    m = int(np.isfinite(ps).sum())
+    dict in the same order.
+
+    A verdict made of several tests (``"tests"``: ``{test name: one-sided p}``, e.g. a system claim judged over
+    several metrics each way) brings each of its tests into the family instead of one p; it gets
+    ``"tests_holm"`` (the adjusted p of each) and ``family_size``, and its own rule decides it again on those
+    (its caller's: :func:`decide` needs one interval)."""
+    keys: list = []
+    ps: list[float] = []
+    for c, v in verdicts.items():
+        if v.get("tests") is not None:
+            for t, p in v["tests"].items():
+                keys.append((c, t))
+                ps.append(float(p))
+        else:
+            keys.append((c, None))
+            ps.append(float(v["p"]))
+    arr = np.array(ps, dtype=float)
+    adj = dict(zip(keys, holm(arr))) if len(arr) else {}
+    m = int(np.isfinite(arr).sum())
     out = {}
-    for c, pa in zip(claims, adj):
-        v = dict(verdicts[c])
-        v["p_holm"], v["family_size"] = float(pa), m
-        v["verdict"] = decide(v["ci"], pa if np.isfinite(pa) else 1.0, v["alpha"])
-        v["reason"] = _reason(v)
+    for c, v0 in verdicts.items():
+        v = dict(v0)
+        v["family_size"] = m
+        if v.get("tests") is not None:
+            v["tests_holm"] = {t: float(adj[(c, t)]) for t in v["tests"]}
+        else:
+            pa = adj[(c, None)]
+            v["p_holm"] = float(pa)
+            v["verdict"] = decide(v["ci"], pa if np.isfinite(pa) else 1.0, v["alpha"])
+            v["reason"] = _reason(v)
         out[c] = v
     return out
 

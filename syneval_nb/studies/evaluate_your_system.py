@@ -20,19 +20,20 @@ import numpy as np
 import pandas as pd
 from syneval_nb import stats
 from syneval_nb.data import read_score_table, sample_segment_ids
-from syneval_nb.evaluate import evaluate, load_files
+from syneval_nb.evaluate import alias_note, evaluate, file_aliases, load_files  # noqa: F401
 from syneval_nb.metrics import registry as M
 from syneval_nb.metrics.lexical import tokenize
 from syneval_nb.paths import KIT_DATA_DIR
-from syneval_nb.studies.common import _check_permute, verdicts_json
+from syneval_nb.studies.common import _check_permute, holm_chapter, verdicts_json
 from syneval_nb.textio import read_lines
 
 
 __all__ = [
-    "EXAMPLE_DIR", "DEFAULT_METRICS", "example_files", "example_reference", "Study", "load_study", "system_table", "depth_curves",
+    "EXAMPLE_DIR", "DEFAULT_METRICS", "example_files", "example_reference", "Study", "load_study", "system_table",
+    "line_faults", "depth_curves",
     "plot_depth_curves", "metric_agreement", "plot_agreement", "disagreements", "explain_segment",
     "length_table", "plot_lengths", "human_rows", "human_tables", "human_correlations", "system_verdicts",
-    "verdicts", "verdict_sentences", "headline",
+    "verdicts", "verdict_sentences", "headline", "read_human", "decide_system", "family_sentence",
 ]
 
 EXAMPLE_DIR = KIT_DATA_DIR / "examples" / "your_system"
@@ -88,15 +89,15 @@ def read_human(path: str | Path, names: Sequence[str], n_segments: int,
                files: Sequence[str] = ()) -> pd.DataFrame:
     """The human scores of ``report --human-scores`` (TSV ``system, seg_id, score``), checked by the kit's one
     score-table reader (:func:`syneval_nb.data.read_score_table`: ids, names, numbers, duplicates) before any
-    scoring; a system may be named by its system name, its file name or its file stem (as in WMT layouts)."""
-    aliases: dict[str, str] = {}
-    for name, f in zip(names, files):
-        for a in (Path(f).name, Path(f).stem):
-            aliases.setdefault(a, name)
-    h = read_score_table(path, n_segments, list(names), aliases=aliases, required=("score",))
+    scoring; a system may be named by its system name, its file name or its file stem (as in WMT layouts;
+    ``attrs["aliases_used"]`` lists the other spellings met, :func:`alias_note`)."""
+    h = read_score_table(path, n_segments, list(names), aliases=file_aliases(names, files), required=("score",))
+    used = dict(h.attrs.get("aliases_used", {}))
     if "system" not in h.columns:  # one system: the TSV may leave the column out
         h.insert(0, "system", names[0])
-    return h[["system", "seg_id", "score"]]
+    h = h[["system", "seg_id", "score"]].copy()
+    h.attrs["aliases_used"] = used
+    return h
 
 
 def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] | None = None,
@@ -152,7 +153,7 @@ def _subset(c: M.Corpus, keep: np.ndarray) -> M.Corpus:
 def system_table(study: Study, alpha: float = 0.05) -> pd.DataFrame:
     """One row per system, per metric: ``score [low, high]``, and against the baseline the difference with ``*``
     when the one-sided paired bootstrap p-value is below ``alpha`` in the metric's better direction
-    (``+`` better, ``-`` worse)."""
+    (``+`` better, ``-`` worse); beside the scores, the system's empty and unparsed lines (:func:`line_faults`)."""
     t = study.evaluation.table
     cells = {}
     for r in t.to_dict("records"):
@@ -162,8 +163,20 @@ def system_table(study: Study, alpha: float = 0.05) -> pd.DataFrame:
             txt += f" Δ{r['delta']:+.4f}{mark}"
         cells.setdefault(r["system"], {})[r["metric"]] = txt
     out = pd.DataFrame(cells).T.loc[study.systems, study.metric_names]
+    faults = line_faults(study)
+    out["empty lines"], out["unparsed lines"] = faults["empty"], faults["unparsed"]
     out.index.name = "system"
     return out
+
+
+def line_faults(study: Study) -> pd.DataFrame:
+    """Per system, how many of its lines were empty (``empty``) and how many non-empty lines had no parse for a
+    metric that needs one (``unparsed``: the most over the scored metrics, from the evaluation's ``n_unparsed``).
+    Every such line is scored (the metric's worst value, ``hypfault:worst`` in the signatures), never left out."""
+    t = study.evaluation.table
+    g = t.groupby("system", sort=False)
+    return pd.DataFrame({"empty": g["n_empty"].max().astype(int), "unparsed": g["n_unparsed"].max().astype(int)}
+                        ).loc[study.systems]
 
 
 def depth_curves(study: Study, max_depth: int = 9, families: Sequence[str] = ("STM", "DSTM", "HWCM")) -> pd.DataFrame:
@@ -348,13 +361,16 @@ def human_correlations(study: Study, n_resamples: int = 1000, seed: int = 0, alp
 def system_verdicts(study: Study, alpha: float = 0.05) -> dict:
     """"<system> is better than <baseline>", one claim per system, judged over all scored metrics from the
     paired bootstrap of segments of :func:`syneval_nb.app.score.evaluate` (``p``: share of resamples where the system
-    is not better, ``p_worse``: not worse), Holm-adjusted over the metrics of the claim, each way.
+    is not better, ``p_worse``: not worse). Each claim carries its tests (``"tests"``: ``"<metric> better"`` and
+    ``"<metric> worse"``, one-sided p each) for the chapter's one Holm family (:func:`verdicts`, through
+    :func:`syneval_nb.studies.common.holm_chapter`); :func:`decide_system` decides it on the adjusted p.
 
     Rule: with b / w the numbers of metrics on which the system is significantly better / worse (Holm-adjusted
     one-sided p < alpha): **holds** iff w = 0 and b >= half the metrics; **does not hold** iff b = 0 and w >= half
     the metrics; otherwise **cannot tell** (too few significant differences, or metrics that disagree).
     ``statistic`` = b, ``ci`` = ``None`` (several metrics: no one interval; the system table gives each metric's
-    difference and interval), ``p`` = the smallest Holm-adjusted p of "better"."""
+    difference and interval), ``p`` = the smallest one-sided p of "better", ``p_holm`` its adjusted value. Without
+    Holm (this function alone) the tests are adjusted over the claim's own metrics, each way."""
 
     t = study.evaluation.table
     out = {}
@@ -362,24 +378,40 @@ def system_verdicts(study: Study, alpha: float = 0.05) -> dict:
         if s == study.baseline:
             continue
         r = t[t["system"] == s]
-        pb, pw = r["p"].to_numpy(float), r["p_worse"].to_numpy(float)
-        ok = np.isfinite(pb) & np.isfinite(pw)
-        hb, hw = stats.holm(pb[ok]), stats.holm(pw[ok])
-        k, b, w = int(ok.sum()), int((hb < alpha).sum()), int((hw < alpha).sum())
-        if k and w == 0 and b >= k / 2:
-            verdict = "holds"
-        elif k and b == 0 and w >= k / 2:
-            verdict = "does not hold"
-        else:
-            verdict = "cannot tell"
-        out[f"{s} is better than {study.baseline}"] = {
-            "verdict": verdict, "statistic": b, "ci": None, "p": float(hb.min()) if k else float("nan"),
-            "n_resamples": int(study.evaluation.n_resamples),
-            "rule": f"over {k} metrics, paired bootstrap of segments ({study.evaluation.n_resamples} resamples), "
-                    f"one-sided p Holm-adjusted over the metrics each way, alpha {alpha:g}: {b} significantly "
-                    f"better, {w} significantly worse; holds iff none worse and at least half better, does not "
-                    f"hold iff none better and at least half worse, otherwise cannot tell"}
+        ok = np.isfinite(r["p"].to_numpy(float)) & np.isfinite(r["p_worse"].to_numpy(float))
+        r = r[ok]
+        tests = {**{f"{m} better": float(p) for m, p in zip(r["metric"], r["p"])},
+                 **{f"{m} worse": float(p) for m, p in zip(r["metric"], r["p_worse"])}}
+        v = {"test": "better than the baseline (paired bootstrap of segments, each metric each way)",
+             "statistic": 0, "ci": None, "p": float(r["p"].min()) if len(r) else float("nan"), "alpha": alpha,
+             "n_resamples": int(study.evaluation.n_resamples), "n_metrics": int(len(r)), "tests": tests}
+        own = {**dict(zip([f"{m} better" for m in r["metric"]], stats.holm(r["p"].to_numpy(float)))),
+               **dict(zip([f"{m} worse" for m in r["metric"]], stats.holm(r["p_worse"].to_numpy(float))))}
+        out[f"{s} is better than {study.baseline}"] = decide_system({**v, "tests_holm": own}, "over its metrics, each way")
     return out
+
+
+def decide_system(v: dict, family: str) -> dict:
+    """A system claim of :func:`system_verdicts` decided on its adjusted tests (``tests_holm``; ``family`` says
+    over what Holm ran): verdict, ``statistic`` b, ``p_holm`` and the rule, written from the numbers."""
+    v = dict(v)
+    alpha, k = v["alpha"], v["n_metrics"]
+    adj = v["tests_holm"]
+    b = sum(1 for t, p in adj.items() if t.endswith(" better") and p < alpha)
+    w = sum(1 for t, p in adj.items() if t.endswith(" worse") and p < alpha)
+    if k and w == 0 and b >= k / 2:
+        verdict = "holds"
+    elif k and b == 0 and w >= k / 2:
+        verdict = "does not hold"
+    else:
+        verdict = "cannot tell"
+    better = [p for t, p in adj.items() if t.endswith(" better")]
+    v.update(verdict=verdict, statistic=b, p_holm=float(min(better)) if better else float("nan"),
+             rule=f"over {k} metrics, paired bootstrap of segments ({v['n_resamples']} resamples), one-sided p "
+                  f"Holm-adjusted {family}, alpha {alpha:g}: {b} significantly better, {w} significantly worse; "
+                  f"holds iff none worse and at least half better, does not hold iff none better and at least half "
+                  f"worse, otherwise cannot tell")
+    return v
 
 
 def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, syntactic: str = "STM-4",
@@ -392,19 +424,22 @@ def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, synt
       length" (partial r given log lengths) and "beats ... within source segments"
       (:func:`syneval_nb.stats.verdict_beats`); "correlates" and "correlates beyond length"
       (:func:`syneval_nb.stats.verdict_correlates`); "beats the placebo" (placebo distribution,
-      :func:`syneval_nb.stats.verdict_beats_placebo`). Holm runs over these human-score verdicts as one family
-      (:func:`syneval_nb.stats.holm_verdicts`); the system claims have their own rule (Holm over the metrics of
-      each claim) and no single interval, so they are not in that family."""
+      :func:`syneval_nb.stats.verdict_beats_placebo`).
 
-    out = system_verdicts(study, alpha)
+    Holm runs over every verdict the report prints as one family
+    (:func:`syneval_nb.studies.common.holm_chapter`): each human-score verdict's p, and each system claim's tests
+    (every metric, better and worse); the system claims are then decided on their adjusted tests
+    (:func:`decide_system`). :func:`family_sentence` states the family."""
+
+    sysv = system_verdicts(study, alpha)
     names, _ = _oriented(study)
     syn = M.canonical_name(syntactic)
     bases = [b for b in _baselines(study, lexical) if b != names.get(syn)]
+    hv = {}
     if study.human is not None and syn in names and bases:
         if tables is None:
             tables = human_tables(study, lexical, n_resamples=n_resamples, seed=seed, alpha=alpha)
         a = names[syn]
-        hv = {}
         for b in bases:
             hv[f"{a} beats {b} (human scores, Pearson)"] = stats.verdict_beats(tables["pearson"], a, b, alpha=alpha)
             if "partial" in tables:
@@ -418,8 +453,24 @@ def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, synt
             hv[f"{a} correlates with the human scores beyond length"] = stats.verdict_correlates(
                 tables["partial"], a, alpha=alpha)
         hv[f"{a} beats the placebo (human scores)"] = stats.verdict_beats_placebo(tables["pearson"], a, alpha=alpha)
-        out.update(stats.holm_verdicts(hv))
-    return verdicts_json(out)
+    sysv, hv = holm_chapter(sysv, hv)
+    sysv = {c: decide_system(v, f"over every verdict of the report (one family of {v['family_size']} p-values)")
+            for c, v in sysv.items()}
+    return verdicts_json({**sysv, **hv})
+
+
+def family_sentence(v: dict) -> str:
+    """The sentence the notebook prints above the verdicts: the Holm family, counted from the verdicts."""
+    if not v:
+        return "No verdicts."
+    sizes = {x.get("family_size") for x in v.values()}
+    n_sys = sum(1 for x in v.values() if x.get("tests") is not None)
+    n_tests = sum(len(x["tests"]) for x in v.values() if x.get("tests") is not None)
+    n_h = len(v) - n_sys
+    held = sum(x["verdict"] == "holds" for x in v.values())
+    return (f"Holm runs over every verdict this report prints, one family of {max(s or 0 for s in sizes)} "
+            f"p-values: the {n_h} human-score verdicts and the {n_tests} one-sided tests of the {n_sys} system "
+            f"claims (each metric, better and worse). {held} of {len(v)} verdicts hold.")
 
 
 def verdict_sentences(v: dict) -> list[str]:
@@ -430,7 +481,8 @@ def verdict_sentences(v: dict) -> list[str]:
     for claim, x in v.items():
         if x.get("ci") is None:
             b = x.get("n_resamples")
-            ptxt = f"p < {1 / b:.2g}" if x["p"] == 0 and b else f"p = {x['p']:.3g}"  # no resample at or below 0
+            p = x.get("p_holm", x["p"])
+            ptxt = f"p < {1 / b:.2g}" if p == 0 and b else f"p = {p:.3g}"  # no resample at or below 0
             out.append(f"\"{claim}\": {x['verdict']} ({x['statistic']} metrics significantly better, smallest "
                        f"Holm-adjusted {ptxt}). Rule: {x['rule']}.")
         else:
@@ -453,5 +505,6 @@ def headline(study: Study) -> dict:
                           for s in study.systems if s != study.baseline},
         "n_missing": {s: {r["metric"]: r["n_missing"] for r in t[t["system"] == s].to_dict("records")}
                       for s in study.systems},
+        "line_faults": {s: {k: int(v) for k, v in r.items()} for s, r in line_faults(study).to_dict("index").items()},
         "signatures": study.evaluation.signatures,
     }

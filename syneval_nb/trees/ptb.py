@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from os import PathLike
 from typing import Hashable, Iterable, Iterator, Sequence
 
-from nltk import Tree
+import nltk
 
 from .._accel import speedups as _C
 from syneval_nb.textio import read_lines
@@ -103,6 +103,123 @@ _N = r"[^ \t\n\r\f\v()]"
 # groups: (tag, word) of a whole preterminal "(TAG word)" | label of an opening "(LABEL" | ")" | a stray word
 _TOKEN_RE = re.compile(rf"\({_W}*({_N}+){_W}+({_N}+){_W}*\)|\({_W}*({_N}*)|(\))|({_N}+)")
 _FUNCTION_TAG_RE = re.compile(r"[-=]")
+
+
+class Tree(nltk.Tree):
+    """The kit's ``nltk.Tree``: the same tree, with ``str``, ``repr`` and ``pformat`` written without recursion
+    (nltk's recurse once per level and raise ``RecursionError`` on a tree some thousand levels deep). The text is
+    nltk's, character for character (``tests/test_trees.py`` compares them on real parses). It equals an
+    ``nltk.Tree`` with the same labels and children (nltk's own ``==`` also asks for the same class)."""
+
+    def _flat_lengths(self, nodesep: str, parens: str, quotes: bool) -> dict[int, int]:
+        """``{id(node): len(node._pformat_flat(...))}`` for every node, bottom up without recursion."""
+        size: dict[int, int] = {}
+        stack: list = [(self, False)]
+        while stack:
+            node, done = stack.pop()
+            if not done:
+                stack.append((node, True))
+                stack.extend((c, False) for c in node if isinstance(c, nltk.Tree))
+                continue
+            n = len(parens[0]) + len(_label_text(node)) + len(nodesep) + 1 + len(parens[1]) + max(len(node) - 1, 0)
+            for c in node:
+                n += size[id(c)] if isinstance(c, nltk.Tree) else len(_leaf_text(c, quotes))
+            size[id(node)] = n
+        return size
+
+    def _pformat_flat(self, nodesep: str = "", parens: str = "()", quotes: bool = False) -> str:
+        out: list[str] = []
+        stack: list = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str) and item is _CLOSE:
+                out.append(parens[1])
+            elif isinstance(item, nltk.Tree):
+                out.append(f"{parens[0]}{_label_text(item)}{nodesep} ")  # nltk's "(S )" for no children
+                stack.append(_CLOSE)
+                for k, c in enumerate(reversed(item)):
+                    if k:
+                        stack.append(_SPACE)
+                    stack.append(c)
+            elif item is _SPACE:
+                out.append(" ")
+            else:
+                out.append(_leaf_text(item, quotes))
+        return "".join(out)
+
+    def pformat(self, margin: int = 70, indent: int = 0, nodesep: str = "", parens: str = "()",
+                quotes: bool = False) -> str:
+        size = self._flat_lengths(nodesep, parens, quotes)
+        out: list[str] = []
+        stack: list = [(self, indent)]
+        while stack:
+            item, ind = stack.pop()
+            if item is _CLOSE:
+                out.append(parens[1])
+            elif isinstance(item, nltk.Tree):
+                if size[id(item)] + ind < margin:
+                    out.append(Tree._pformat_flat(item, nodesep, parens, quotes))
+                    continue
+                out.append(f"{parens[0]}{_label_text(item)}{nodesep}")
+                stack.append((_CLOSE, ind))
+                for c in reversed(item):
+                    stack.append((c, ind + 2))
+                    stack.append((_NEWLINE, ind + 2))
+            elif item is _NEWLINE:
+                out.append("\n" + " " * ind)
+            elif isinstance(item, tuple):
+                out.append("/".join(item))
+            else:
+                out.append(item if isinstance(item, str) and not quotes else repr(item))
+        return "".join(out)
+
+    def __eq__(self, other: object) -> bool:  # equal to an nltk.Tree of the same labels and children
+        return isinstance(other, nltk.Tree) and (self._label, list(self)) == (other._label, list(other))
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]  # a list: unhashable, as nltk.Tree
+
+    def __str__(self) -> str:
+        return self.pformat()
+
+    def __repr__(self) -> str:
+        out: list[str] = []
+        stack: list = [self]
+        while stack:
+            item = stack.pop()
+            if item is _CLOSE:
+                out.append("])")
+            elif item is _COMMA:
+                out.append(", ")
+            elif isinstance(item, nltk.Tree):
+                out.append(f"{type(item).__name__}({item._label!r}, [")
+                stack.append(_CLOSE)
+                for k, c in enumerate(reversed(item)):
+                    if k:
+                        stack.append(_COMMA)
+                    stack.append(c)
+            else:
+                out.append(repr(item))
+        return "".join(out)
+
+
+class _Mark(str):
+    """A marker on the print stacks of :class:`Tree` (compared by identity, never printed)."""
+
+
+_CLOSE, _SPACE, _NEWLINE, _COMMA = _Mark(")"), _Mark(" "), _Mark("\n"), _Mark(",")
+
+
+def _label_text(node: nltk.Tree) -> str:
+    return node._label if isinstance(node._label, str) else repr(node._label)
+
+
+def _leaf_text(leaf, quotes: bool) -> str:
+    if isinstance(leaf, tuple):
+        return "/".join(leaf)
+    return repr(leaf) if quotes or not isinstance(leaf, str) else leaf
 
 
 class TreeFormatError(ValueError):
@@ -470,7 +587,7 @@ def _leaves_with_parents(t: Tree) -> Iterator[tuple[str, Tree]]:
         if isinstance(node, tuple):
             yield node
             continue
-        stack.extend(c if isinstance(c, Tree) else (c, node) for c in reversed(node))
+        stack.extend(c if isinstance(c, nltk.Tree) else (c, node) for c in reversed(node))
 
 
 def words(t: Tree) -> list[str]:
@@ -498,7 +615,7 @@ def tree_depth(t: "Tree | FlatTree") -> int:
     :class:`TreeFormatError` (see :func:`flatten`)."""
     if isinstance(t, FlatTree):
         return heights(t)[0]
-    if not isinstance(t, Tree):
+    if not isinstance(t, nltk.Tree):
         return 0
     return heights(flatten(t))[0]
 
@@ -517,7 +634,7 @@ def heights(flat: FlatTree) -> list[int]:
 
 def phrase_labels(t: Tree) -> list[str]:
     """Labels of the phrase nodes (every node that is not a preterminal), in preorder."""
-    return [s.label() for s in t.subtrees() if not (len(s) == 1 and isinstance(s[0], str))]
+    return [s.label() for s in _preorder(t) if not (len(s) == 1 and isinstance(s[0], str))]
 
 
 def spans(t: Tree) -> list[tuple[str, int, int]]:
@@ -537,7 +654,7 @@ def spans(t: Tree) -> list[tuple[str, int, int]]:
             open_at.append(len(out))
             out.append((item.label(), pos, pos))
             stack.append((item, 1))
-            stack.extend((c, 0 if isinstance(c, Tree) else 2) for c in reversed(item))
+            stack.extend((c, 0 if isinstance(c, nltk.Tree) else 2) for c in reversed(item))
     return out
 
 
@@ -650,7 +767,7 @@ def _preorder(t: Tree) -> list[Tree]:
     while stack:
         node = stack.pop()
         out.append(node)
-        stack.extend(c for c in reversed(node) if isinstance(c, Tree))
+        stack.extend(c for c in reversed(node) if isinstance(c, nltk.Tree))
     return out
 
 
@@ -658,7 +775,7 @@ def flatten(t: Tree) -> FlatTree:
     """The :class:`FlatTree` of an ``nltk.Tree`` whose words stand alone in preterminals (PTB trees, and the
     word-labelled dependency trees, whose nodes have no word children). A node with exactly one ``str`` child is a
     preterminal; a node that mixes words with other children raises :class:`TreeFormatError`."""
-    if not isinstance(t, Tree):
+    if not isinstance(t, nltk.Tree):
         raise TypeError(f"expected an nltk.Tree, got {type(t).__name__}")
     labels: list[str] = []
     kids: list = []
@@ -671,14 +788,14 @@ def flatten(t: Tree) -> FlatTree:
         if parent >= 0:
             kids[parent].append(idx)
         labels.append(node._label)
-        if len(node) == 1 and not isinstance(node[0], Tree):
+        if len(node) == 1 and not isinstance(node[0], nltk.Tree):
             kids.append(())
             words.append(node[0])
             continue
         kids.append([])
         words.append(None)
         for c in node:
-            if not isinstance(c, Tree):
+            if not isinstance(c, nltk.Tree):
                 raise TreeFormatError(f"constituent {node._label!r} mixes the word {c!r} with other children; "
                                       "a word stands only in a preterminal (TAG word)")
         stack.extend([(c, idx) for c in reversed(node)])
@@ -696,7 +813,7 @@ def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
     """
     if isinstance(t, FlatTree):
         return _encode_flat(t, interner)
-    if not isinstance(t, Tree):
+    if not isinstance(t, nltk.Tree):
         raise TypeError(f"expected an nltk.Tree or a FlatTree, got {type(t).__name__}")
     lab_keys: list = []
     prod_keys: list = []
@@ -716,7 +833,7 @@ def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
         rhs = []
         nw = 0
         for c in node:
-            if isinstance(c, Tree):
+            if isinstance(c, nltk.Tree):
                 rhs.append(("L", c._label))
             else:
                 rhs.append(("W", c))
@@ -724,7 +841,7 @@ def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
         prod_keys.append(("P", label, tuple(rhs)))
         children.append([])
         n_words.append(nw)
-        stack.extend([(c, idx) for c in reversed(node) if isinstance(c, Tree)])
+        stack.extend([(c, idx) for c in reversed(node) if isinstance(c, nltk.Tree)])
     return EncodedTree(_intern_all(interner, lab_keys), _intern_all(interner, prod_keys),
                        tuple([tuple(c) for c in children]), tuple(n_words), tuple(nodes))
 
