@@ -299,7 +299,8 @@ def plot_parsers(ps: ParserStudy):
                         ecolor="grey", lw=1)
         chrf_r = float(stats.table_row(t, "chrF")["r"])
         ax.axhline(chrf_r, color="grey", ls="--", lw=1)
-        ax.annotate(f"chrF {chrf_r:.3f}", (-0.4, chrf_r), fontsize=8, color="grey", va="bottom")
+        ax.text(0.01, chrf_r, f"chrF {chrf_r:.3f}", fontsize=8, color="grey", va="bottom",
+                transform=ax.get_yaxis_transform())
         ax.set(title=label, xlabel="", ylabel="Pearson r")
     fig.tight_layout()
     return fig
