@@ -16,6 +16,7 @@ from sacrebleu.metrics.bleu import BLEU as SacreBLEU
 from syneval_nb.metrics import registry as M
 from syneval_nb.metrics.base import Corpus
 from syneval_nb.metrics.syntactic import EPSILON
+from syneval_nb.parsers.frontend import parse_strings
 from syneval_nb.textio import read_lines
 from syneval_nb.trees.ptb import read_ptb, read_ptb_strings
 from syneval_nb.trees.rst import load_rst_jsonl
@@ -26,8 +27,9 @@ WORST = {"WER": 1.0, "PER": 1.0, "TER": 1.0, "HWCM": EPSILON}  # every other met
 
 
 def worst(m) -> float:
-    """The documented value of an empty hypothesis (the ``-BP`` variants: the brevity penalty of 0 words, 0)."""
-    return WORST.get(m.name.rsplit("-", 1)[0] if m.name[-1].isdigit() else m.name, 0.0)
+    """The documented value of an empty hypothesis (the ``-BP`` variants: the brevity penalty of 0 words, 0; the
+    ``@spacy`` variants: their family's)."""
+    return WORST.get((m.name.rsplit("-", 1)[0] if m.name[-1].isdigit() else m.name).split("@")[0], 0.0)
 
 
 def _system(name: str) -> dict:
@@ -37,8 +39,12 @@ def _system(name: str) -> dict:
     hyps = read_lines(EXAMPLE / name)
     (hp, hr), (ap, ar), (bp, br) = parses(name), parses("ref.A.txt"), parses("ref.B.txt")
     refs = [list(r) for r in zip(read_lines(EXAMPLE / "ref.A.txt"), read_lines(EXAMPLE / "ref.B.txt"))]
+    # the spaCy dependency parses of the @spacy variants (made here, not cached)
+    hd = parse_strings(hyps, backend="spacy", cache=False)
+    rd = parse_strings([r for rs in refs for r in rs], backend="spacy", cache=False)
     return dict(hyps=hyps, refs=refs, hyp_ptb=hp, ref_ptb=[list(r) for r in zip(ap, bp)], hyp_rst=hr,
-                ref_rst=[list(r) for r in zip(ar, br)])
+                ref_rst=[list(r) for r in zip(ar, br)], hyp_dep=list(hd),
+                ref_dep=[list(rd[2 * i:2 * i + 2]) for i in range(len(refs))])
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +52,11 @@ def literal() -> dict:
     return _system("system_literal.txt")
 
 
-def _corpus(d: dict, hyps=None, hyp_ptb=None, hyp_rst=None) -> Corpus:
+def _corpus(d: dict, hyps=None, hyp_ptb=None, hyp_rst=None, hyp_dep=None) -> Corpus:
     return Corpus(d["hyps"] if hyps is None else hyps, d["refs"], ref_ptb=d["ref_ptb"], ref_rst=d["ref_rst"],
                   hyp_ptb=d["hyp_ptb"] if hyp_ptb is None else hyp_ptb,
-                  hyp_rst=d["hyp_rst"] if hyp_rst is None else hyp_rst)
+                  hyp_rst=d["hyp_rst"] if hyp_rst is None else hyp_rst, ref_dep=d["ref_dep"],
+                  hyp_dep=d["hyp_dep"] if hyp_dep is None else hyp_dep)
 
 
 @pytest.mark.parametrize("name", TEXT_AND_TREES)
@@ -57,7 +64,7 @@ def test_an_empty_hypothesis_gets_the_worst_sentence_score(name, literal):
     m = M.get(name)
     refs = literal["refs"][0]
     s = m.sentence_score(Corpus([""], [refs], hyp_ptb=[None], ref_ptb=[literal["ref_ptb"][0]], hyp_rst=[None],
-                                ref_rst=[literal["ref_rst"][0]]))
+                                ref_rst=[literal["ref_rst"][0]], hyp_dep=[None], ref_dep=[literal["ref_dep"][0]]))
     assert (s.score, s.n_missing) == (worst(m), 0)
     # and it is the worst: no real hypothesis of the example scores below it (the error rates are unbounded above;
     # for them the empty hypothesis is "every reference word deleted", 1.0)
@@ -71,15 +78,16 @@ def test_no_hypothesis_fault_drops_a_segment(name, literal):
     each faulty one with the worst value."""
     m = M.get(name)
     hyps, hp, hr = list(literal["hyps"]), list(literal["hyp_ptb"]), list(literal["hyp_rst"])
+    hd = list(literal["hyp_dep"])
     for i in (3, 7):
-        hyps[i], hp[i], hr[i] = "", None, None
-    hp[11], hr[11] = "(())", None
-    c = _corpus(literal, hyps, hp, hr)
+        hyps[i], hp[i], hr[i], hd[i] = "", None, None, None
+    hp[11], hr[11], hd[11] = "(())", None, None
+    c = _corpus(literal, hyps, hp, hr, hd)
     got = m.corpus_score(c)
     assert (got.n, got.n_missing) == (30, 0)
     seg = m.sentence_scores(c)
     assert not np.isnan(seg).any()
-    if "ptb" in m.inputs or "rst" in m.inputs:
+    if {"ptb", "rst", "dep"} & set(m.inputs):
         assert seg[[3, 7]].tolist() == [worst(m)] * 2
         # the unparsed line: the worst value of a hypothesis of its length (the -BP variants: times its penalty)
         assert seg[11] == (worst(M.get(m.name.replace("-BP", ""))) if "-BP-" not in m.name else pytest.approx(

@@ -30,7 +30,7 @@ def real(deen_dir):
     hyp_rst = rst.load_rst_jsonl(rst_dir / f"{SYSTEM}.jsonl")[:N]
     ref_rst = [rst.load_rst_jsonl(rst_dir / f"{f}.jsonl")[:N] for f in refs_files]
     corpus = metrics.Corpus(hyps, streams, hyp_ptb=hyp_ptb, ref_ptb=ref_ptb, hyp_rst=hyp_rst, ref_rst=ref_rst,
-                            ref_layout="streams")
+                            ref_layout="streams", cache=False)  # (the @spacy variants parse here, uncached)
     refs = [list(t) for t in zip(*streams)]
     trees_h = read_ptb_lines(hyp_ptb)
     trees_r = [list(t) for t in zip(*[read_ptb_lines(r) for r in ref_ptb])]
@@ -65,6 +65,12 @@ def family_corpus(name: str, real: dict, learned_model) -> float:
         r = [min((len(x.leaves()) for x in rs if x is not None), key=lambda x, h=h: (abs(x - h), x))
              for h, rs in zip(c, real["trees_r"])]
         return plain * SacreBLEU.compute_bleu([1] * 4, [1] * 4, sum(c), sum(r)).bp
+    if name in ("HWCM@spacy", "DSTM@spacy", "DTKM@spacy"):  # the family given spaCy's trees as objects
+        from syneval_nb.parsers.frontend import parse
+
+        h = parse(real["hyps"], backend="spacy", cache=False)
+        r = [list(t) for t in zip(*[parse(list(s), backend="spacy", cache=False) for s in zip(*real["refs"])])]
+        return getattr(syntactic, name.split("@")[0])(dependencies="spacy").corpus_score(h, r).score
     if name in ("DR", "DR-lex"):
         return discourse.DiscourseSimilarity(lexicalized=name == "DR-lex").corpus_score(real["hyp_rst"], real["rst_r"]).score
     if name == "Learned":

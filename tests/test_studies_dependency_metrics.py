@@ -28,3 +28,42 @@ def test_table7_pick_and_results(shared_data):
     r = study.results(ch, study.worked_example(), t7)
     assert r["table7_example"]["seg_id"] == int(t7["row"]["seg_id"])
     assert r["study"]["families"] == ["HWCM", "DSTM", "DTKM"]
+
+
+def test_parser_study_against_the_metrics_themselves(shared_data, tmp_path):
+    """Issue 26: the spaCy rows of the parser comparison are the registry metrics' own numbers (sentence scores on
+    TED, corpus scores per de-en system, each recomputed here from the texts), the Collins rows are the chapter's,
+    and the parser verdicts join the chapter's one Holm family."""
+    import numpy as np
+
+    from syneval_nb import stats
+    from syneval_nb.metrics import registry as M
+
+    ch = study.run(shared_data, sample=6, seed=0, n_resamples=100, progress=False)
+    n_before = len(ch.verdicts) + len(ch.variants)
+    cache = str(tmp_path / "parses.sqlite")
+    ps = study.parser_study(ch, cache=cache, progress=False)
+    f = ch.literal.frame
+    for name, (fam, depth) in {"HWCM@spacy-4": ("HWCM", 4), "DSTM@spacy-4": ("DSTM", 4),
+                               "DTKM@spacy": ("DTKM", None)}.items():
+        m = M.get(name)
+        seg = [m.sentence_score(h, [r]).score for h, r in zip(f["target"], f["reference"])]
+        r = float(stats.table_row(ps.ted, name)["r"])
+        assert r == pytest.approx(stats.pearson(np.array(seg), f["mqm_z"].to_numpy(float)), abs=1e-12)
+        assert float(stats.table_row(ps.ted, stats.metric_name(fam, depth))["r"]) == pytest.approx(
+            stats.pearson(ch.literal.segment[(fam, depth)], f["mqm_z"].to_numpy(float)), abs=1e-12)
+        d = ch.deen_scores.frame
+        per_sys = [M.get(name).corpus_score(M.Corpus(g["target"].tolist(), [[x] for x in g["ref_A"]],
+                                                     cache=cache)).score
+                   for _, g in d.groupby("system", sort=True)]
+        da = ch.deen.da.sort_index()
+        assert float(stats.table_row(ps.system, name)["r"]) == pytest.approx(
+            stats.pearson(np.array(per_sys), da.to_numpy(float)), abs=1e-12)
+    allv = {**ch.verdicts, **ch.variants}
+    assert len(ps.verdicts) == 18 and len(allv) == n_before + 18 and set(ps.verdicts) <= set(ch.verdicts)
+    assert {v["family_size"] for v in allv.values()} == {len(allv)}
+    assert {v["test"] for v in ps.verdicts.values()} == {"beats", "beats beyond length"}
+    r = study.parser_results(ps)["parser"]
+    assert r["pairs"] == {"HWCM-4": "HWCM@spacy-4", "DSTM-4": "DSTM@spacy-4", "DTKM": "DTKM@spacy"}
+    assert r["timing"]["distinct_sentences"] == len({*f["target"], *f["reference"], *ch.deen_scores.frame["target"],
+                                                     *ch.deen_scores.frame["ref_A"]})

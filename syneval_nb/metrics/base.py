@@ -8,7 +8,8 @@ Every metric is reached through :func:`get` and has the same shape, sacrebleu's:
   equal to ``sentence_score`` segment by segment, except NIST, whose information weights come from all the
   references scored together, as in :class:`syneval_nb.metrics.lexical.NIST`);
 * ``signature() -> str``, built for every metric by the one function :func:`make_signature`;
-* ``inputs``: what it consumes, among ``"text"``, ``"ptb"`` (constituency parses) and ``"rst"`` (RST trees);
+* ``inputs``: what it consumes, among ``"text"``, ``"ptb"`` (constituency parses), ``"dep"`` (spaCy dependency
+  parses, the ``@spacy`` variants of HWCM, DSTM and DTKM) and ``"rst"`` (RST trees);
 * the statistics protocol behind the scores (used for bootstrap resampling by ``syneval-nb score`` and the report):
   ``segment_stats(corpus) -> (n, k)`` array whose rows, summed (or weighted and summed), give a corpus score through
   ``score_from_stats(sums)``; an unscorable segment (no usable reference: the same for every system) is a row of
@@ -39,8 +40,9 @@ that names both layouts, and so is input that fits both layouts differently (as 
 there are segments) unless ``ref_layout`` says which.
 
 **Inputs.** Plain strings are texts. A :class:`Corpus` carries hypotheses, references and whatever parses are
-available (PTB strings, RST trees); it makes the missing ones only when a metric needs them, through the persistent
-parse cache (:func:`syneval_nb.parsers.frontend.parse_strings` with the Stanford parser; :func:`syneval_nb.parsers.frontend.parse_rst`).
+available (PTB strings, spaCy dependency parses, RST trees); it makes the missing ones only when a metric needs
+them, through the persistent parse cache (:func:`syneval_nb.parsers.frontend.parse_strings` with the Stanford parser, or with
+the spaCy backend for ``"dep"``; :func:`syneval_nb.parsers.frontend.parse_rst`).
 Pass a :class:`Corpus` (or :class:`Segment`) anywhere a metric takes ``hyps`` / ``hyp``.
 """
 from __future__ import annotations
@@ -54,6 +56,7 @@ from syneval_nb import __version__
 from syneval_nb.parsers.frontend import parse_rst, parse_strings
 from nltk import Tree
 
+from syneval_nb.trees.heads import DependencyTree
 from syneval_nb.trees.ptb import FlatTree, is_empty_parse
 
 
@@ -202,16 +205,20 @@ class Corpus:
 
     ``hyps[i]`` is segment ``i``'s hypothesis text; ``refs`` follow the reference layout of the module docstring
     (``ref_layout="streams"`` for sacrebleu's). ``hyp_ptb`` / ``ref_ptb`` (bracketed parse strings, ``None`` for
-    unparsed; ``ref_ptb[i]`` = list, same layout as ``refs``) and ``hyp_rst`` / ``ref_rst`` (RST trees as dicts)
-    may be given; :meth:`ptb` and :meth:`rst` make the missing ones through the persistent cache (``cache``:
-    as :func:`syneval_nb.parsers.cache.open_cache` reads it; ``workers`` parser processes). ``failures`` records the
-    sentences without a parse: ``{("ptb"|"rst", "hyp"|"ref k"): [0-based line numbers]}``.
+    unparsed; ``ref_ptb[i]`` = list, same layout as ``refs``), ``hyp_dep`` / ``ref_dep`` (spaCy dependency parses:
+    the spaCy backend's JSON strings or :class:`~syneval_nb.trees.heads.DependencyTree` objects) and ``hyp_rst`` /
+    ``ref_rst`` (RST trees as dicts) may be given; :meth:`ptb`, :meth:`dep` and :meth:`rst` make the missing ones
+    through the persistent cache (``cache``: as :func:`syneval_nb.parsers.cache.open_cache` reads it; ``workers`` parser
+    processes). ``failures`` records the sentences without a parse: ``{("ptb"|"dep"|"rst", "hyp"|"ref k"): [0-based
+    line numbers]}``. ``parse_source`` / ``dep_source`` name where the parses came from (a backend key, or
+    ``"given"``).
     """
 
     def __init__(self, hyps: Sequence[str], refs: Any, *, hyp_ptb: Sequence[str | None] | None = None,
                  ref_ptb: Any = None, hyp_rst: Sequence[Any] | None = None, ref_rst: Any = None,
                  ref_layout: str | None = None, workers: int = 1, cache: Any = True, progress: bool = False,
-                 parse_source: str | None = None) -> None:
+                 parse_source: str | None = None, hyp_dep: Sequence[Any] | None = None, ref_dep: Any = None,
+                 dep_source: str | None = None) -> None:
         self.hyps = _as_list(hyps, "hyps")
         for i, h in enumerate(self.hyps):
             if not isinstance(h, str):
@@ -223,11 +230,14 @@ class Corpus:
         self.ref_ptb = None if ref_ptb is None else normalize_refs(ref_ptb, n, ref_layout)
         self.hyp_rst = None if hyp_rst is None else _as_list(hyp_rst, "hyp_rst")
         self.ref_rst = None if ref_rst is None else normalize_refs(ref_rst, n, ref_layout)
-        for what, v in (("hyp_ptb", self.hyp_ptb), ("hyp_rst", self.hyp_rst)):
+        self.hyp_dep = None if hyp_dep is None else _as_list(hyp_dep, "hyp_dep")
+        self.ref_dep = None if ref_dep is None else normalize_refs(ref_dep, n, ref_layout)
+        for what, v in (("hyp_ptb", self.hyp_ptb), ("hyp_rst", self.hyp_rst), ("hyp_dep", self.hyp_dep)):
             if v is not None and len(v) != n:
                 raise ValueError(f"{what} has {len(v)} entries for {n} segments")
         self.workers, self.cache, self.progress = workers, cache, progress
         self.parse_source = parse_source or ("given" if hyp_ptb is not None else None)
+        self.dep_source = dep_source or ("given" if hyp_dep is not None else None)
         self.failures: dict[tuple[str, str], list[int]] = {}
 
     def __len__(self) -> int:
@@ -237,12 +247,15 @@ class Corpus:
     def of(cls, hyps: Any, refs: Any, *, ref_layout: str | None = None, kind: str = "text") -> "Corpus":
         """A corpus from what a metric was given: texts, or -- for a parse-based metric (``kind="ptb"``) -- trees
         (``nltk.Tree`` / :class:`~syneval_nb.trees.ptb.FlatTree`, ``None`` for unparsed), or for a discourse metric
-        (``kind="rst"``) RST trees as dicts. Given trees are used as they are; texts are parsed when needed."""
+        (``kind="rst"``) RST trees as dicts, or for a spaCy-dependency metric (``kind="dep"``)
+        :class:`~syneval_nb.trees.heads.DependencyTree` objects or the spaCy backend's JSON strings. Given trees are
+        used as they are; texts are parsed when needed."""
         hyps = _as_list(hyps, "hyps")
         given = kind != "text" and any(not isinstance(h, str) for h in hyps)
         if not given:
             return cls(hyps, refs, ref_layout=ref_layout)
-        ok = (Tree, FlatTree, str, type(None)) if kind == "ptb" else (Mapping, type(None))
+        ok = {"ptb": (Tree, FlatTree, str, type(None)), "dep": (DependencyTree, str, type(None))}.get(
+            kind, (Mapping, type(None)))
         for i, h in enumerate(hyps):
             if not isinstance(h, ok):
                 raise TypeError(f"hypothesis {i} is {type(h).__name__}: give texts, or {kind} trees")
@@ -252,6 +265,8 @@ class Corpus:
         texts, ref_texts = [""] * len(hyps), [[""] * len(rs) for rs in trees]  # placeholders: the trees are scored
         if kind == "ptb":
             return cls(texts, ref_texts, hyp_ptb=hyps, ref_ptb=trees, parse_source="given", ref_layout="segments")
+        if kind == "dep":
+            return cls(texts, ref_texts, hyp_dep=hyps, ref_dep=trees, dep_source="given", ref_layout="segments")
         return cls(texts, ref_texts, hyp_rst=hyps, ref_rst=trees, ref_layout="segments")
 
 
@@ -265,6 +280,12 @@ class Corpus:
             prepare([self], ("ptb",), workers=self.workers, cache=self.cache, progress=self.progress)
         return self.hyp_ptb, self.ref_ptb  # type: ignore[return-value]
 
+    def dep(self) -> tuple[list[Any], list[list[Any]]]:
+        """Hypothesis and reference spaCy dependency parses (made through the cache if missing)."""
+        if self.hyp_dep is None or self.ref_dep is None:
+            prepare([self], ("dep",), workers=self.workers, cache=self.cache, progress=self.progress)
+        return self.hyp_dep, self.ref_dep  # type: ignore[return-value]
+
     def rst(self) -> tuple[list[Any], list[list[Any]]]:
         """Hypothesis and reference RST trees (made through the cache if missing)."""
         if self.hyp_rst is None or self.ref_rst is None:
@@ -272,7 +293,7 @@ class Corpus:
         return self.hyp_rst, self.ref_rst  # type: ignore[return-value]
 
     def _record_failures(self, kind: str) -> None:
-        hyp, ref = (self.hyp_ptb, self.ref_ptb) if kind == "ptb" else (self.hyp_rst, self.ref_rst)
+        hyp, ref = getattr(self, f"hyp_{kind}"), getattr(self, f"ref_{kind}")
         self.failures[(kind, "hyp")] = [i for i, v in enumerate(hyp) if _missing(v)]
         for k in range(max(self.n_refs)):
             self.failures[(kind, f"ref {k}")] = [i for i, rs in enumerate(ref) if k < len(rs) and _missing(rs[k])]
@@ -284,6 +305,8 @@ def _missing(v: Any) -> bool:
     if isinstance(v, str):
 
         return not v.strip() or is_empty_parse(v)
+    if isinstance(v, DependencyTree):
+        return len(v) == 0
     return False
 
 
@@ -295,7 +318,8 @@ def Segment(hyp: str, refs: Sequence[str], **parses: Any) -> Corpus:
 
 def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 1, cache: Any = True,
             progress: bool = True, scheduler: Any = None) -> None:
-    """Fill the missing parses (``"ptb"``) and RST trees (``"rst"``) of several corpora with one parser call each
+    """Fill the missing parses (``"ptb"``: Stanford; ``"dep"``: spaCy dependency parses, no Java) and RST trees
+    (``"rst"``) of several corpora with one parser call each
     (all sentences of every corpus together: each distinct sentence is parsed once, through the cache).
     ``scheduler``: a Dask scheduler address or ``distributed.Client`` to parse on (the cache is still written here).
 
@@ -310,6 +334,16 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
                                      scheduler=scheduler)
 
         _fill(corpora, "ptb", stanford)
+    if "dep" in inputs:
+        def spacy(uniq: list[str]):
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # failures are reported per corpus (Corpus.failures)
+                return parse_strings(uniq, backend="spacy", workers=workers, cache=cache, progress=progress,
+                                     scheduler=scheduler)
+
+        _fill(corpora, "dep", spacy)
     if "rst" in inputs:
         def rst(uniq: list[str]):
 
@@ -341,6 +375,8 @@ def _fill(corpora: Sequence[Corpus], kind: str, parse_fn) -> None:
                 setattr(c, ref_a, [[table.get(r) for r in rs] for rs in c.refs])
             if kind == "ptb":
                 c.parse_source = c.parse_source or source or "stanford"
+            elif kind == "dep":
+                c.dep_source = c.dep_source or source or "spacy"
     for c in corpora:
         c._record_failures(kind)
 
@@ -381,8 +417,9 @@ class Metric:
         if self._nrefs:
             nr = sorted(self._nrefs)
             opts["nrefs"] = str(nr[0]) if len(nr) == 1 else "var"
-        if "ptb" in self.inputs and self._parse_source:
-            opts["parses"] = self._parse_source
+        if self._parse_source and ("ptb" in self.inputs or
+                                   ("dep" in self.inputs and self._parse_source != opts.get("deps"))):
+            opts["parses"] = self._parse_source  # (spaCy parses made by the kit: the ``deps`` field names them)
         return make_signature(self.name, opts)
 
     # -- the statistics protocol ----------------------------------------------------------------------------
@@ -393,7 +430,8 @@ class Metric:
         """Sufficient statistics, one row per segment; an unscorable segment is a row of NaN."""
         corpus = self._as_corpus(hyps, refs, ref_layout)
         stats = np.asarray(self._corpus_stats(corpus), dtype=float)
-        self._nrefs, self._parse_source = corpus.n_refs, corpus.parse_source
+        self._nrefs = corpus.n_refs
+        self._parse_source = corpus.dep_source if "dep" in self.inputs else corpus.parse_source
         return stats
 
     def score_from_stats(self, sums: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract

@@ -144,6 +144,12 @@ def _register_defaults() -> None:
     for cls in (syntactic.TKM, syntactic.DTKM):
         register(cls.name, cls,
                  description=(cls.__doc__ or "").split("\n")[0])
+    # the named variant on spaCy's dependency parses (dependencies="spacy", signature deps:spacy-...; no Java)
+    for cls in (syntactic.DSTM, syntactic.HWCM):
+        register(f"{cls.family}@spacy", lambda cls=cls, **o: cls(dependencies="spacy", **o), depth=True,
+                 default_depth=default_depth, description=f"{cls.family} on spaCy's dependency parses (deps:spacy-...)")
+    register("DTKM@spacy", lambda **o: syntactic.DTKM(dependencies="spacy", **o),
+             description="DTKM on spaCy's dependency parses (deps:spacy-...)")
     register("DR", lambda **o: discourse.DiscourseSimilarity(lexicalized=False, **o),
              description="discourse tree kernel over RST trees (Guzman et al. 2014)")
     register("DR-lex", lambda **o: discourse.DiscourseSimilarity(lexicalized=True, **o),

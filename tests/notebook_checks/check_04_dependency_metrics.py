@@ -45,8 +45,8 @@ def check(result: dict) -> None:
     allv = {**v, **result["variant_verdicts"]}
     assert {x["family_size"] for x in allv.values()} == {len(allv)}  # Holm: one family per chapter
     # issue 22: DTKM's length diagnosis, and DTKM λ=0.4 as a named variant in the tables, without verdicts of its
-    # own (this chapter's verdict family is unchanged: 3 rows x 13 verdicts + 3 x 2 talks variants)
-    assert len(allv) == 45 and not any("λ" in c for c in allv)
+    # own (3 rows x 13 verdicts + 3 x 2 talks variants, and issue 26's 18 parser verdicts)
+    assert len(allv) == 45 + 18 and not any("λ" in c for c in allv)
     kernel_length.check(result, "dtkm", PARAMS["sample"], PARAMS["seed"])
     d = result["length_diagnosis"]
     assert set(d) == {"DTKM", "DTKM λ=0.4", "chrF", "BLEU-4"}
@@ -61,3 +61,30 @@ def check(result: dict) -> None:
     assert result["signatures"]["dtkm λ=0.4"].startswith("DTKM|lam:0.4|tree:dependency|")
     assert result["headline_verdicts"] == ["HWCM-4 beats chrF (MQM z, Pearson)", "DSTM-4 beats chrF (MQM z, Pearson)",
                                            "DTKM correlates with MQM z beyond length", "DTKM beats chrF (MQM z, Pearson)"]
+    _check_parsers(result, allv)
+
+
+def _check_parsers(result: dict, allv: dict) -> None:
+    """Issue 26, "does the parser matter?": the same rows and resamples with spaCy's dependency trees (measured on
+    this sample, seed 0); the Collins rows are the chapter's own headline numbers; the parser verdicts are in the
+    chapter's one Holm family."""
+    p = result["parser"]
+    h = result["headline"]["MQM z|pearson"]
+    assert p["pairs"] == {"HWCM-4": "HWCM@spacy-4", "DSTM-4": "DSTM@spacy-4", "DTKM": "DTKM@spacy"}
+    for collins in p["pairs"]:
+        assert p["ted_r"][collins] == pytest.approx(h[collins], abs=1e-12)
+        assert p["deen_system_r"][collins] == pytest.approx(result["deen_system_r"][collins], abs=1e-12)
+    assert p["ted_r"]["HWCM@spacy-4"] == pytest.approx(0.2658, abs=5e-4)
+    assert p["ted_r"]["DSTM@spacy-4"] == pytest.approx(0.2112, abs=5e-4)
+    assert p["ted_r"]["DTKM@spacy"] == pytest.approx(0.1947, abs=5e-4)
+    assert p["ted_partial_r"]["HWCM@spacy-4"] == pytest.approx(0.1871, abs=5e-4)
+    assert p["deen_system_r"]["HWCM@spacy-4"] == pytest.approx(-0.1183, abs=5e-4)
+    assert p["spacy_minus_collins"]["ted"]["HWCM-4"] == pytest.approx(0.2658 - 0.2793, abs=1e-3)
+    assert p["timing"]["distinct_sentences"] == 1065 and p["timing"]["source"].startswith("spacy-3.8")
+    v = result["verdicts"]
+    assert len(p["claims"]) == 18 and set(p["claims"]) <= set(v)
+    assert v["HWCM@spacy-4 beats HWCM-4 (MQM z, Pearson)"]["verdict"] == "cannot tell"
+    assert v["DTKM@spacy beats DTKM (MQM z, Pearson)"]["verdict"] == "does not hold"
+    assert v["HWCM@spacy-4 beats chrF at system level (WMT21 de-en DA z, ref A)"]["verdict"] == "does not hold"
+    assert v["DTKM@spacy beats chrF beyond length (MQM z, partial r given log lengths)"]["verdict"] == "does not hold"
+    assert {v[c]["family_size"] for c in p["claims"]} == {len(allv)}
