@@ -25,14 +25,15 @@ from typing import Any
 
 from tqdm.auto import tqdm
 from syneval_nb.parsers.cache import ParseCache, open_cache
-from syneval_nb.parsers.feng_hirst import _parse_stream, backend_key
+from syneval_nb.parsers.feng_hirst import FengHirstParser, _parse_stream, backend_key, sentences as rst_sentences
 from syneval_nb.parsers.spacy import _dependency_tree, _spacy_stream, spacy_backend_key
-from syneval_nb.parsers.stanford import ParseWarning, StanfordParser, get_stanford_parser
+from syneval_nb.parsers.stanford import (FAILED_PARSE, ParseWarning, StanfordParser, context_free,
+                                         get_stanford_parser, record_tree)
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.trees.ptb import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, unescape_word
 
 
-BACKENDS = ("stanford", "spacy", "ptb")
+BACKENDS = ("stanford", "stanford-deps", "spacy", "ptb")
 
 
 def dask_backend():
@@ -109,6 +110,9 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     """Parse ``sentences`` into backend strings, aligned with the input (a :class:`ParseList` with ``.report``).
 
     - ``stanford``: one-line PTB trees exactly as the parser prints them (``(ROOT ...)``);
+    - ``stanford-deps``: records of the same parser with ``dependencies=True`` (tree and collapsed typed
+      dependencies of one parse, each sentence parsed *alone*: what the Feng-Hirst parser reads; see
+      :func:`syneval_nb.parsers.stanford.record_tree`);
     - ``spacy``: JSON ``{"words", "tags", "heads", "deps"}`` per sentence (heads 0-based, -1 for the root);
     - ``ptb``: the lines of ``ptb_file`` (``sentences`` may be ``None``; if given, counts and words are checked).
 
@@ -118,6 +122,11 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the sentences the
     cache lacks are parsed on the cluster's workers (``workers`` is then unused; ``parser`` only gives the
     options) and cached here as they arrive (:mod:`syneval_nb.cluster`; ``stanford`` and ``spacy``).
+
+    One parse, two outputs (issue 23): a ``parser`` with ``dependencies=True`` serves both ``stanford`` (each line
+    parsed as a line) and ``stanford-deps`` (parsed alone) from one JVM per worker, and each result is stored
+    under both cache keys when the sentence's tokens cannot depend on its context
+    (:func:`~syneval_nb.parsers.stanford.context_free`), so the other use finds it in the cache.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -137,12 +146,21 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
         except UnicodeEncodeError as e:
             raise InputEncodingError(f"sentence {i + 1} cannot be written as UTF-8 (character {e.start + 1}: "
                                      f"{s[e.start]!r}, {e.reason})") from None
-    if backend == "stanford":
+    deps = backend == "stanford-deps"
+    records = False  # results are records (tree + dependencies) to be read by record_tree
+    other_key = None  # the key the same parse is stored under too (when context_free)
+    if backend in ("stanford", "stanford-deps"):
         if scheduler is not None:  # Dask is imported only here
-            parser = dask_backend().RemoteParser(scheduler, "stanford", parser or StanfordParser(max_length=max_length,
-                                                                                  timeout=timeout))
-        parser = parser or get_stanford_parser(workers=workers, max_length=max_length, timeout=timeout)
-        key = parser.backend_key
+            parser = dask_backend().RemoteParser(scheduler, "stanford", parser or StanfordParser(
+                max_length=max_length, timeout=timeout, dependencies=deps))
+        parser = parser or get_stanford_parser(workers=workers, max_length=max_length, timeout=timeout,
+                                               dependencies=deps)
+        records = parser.dependencies
+        if deps and not records:
+            raise ValueError("backend='stanford-deps' needs a parser made with dependencies=True")
+        key = parser.deps_key if deps else parser.backend_key
+        if records:
+            other_key = parser.backend_key if deps else parser.deps_key
         restarts0 = parser.restarts
         stream = parser.parse_stream
     else:
@@ -175,14 +193,28 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
             else:
                 pending.setdefault(s, []).append(i)
         report.n_parsed = sum(len(v) for v in pending.values())
-        if pending and backend == "stanford":
+        if pending and backend in ("stanford", "stanford-deps"):
             parser.start()  # JVM start-up and model loading (seconds) before the progress bar starts
         bar = tqdm(total=len(todo_idx), initial=report.n_cached, desc=f"parse [{backend}]", unit="sent",
                    disable=not progress or not pending)
-        firsts = [(idx[0], s) for s, idx in pending.items()]
+        if records:
+            context = "alone" if deps else "line"
+            firsts = [(idx[0], s, context) for s, idx in pending.items()]
+        else:
+            firsts = [(idx[0], s) for s, idx in pending.items()]
 
         def on_result(first: int, result: str | None, reason: str | None, storable: bool) -> None:
             text = sentences[first]
+            if records and result is not None:
+                record = result
+                tree = record_tree(record, parser.max_length)
+                if not deps:
+                    result = None if tree == FAILED_PARSE else tree
+                    if result is None:
+                        reason = (f"longer than max_length={parser.max_length} tokens (the parse of the tree "
+                                  "with dependencies has more words)")
+                if store is not None and storable and context_free(record):
+                    store.put(other_key, text, (None if tree == FAILED_PARSE else tree) if deps else record)
             if store is not None and storable:
                 store.put(key, text, result)
             for i in pending[text]:
@@ -198,7 +230,7 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     finally:
         if owned and store is not None:
             store.close()
-    report.restarts = (parser.restarts - restarts0) if backend == "stanford" else 0
+    report.restarts = (parser.restarts - restarts0) if backend in ("stanford", "stanford-deps") else 0
     report.seconds = time.perf_counter() - t0
     report.failures = dict(sorted(report.failures.items()))
     if warn and report.failures:
@@ -254,7 +286,10 @@ def parse(sentences: Sequence[str] | None, backend: str = "stanford", workers: i
             out.append(None)
             continue
         try:
-            out.append(_dependency_tree(s) if backend == "spacy" else read_ptb(s, line_no=i + 1))
+            if backend == "stanford-deps":
+                out.append(read_ptb(record_tree(s), line_no=i + 1))
+            else:
+                out.append(_dependency_tree(s) if backend == "spacy" else read_ptb(s, line_no=i + 1))
         except EmptyParseError:
             out.append(None)
             raw.report.failures[i] = "empty tree"
@@ -264,7 +299,8 @@ def parse(sentences: Sequence[str] | None, backend: str = "stanford", workers: i
 
 def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_features: bool = False,
               progress: bool = True, retry_failed: bool = False, scheduler: Any = None,
-              classifier: str = "inprocess") -> list[dict | None]:
+              classifier: str = "inprocess", syntax: str = "kit",
+              parser: StanfordParser | None = None) -> list[dict | None]:
     """RST trees of ``texts`` (aligned; ``None`` where the parser failed), parsing only what the cache lacks.
 
     ``cache``: ``True`` for the default :class:`syneval_nb.cache.ParseCache`, a ``ParseCache``, or ``None``.
@@ -276,15 +312,24 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
     and cached here as they arrive (:mod:`syneval_nb.cluster`).
     ``classifier``: ``"inprocess"`` (default) or ``"subprocess"``, how the CRF models are applied (see
     :class:`FengHirstParser`; the trees are the same, so is the cache key).
+    ``syntax``: ``"kit"`` (default): the parser's syntax step (Stanford PCFG, tree and dependencies of each
+    sentence) is made by the kit's Stanford parser through the cache (:func:`parse_strings` with
+    ``backend="stanford-deps"``: sentences already parsed come from the cache, the others go to the kit's
+    long-lived workers, local or on the Dask ``scheduler``), before the RST step; ``parser``: a running
+    :class:`StanfordParser` with ``dependencies=True`` to use (e.g. the one that parses the lines for the
+    syntactic metrics: one JVM per worker for both). ``"package"``: the package's own ``ParserDemo`` JVM in each
+    RST worker. The trees are the same (``benchmarks/rst_identity.py``), so is the cache key.
     """
     for k, t in enumerate(texts):
         if not isinstance(t, str) or not t.strip():
             raise ValueError(f"text {k} is empty: the Feng-Hirst parser needs at least one word")
+    if syntax not in FengHirstParser.SYNTAX:
+        raise ValueError(f"syntax must be one of {FengHirstParser.SYNTAX}, got {syntax!r}")
 
     store, opened = open_cache(cache)
     try:
         done = _cached_or_parsed(texts, store, workers, global_features, progress, retry_failed, scheduler,
-                                 classifier)
+                                 classifier, syntax, parser)
     finally:
         if opened:
             store.close()
@@ -292,8 +337,8 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
 
 
 def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_features: bool, progress: bool,
-                      retry_failed: bool, scheduler: Any = None,
-                      classifier: str = "inprocess") -> dict[str, str | None]:
+                      retry_failed: bool, scheduler: Any = None, classifier: str = "inprocess",
+                      syntax: str = "kit", parser: StanfordParser | None = None) -> dict[str, str | None]:
     """Results (JSON strings) by text: cached ones, then the rest parsed and stored as each arrives."""
     key = backend_key(global_features)
     unique = list(dict.fromkeys(texts))
@@ -303,13 +348,27 @@ def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_fea
         done = {t: r for t, r in got.items() if r is not None or not retry_failed}
     todo = [t for t in unique if t not in done]
     if todo:
-        from tqdm.auto import tqdm
-
+        tasks: list = todo
+        if syntax == "kit":  # the syntax step first: every sentence once, through the cache and the kit's parser
+            sents = {t: rst_sentences(t) for t in todo}
+            uniq = list(dict.fromkeys(x for t in todo for x in sents[t]))
+            own = None  # without a parser given, this call's JVMs end with it (as the package's did)
+            if parser is None and scheduler is None:
+                own = parser = StanfordParser(workers=workers, dependencies=True)
+            try:
+                recs = parse_strings(uniq, backend="stanford-deps", workers=workers, cache=store, parser=parser,
+                                     progress=progress, warn=False, scheduler=scheduler)
+            finally:
+                if own is not None:
+                    own.close()
+            table = dict(zip(uniq, recs))
+            tasks = [(t, {x: table.get(x) for x in sents[t]}) for t in todo]
         bar = tqdm(total=len(todo), desc="RST parsing", unit="seg", disable=not progress)
         if scheduler is None:
-            stream = _parse_stream(todo, workers, global_features, classifier)
+            stream = _parse_stream(tasks, workers, global_features, classifier, syntax)
         else:  # Dask is imported only here
-            stream = dask_backend().rst_stream(scheduler, todo, global_features, classifier=classifier)
+            stream = dask_backend().rst_stream(scheduler, tasks, global_features, classifier=classifier,
+                                               syntax=syntax)
         for text, result in stream:
             done[text] = result
             if store is not None:

