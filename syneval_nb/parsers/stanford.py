@@ -571,6 +571,13 @@ def get_stanford_parser(workers: int = 1, max_length: int = 150, timeout: float 
     return _PARSERS[key]
 
 
+@atexit.register
+def _close_parsers() -> None:
+    for p in _PARSERS.values():
+        p.close()
+    _PARSERS.clear()
+
+
 # ------------------------------------------------------------------------------------------------- records
 # The Feng-Hirst parser's syntax step from the kit's workers (issue 23). ``dependencies=True`` runs the jar's own
 # ``ParserDemo`` (the program the package starts per parser) in the kit's long-lived workers, with the sentinel
