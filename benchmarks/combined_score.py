@@ -51,11 +51,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--order", default="package,kit", choices=["package,kit", "kit,package"],
+                    help="which path runs first (run both orders: a change of machine load between them biases a ratio)")
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
 
     seconds, scores, jvm = {}, {}, {}
-    for path in ("package", "kit"):
+    for path in args.order.split(","):
         corp = corpora(args.n, args.seed, args.data_dir)
         with tempfile.TemporaryDirectory() as tmp:
             store = ParseCache(Path(tmp) / "parses.sqlite")

@@ -99,8 +99,10 @@ def check_syntax(sents: list[str]) -> int:
     with StanfordParser() as cli:
         cli.parse_stream(list(enumerate(sents)), lambda i, r, *_: one.__setitem__(i, r))
     differ = [i for i in range(len(sents)) if rec[i] is not None and one[i] != record_tree(rec[i])]
-    same_words = sum(one[i] is not None and read_ptb_flat(one[i]).words == read_ptb_flat(record_tree(rec[i])).words
-                     for i in differ)
+    def words(tree: str) -> list[str]:
+        return [w for w in read_ptb_flat(tree).words if w is not None]
+
+    same_words = sum(one[i] is not None and words(one[i]) == words(record_tree(rec[i])) for i in differ)
     print(f"one parse for both uses? the one-line parser's tree equals ParserDemo's on "
           f"{len(sents) - len(differ)} / {len(sents)} sentences; of the {len(differ)} that differ, {same_words} "
           "have the same words (the grammatical structure's in-place changes) and the rest other tokens")
