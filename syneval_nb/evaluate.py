@@ -69,11 +69,13 @@ def _weighted_scores(metric: M.Metric, S: np.ndarray, n_resamples: int, seed: in
 
 def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_resamples: int = 1000,
              seed: int = 0, baseline: str | None = None, alpha: float = 0.05, progress: bool = True,
-             workers: int = 1, cache: Any = True, scheduler: Any = None, groups: Sequence | None = None) -> Evaluation:
+             workers: int = 1, cache: Any = True, scheduler: Any = None, groups: Sequence | None = None,
+             rst_syntax: str = "kit") -> Evaluation:
     """Score every system (``{name: Corpus}``, same segments) with every metric; intervals and paired tests from
     resampling segments (``n_resamples = 0``: no intervals), or the units of ``groups`` (one label per segment,
     e.g. the document of the WMT metrics-task layout; whole units are drawn). Parses/RST trees the metrics need and the corpora
-    lack are made first, all at once (:func:`syneval_nb.metrics.prepare`; on a Dask cluster with ``scheduler``)."""
+    lack are made first, all at once (:func:`syneval_nb.metrics.prepare`; on a Dask cluster with ``scheduler``;
+    ``rst_syntax``: who parses the RST parser's sentences, see there)."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -91,7 +93,7 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
         raise ValueError(f"baseline {baseline!r} is not one of the systems {systems}")
     needs = {i for m in objs for i in m.inputs}
     M.prepare(list(corpora.values()), tuple(needs - {"text"}), workers=workers, cache=cache, progress=progress,
-              scheduler=scheduler)
+              scheduler=scheduler, rst_syntax=rst_syntax)
     scores, stats, boot, rows = {}, {}, {}, []
     seg = {s: {"system": [s] * len(c), "seg": list(range(len(c)))} for s, c in corpora.items()}
     todo = [(s, m) for m in objs for s in systems]

@@ -215,6 +215,34 @@ def test_rst_on_cluster_equals_local(client, ref_a, tmp_path):
     assert [rst.n_edus(t) for t in remote] == [2, 2, 1, 3, 2, 2]
 
 
+def _jvm_commands(dask_worker=None) -> list[str]:
+    """The command lines of the Java processes under this Dask worker's process."""
+    out = subprocess.run(["ps", "-eo", "ppid=,args="], capture_output=True, text=True).stdout.splitlines()
+    me = str(os.getpid())
+    return [a for p, a in (ln.strip().split(None, 1) for ln in out if ln.strip()) if p == me and "java" in a]
+
+
+@pytest.mark.slow
+def test_rst_syntax_step_on_the_cluster_workers(client, ref_a, tmp_path):
+    """Issue 23: parse_rst on the cluster: the RST parser's sentences are parsed by the workers' kit
+    ParserDemo JVMs (one per worker) and cached by the client, the workers' RST parsers start no JVM of their
+    own (the package's is `java -Xmx1000m ... ParserDemo`), and the trees equal the package's local path."""
+    from syneval_nb.parsers.stanford import deps_backend_key
+
+    texts = ref_a[6:10]
+    local = frontend.parse_rst(texts, workers=1, cache=None, progress=False, syntax="package")
+    with ParseCache(tmp_path / "kit.sqlite") as cache:
+        remote = frontend.parse_rst(texts, cache=cache, progress=False, scheduler=client)
+        assert cache.count(deps_backend_key()) >= 4
+        assert cache.count(feng_hirst.backend_key()) == 4
+    assert remote == local
+    jvms = client.run(_jvm_commands)
+    for worker, cmds in jvms.items():
+        assert not any("-Xmx1000m" in c for c in cmds), (worker, cmds)
+        assert sum(c.endswith(" ParserDemo") for c in cmds) <= 1, (worker, cmds)
+    assert sum(c.endswith(" ParserDemo") for cmds in jvms.values() for c in cmds) >= 1
+
+
 @pytest.mark.slow
 def test_cli_scheduler_flag(client, ref_a, shipped_a, cache_path, tmp_path):
     src = tmp_path / "in.txt"

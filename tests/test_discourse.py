@@ -380,8 +380,8 @@ def test_rst_cli_ctrl_c_prints_one_line_and_keeps_the_cache(ted_dir, tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.app.cli", "rst", str(src), "-o", str(out), "--cache",
                              str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
-    with ParseCache(db) as c:
-        while c.count() < 1 and time.monotonic() < deadline and proc.poll() is None:
+    with ParseCache(db) as c:  # the first rows are the syntax step's (issue 23): wait for an RST tree
+        while c.count(feng_hirst.backend_key()) < 1 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.02)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
@@ -438,12 +438,12 @@ def test_rst_cli_ctrl_c_with_two_workers_to_the_process_group(ted_dir, tmp_path)
                              str(db), "-w", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     deadline = time.monotonic() + 300
-    with ParseCache(db) as c:
-        while c.count() < 1 and time.monotonic() < deadline and proc.poll() is None:
+    with ParseCache(db) as c:  # the first rows are the syntax step's (issue 23): wait for an RST tree
+        while c.count(feng_hirst.backend_key()) < 1 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=120)
-        n = c.count()
+        n = c.count(feng_hirst.backend_key())
     assert proc.returncode == 130, err
     assert 1 <= n < len(rows)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err

@@ -27,6 +27,10 @@ def cli(argv: list[str] | None = None) -> int:
     ap.add_argument("--global-features", action="store_true", help="second EDU segmentation pass (default off)")
     ap.add_argument("--classifier", choices=FengHirstParser.CLASSIFIERS, default="inprocess",
                     help="CRF tagging: in this process (default) or the package's crfsuite subprocess (same trees)")
+    ap.add_argument("--syntax", choices=FengHirstParser.SYNTAX, default="kit",
+                    help="the Stanford parse of each sentence: the kit's long-lived workers and the parse cache "
+                         "(default; a sentence is parsed once for every RST use) or the package's own JVM (same "
+                         "trees)")
     ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                     help="parse on a Dask cluster (its workers need the same `bash setup.sh` and Java); the cache "
                          "stays here (README: More than one machine)")
@@ -71,7 +75,7 @@ def cli(argv: list[str] | None = None) -> int:
             why: dict[int, str] = {}
             got = dict(zip(todo, parse_rst(todo, workers=args.workers, cache=store,
                                            global_features=args.global_features, scheduler=args.scheduler,
-                                           classifier=args.classifier, failures=why)))
+                                           classifier=args.classifier, syntax=args.syntax, failures=why)))
             why_by_text = {todo[i]: w for i, w in why.items()}
         except (ParserSetupError, OSError, RuntimeError, ValueError) as e:
             return fail(e)

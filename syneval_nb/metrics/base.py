@@ -317,11 +317,15 @@ def Segment(hyp: str, refs: Sequence[str], **parses: Any) -> Corpus:
 
 
 def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 1, cache: Any = True,
-            progress: bool = True, scheduler: Any = None) -> None:
+            progress: bool = True, scheduler: Any = None, rst_syntax: str = "kit") -> None:
     """Fill the missing parses (``"ptb"``: Stanford; ``"dep"``: spaCy dependency parses, no Java) and RST trees
     (``"rst"``) of several corpora with one parser call each
     (all sentences of every corpus together: each distinct sentence is parsed once, through the cache).
     ``scheduler``: a Dask scheduler address or ``distributed.Client`` to parse on (the cache is still written here).
+
+    ``rst_syntax``: who makes the RST parser's syntax parses: ``"kit"`` (default) the kit's long-lived
+    ``ParserDemo`` workers through the cache (:func:`syneval_nb.parsers.frontend.parse_rst`), ``"package"`` the
+    package's own JVM per RST worker (the path before issue 23; the trees are the same).
 
     Raises :class:`syneval_nb.parsers.stanford.ParserSetupError` when the parser cannot run (e.g. no Java)."""
     if "ptb" in inputs:
@@ -347,7 +351,8 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
     if "rst" in inputs:
         def rst(uniq: list[str]):
 
-            return parse_rst(uniq, workers=workers, cache=cache, progress=progress, scheduler=scheduler)
+            return parse_rst(uniq, workers=workers, cache=cache, progress=progress, scheduler=scheduler,
+                             syntax=rst_syntax)
 
         _fill(corpora, "rst", rst)
 

@@ -219,7 +219,7 @@ class ParserPlugin(WorkerPlugin):
             return p
         if kind == "rst":
 
-            extra = {"classifier": options["classifier"]} if options.get("classifier") else {}
+            extra = {k: options[k] for k in ("classifier", "syntax") if options.get(k)}
             return FengHirstParser(global_features=options["global_features"], **extra)
         if kind == "spacy":
 
@@ -289,10 +289,11 @@ class ParserPlugin(WorkerPlugin):
             elif kind == "spacy":
 
                 _spacy_stream(items, lambda *r: results.append(r), 1)
-            else:  # as feng_hirst._worker_parse: a failure is None with its cause, and the parser is rebuilt
-                for text in items:
+            else:  # as feng_hirst._worker_parse: a failure is None with its cause
+                for item in items:  # a text, or (text, records) with the kit's syntax parses made by the client
+                    text, records = (item, None) if isinstance(item, str) else item
                     try:
-                        results.append((text, json.dumps(slot.parser.parse(text))))
+                        results.append((text, json.dumps(slot.parser.parse(text, records))))
                     except Exception as e:  # noqa: BLE001 - a failed text is recorded as None
                         results.append((text, None, str(e) if isinstance(e, RSTParseFailure)
                                         else failure_reason(text, e)))
@@ -349,9 +350,9 @@ def worker_counts(scheduler: "str | Client") -> dict[str, dict]:
 
 def _options(kind: str, options: dict) -> dict:
     if kind == "stanford":
-        allowed = {"max_length", "timeout", "memory", "java"}
+        allowed = {"max_length", "timeout", "memory", "java", "dependencies"}
     elif kind == "rst":
-        allowed = {"global_features", "classifier"}
+        allowed = {"global_features", "classifier", "syntax"}
         options = {"global_features": bool(options.get("global_features", False)), **options}
     else:
         allowed = set()
@@ -411,11 +412,17 @@ class RemoteParser:
             self.options = {"max_length": spec.max_length, "timeout": spec.timeout, "memory": spec.memory}
             if spec._java_arg is not None:
                 self.options["java"] = str(spec._java_arg)
+            if spec.dependencies:  # one JVM per worker serves the lines and the RST parser's sentences
+                self.options["dependencies"] = True
             self.backend_key = spec.backend_key
+            self.deps_key = spec.deps_key
+            self.max_length = spec.max_length
+            self.dependencies = spec.dependencies
         else:
 
             self.options = {}
             self.backend_key = spacy_backend_key()
+            self.dependencies = False
         self.restarts = 0
         self.chunks = 0
         self.workers: Counter = Counter()  # worker address -> items parsed in this object's calls
@@ -441,15 +448,19 @@ class RemoteParser:
             on_result(*r)
 
 
-def rst_stream(scheduler: "str | Client", texts: Sequence[str], global_features: bool = False,
-               classifier: str | None = None) -> Iterator[tuple[str, str | None]]:
-    """``(text, JSON tree or None)`` pairs from the workers' :class:`~syneval_nb.parsers.feng_hirst.FengHirstParser`, as
-    chunks complete (the stream behind ``parse_rst(..., scheduler=...)``). ``classifier``: passed to the
-    workers' parsers when given (their default otherwise)."""
+def rst_stream(scheduler: "str | Client", texts: Sequence, global_features: bool = False,
+               classifier: str | None = None, syntax: str | None = None) -> Iterator[tuple]:
+    """``(text, JSON tree)`` pairs, or ``(text, None, why)`` for a failure, from the workers'
+    :class:`~syneval_nb.parsers.feng_hirst.FengHirstParser`, as chunks complete (the stream behind
+    ``parse_rst(..., scheduler=...)``). ``texts``: texts, or ``(text, records)`` pairs whose syntax parses the
+    client already has (``syntax="kit"``: the workers' RST parsers then start no JVM of their own). ``classifier``,
+    ``syntax``: passed to the workers' parsers when given (their default otherwise)."""
 
     options: dict = {"global_features": global_features}
     if classifier is not None:
         options["classifier"] = classifier
+    if syntax is not None:
+        options["syntax"] = syntax
     with contextlib.closing(run_chunks(scheduler, "rst", options, backend_key(global_features), texts)) as chunks:
         for out in chunks:
             yield from out["results"]

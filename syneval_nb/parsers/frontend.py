@@ -25,14 +25,14 @@ from typing import Any
 
 from tqdm.auto import tqdm
 from syneval_nb.parsers.cache import ParseCache, open_cache
-from syneval_nb.parsers.feng_hirst import _parse_stream, backend_key
+from syneval_nb.parsers.feng_hirst import FengHirstParser, _parse_stream, backend_key, sentences as rst_sentences
 from syneval_nb.parsers.spacy import _dependency_tree, _spacy_stream, spacy_backend_key
-from syneval_nb.parsers.stanford import ParseWarning, StanfordParser, get_stanford_parser
+from syneval_nb.parsers.stanford import ParseWarning, StanfordParser, get_stanford_parser, record_tree
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.trees.ptb import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, unescape_word
 
 
-BACKENDS = ("stanford", "spacy", "ptb")
+BACKENDS = ("stanford", "stanford-deps", "spacy", "ptb")
 
 
 def dask_backend():
@@ -109,6 +109,9 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     """Parse ``sentences`` into backend strings, aligned with the input (a :class:`ParseList` with ``.report``).
 
     - ``stanford``: one-line PTB trees exactly as the parser prints them (``(ROOT ...)``);
+    - ``stanford-deps``: records of the same parser and model run as the Feng-Hirst parser runs it
+      (``StanfordParser(dependencies=True)``: ``ParserDemo``, tree and collapsed typed dependencies of each
+      sentence, parsed alone: what the RST parser reads; see :mod:`syneval_nb.parsers.stanford`);
     - ``spacy``: JSON ``{"words", "tags", "heads", "deps"}`` per sentence (heads 0-based, -1 for the root);
     - ``ptb``: the lines of ``ptb_file`` (``sentences`` may be ``None``; if given, counts and words are checked).
 
@@ -137,12 +140,16 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
         except UnicodeEncodeError as e:
             raise InputEncodingError(f"sentence {i + 1} cannot be written as UTF-8 (character {e.start + 1}: "
                                      f"{s[e.start]!r}, {e.reason})") from None
-    if backend == "stanford":
+    deps = backend == "stanford-deps"
+    if backend in ("stanford", "stanford-deps"):
         if scheduler is not None:  # Dask is imported only here
-            parser = dask_backend().RemoteParser(scheduler, "stanford", parser or StanfordParser(max_length=max_length,
-                                                                                  timeout=timeout))
-        parser = parser or get_stanford_parser(workers=workers, max_length=max_length, timeout=timeout)
-        key = parser.backend_key
+            parser = dask_backend().RemoteParser(scheduler, "stanford", parser or StanfordParser(
+                max_length=max_length, timeout=timeout, dependencies=deps))
+        parser = parser or get_stanford_parser(workers=workers, max_length=max_length, timeout=timeout,
+                                               dependencies=deps)
+        if parser.dependencies != deps:
+            raise ValueError(f"backend={backend!r} needs a parser made with dependencies={deps}")
+        key = parser.deps_key if deps else parser.backend_key
         restarts0 = parser.restarts
         stream = parser.parse_stream
     else:
@@ -175,7 +182,7 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
             else:
                 pending.setdefault(s, []).append(i)
         report.n_parsed = sum(len(v) for v in pending.values())
-        if pending and backend == "stanford":
+        if pending and backend in ("stanford", "stanford-deps"):
             parser.start()  # JVM start-up and model loading (seconds) before the progress bar starts
         bar = tqdm(total=len(todo_idx), initial=report.n_cached, desc=f"parse [{backend}]", unit="sent",
                    disable=not progress or not pending)
@@ -198,7 +205,7 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     finally:
         if owned and store is not None:
             store.close()
-    report.restarts = (parser.restarts - restarts0) if backend == "stanford" else 0
+    report.restarts = (parser.restarts - restarts0) if backend in ("stanford", "stanford-deps") else 0
     report.seconds = time.perf_counter() - t0
     report.failures = dict(sorted(report.failures.items()))
     if warn and report.failures:
@@ -254,7 +261,10 @@ def parse(sentences: Sequence[str] | None, backend: str = "stanford", workers: i
             out.append(None)
             continue
         try:
-            out.append(_dependency_tree(s) if backend == "spacy" else read_ptb(s, line_no=i + 1))
+            if backend == "stanford-deps":
+                out.append(read_ptb(record_tree(s), line_no=i + 1))
+            else:
+                out.append(_dependency_tree(s) if backend == "spacy" else read_ptb(s, line_no=i + 1))
         except EmptyParseError:
             out.append(None)
             raw.report.failures[i] = "empty tree"
@@ -264,7 +274,8 @@ def parse(sentences: Sequence[str] | None, backend: str = "stanford", workers: i
 
 def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_features: bool = False,
               progress: bool = True, retry_failed: bool = False, scheduler: Any = None,
-              classifier: str = "inprocess", failures: dict | None = None) -> list[dict | None]:
+              classifier: str = "inprocess", syntax: str = "kit", parser: StanfordParser | None = None,
+              failures: dict | None = None) -> list[dict | None]:
     """RST trees of ``texts`` (aligned; ``None`` where the parser failed), parsing only what the cache lacks.
     ``failures``: a dict that receives ``{index: why}`` for every text without a tree (the parser's cause, e.g. a
     sentence too long for it; or a failure stored in the cache).
@@ -278,16 +289,25 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
     and cached here as they arrive (:mod:`syneval_nb.parsers.dask`).
     ``classifier``: ``"inprocess"`` (default) or ``"subprocess"``, how the CRF models are applied (see
     :class:`FengHirstParser`; the trees are the same, so is the cache key).
+    ``syntax``: ``"kit"`` (default): the parser's syntax step (Stanford PCFG, tree and dependencies of each
+    sentence) is made by the kit's Stanford parser through the cache (:func:`parse_strings` with
+    ``backend="stanford-deps"``: sentences already parsed come from the cache, the others go to the kit's
+    long-lived workers, local or on the Dask ``scheduler``), before the RST step; ``parser``: a running
+    :class:`StanfordParser` with ``dependencies=True`` to use (e.g. the one that parses the lines for the
+    syntactic metrics: one JVM per worker for both). ``"package"``: the package's own ``ParserDemo`` JVM in each
+    RST worker. The trees are the same (``benchmarks/rst_identity.py``), so is the cache key.
     """
     for k, t in enumerate(texts):
         if not isinstance(t, str) or not t.strip():
             raise ValueError(f"text {k} is empty: the Feng-Hirst parser needs at least one word")
+    if syntax not in FengHirstParser.SYNTAX:
+        raise ValueError(f"syntax must be one of {FengHirstParser.SYNTAX}, got {syntax!r}")
 
     store, opened = open_cache(cache)
     try:
         why: dict[str, str] = {}
         done = _cached_or_parsed(texts, store, workers, global_features, progress, retry_failed, scheduler,
-                                 classifier, why)
+                                 classifier, syntax, parser, why)
     finally:
         if opened:
             store.close()
@@ -298,8 +318,9 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
 
 
 def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_features: bool, progress: bool,
-                      retry_failed: bool, scheduler: Any = None,
-                      classifier: str = "inprocess", why: dict | None = None) -> dict[str, str | None]:
+                      retry_failed: bool, scheduler: Any = None, classifier: str = "inprocess",
+                      syntax: str = "kit", parser: StanfordParser | None = None,
+                      why: dict | None = None) -> dict[str, str | None]:
     """Results (JSON strings) by text: cached ones, then the rest parsed and stored as each arrives (the causes of
     the new failures into ``why``)."""
     key = backend_key(global_features)
@@ -310,13 +331,27 @@ def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_fea
         done = {t: r for t, r in got.items() if r is not None or not retry_failed}
     todo = [t for t in unique if t not in done]
     if todo:
-        from tqdm.auto import tqdm
-
+        tasks: list = todo
+        if syntax == "kit":  # the syntax step first: every sentence once, through the cache and the kit's parser
+            sents = {t: rst_sentences(t) for t in todo}
+            uniq = list(dict.fromkeys(x for t in todo for x in sents[t]))
+            own = None  # without a parser given, this call's JVMs end with it (as the package's did)
+            if parser is None and scheduler is None:
+                own = parser = StanfordParser(workers=workers, dependencies=True)
+            try:
+                recs = parse_strings(uniq, backend="stanford-deps", workers=workers, cache=store, parser=parser,
+                                     progress=progress, warn=False, scheduler=scheduler)
+            finally:
+                if own is not None:
+                    own.close()
+            table = dict(zip(uniq, recs))
+            tasks = [(t, {x: table.get(x) for x in sents[t]}) for t in todo]
         bar = tqdm(total=len(todo), desc="RST parsing", unit="seg", disable=not progress)
         if scheduler is None:
-            stream = _parse_stream(todo, workers, global_features, classifier)
+            stream = _parse_stream(tasks, workers, global_features, classifier, syntax)
         else:  # Dask is imported only here
-            stream = dask_backend().rst_stream(scheduler, todo, global_features, classifier=classifier)
+            stream = dask_backend().rst_stream(scheduler, tasks, global_features, classifier=classifier,
+                                               syntax=syntax)
         for text, result, *reason in stream:  # (text, result) or, for a failure, (text, None, why)
             done[text] = result
             if result is None and why is not None:

