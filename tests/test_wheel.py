@@ -179,7 +179,7 @@ def test_wheel_score_equals_the_api(installed):
     assert got[("system_good", "BLEU")] == bleu
     assert round(bleu, 4) == 0.8075
     assert round(got[("system_good", "STM-4")], 4) == 0.8728
-    assert round(got[("system_literal.txt", "STM-4")], 4) == 0.7376
+    assert round(got[("system_literal", "STM-4")], 4) == 0.7376
 
 
 def test_wheel_run_says_what_it_needs(installed):
