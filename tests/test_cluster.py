@@ -79,7 +79,7 @@ def _items(counts: dict) -> int:
 
 
 def test_dask_not_imported_without_scheduler():
-    code = ("import sys, syneval_nb.parsing, syneval_nb.discourse, syneval_nb.metrics.syntactic, syneval_nb.metrics.lexical\n"
+    code = ("import sys, syneval_nb.parsers.frontend, syneval_nb.parsers.feng_hirst, syneval_nb.metrics.discourse, syneval_nb.metrics.syntactic, syneval_nb.metrics.lexical\n"
             "print(sorted(m for m in ('dask', 'distributed', 'syneval_nb.parsers.dask') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

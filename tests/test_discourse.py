@@ -1,4 +1,4 @@
-"""Tests of syneval_nb.discourse (RST reading, DR / DR-lex shapes, kernel values by hand, the Feng-Hirst backend)
+"""Tests of the discourse side (syneval_nb.trees.rst, syneval_nb.metrics.discourse, syneval_nb.parsers.feng_hirst: RST reading, DR / DR-lex shapes, kernel values by hand, the Feng-Hirst backend)
 and of syneval_nb.metrics.combine (normalization, uniform and PRO-tuned combinations, folds, taus, controls).
 
 Kernel values are Collins & Duffy counts with lambda = 1 worked out by hand in the comments:

@@ -3,8 +3,8 @@
 Subcommands dispatch to ``<module>.cli(argv) -> int`` so that each module owns its own options:
 
 - ``syneval-nb run``    execute the notebooks headless into ``reports/`` (:mod:`syneval_nb.app.runner`)
-- ``syneval-nb parse``  parse raw sentences into PTB trees, cached (:mod:`syneval_nb.parsing`)
-- ``syneval-nb rst``    RST-parse texts with the Feng-Hirst parser, cached (:mod:`syneval_nb.discourse`)
+- ``syneval-nb parse``  parse raw sentences into PTB trees, cached (:mod:`syneval_nb.app.parse`)
+- ``syneval-nb rst``    RST-parse texts with the Feng-Hirst parser, cached (:mod:`syneval_nb.app.rst`)
 - ``syneval-nb score``  score systems' plain-text output with any metric, with intervals (:mod:`syneval_nb.app.score`)
 - ``syneval-nb report`` the "evaluate your system" report (notebook 09) as HTML (:mod:`syneval_nb.app.report`)
 """

@@ -18,7 +18,7 @@ Trees are generic :class:`nltk.Tree` objects: a ``Tree`` child is a node, a ``st
 to its parent's production (so a PTB preterminal ``(DT the)`` has the production ``DT -> the``). This covers
 constituency trees, the word-labelled dependency trees of :meth:`syneval_nb.trees.heads.DependencyTree.to_nltk` (every
 word is a node; a word without dependents is ``Tree(word, [])`` and is a one-node fragment) and the RST trees of
-:mod:`syneval_nb.discourse`.
+:mod:`syneval_nb.metrics.discourse`.
 
 Speed: trees are encoded once as integers (:func:`syneval_nb.trees.encode`); :class:`KernelTree` groups node indices
 by production id, so only node pairs with equal productions are visited, bottom-up, each ``C`` computed once. A
