@@ -42,7 +42,8 @@ def test_the_compiled_extension_is_in_use():
 
 def test_pure_python_can_be_forced():
     out = subprocess.run(
-        [sys.executable, "-c", "from syneval_nb import _accel, trees, syntactic, heads; "
+        [sys.executable, "-c", "from syneval_nb import _accel, trees; from syneval_nb.metrics import syntactic; "
+         "from syneval_nb.trees import heads; "
          "print(_accel.compiled(), trees._read_fast.__name__, syntactic._C is None, heads._C is None)"],
         env={**os.environ, "SYNEVAL_NB_PURE_PYTHON": "1"}, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "_parse_fast", "True", "True"]
