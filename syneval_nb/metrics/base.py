@@ -48,6 +48,7 @@ Pass a :class:`Corpus` (or :class:`Segment`) anywhere a metric takes ``hyps`` / 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -328,33 +329,21 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
     package's own JVM per RST worker (the path before issue 23; the trees are the same).
 
     Raises :class:`syneval_nb.parsers.stanford.ParserSetupError` when the parser cannot run (e.g. no Java)."""
+    def sentences(backend: str):
+        def parse(uniq: list[str]):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # failures are reported per corpus (Corpus.failures)
+                return parse_strings(uniq, backend=backend, workers=workers, cache=cache, progress=progress,
+                                     scheduler=scheduler)
+        return parse
+
     if "ptb" in inputs:
-        def stanford(uniq: list[str]):
-            import warnings
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # failures are reported per corpus (Corpus.failures)
-                return parse_strings(uniq, backend="stanford", workers=workers, cache=cache, progress=progress,
-                                     scheduler=scheduler)
-
-        _fill(corpora, "ptb", stanford)
+        _fill(corpora, "ptb", sentences("stanford"))
     if "dep" in inputs:
-        def spacy(uniq: list[str]):
-            import warnings
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # failures are reported per corpus (Corpus.failures)
-                return parse_strings(uniq, backend="spacy", workers=workers, cache=cache, progress=progress,
-                                     scheduler=scheduler)
-
-        _fill(corpora, "dep", spacy)
+        _fill(corpora, "dep", sentences("spacy"))
     if "rst" in inputs:
-        def rst(uniq: list[str]):
-
-            return parse_rst(uniq, workers=workers, cache=cache, progress=progress, scheduler=scheduler,
-                             syntax=rst_syntax)
-
-        _fill(corpora, "rst", rst)
+        _fill(corpora, "rst", lambda uniq: parse_rst(uniq, workers=workers, cache=cache, progress=progress,
+                                                     scheduler=scheduler, syntax=rst_syntax))
 
 
 def _fill(corpora: Sequence[Corpus], kind: str, parse_fn) -> None:
