@@ -13,14 +13,14 @@ segments/s and the ratio to two sacrebleu baselines:
 Our metrics are timed in two settings:
 
 - ``cold``: the one-system case the issue asks for: everything inside the timing, hypothesis AND reference trees read
-  from the parse strings, converted, counted (a new :class:`~syneval_nb.metrics.syntactic.References`; the head-rule and
-  label caches are cleared before every repeat);
-- ``warm``: the many-systems case: a :class:`~syneval_nb.metrics.syntactic.References` prepared once and its reference-side
-  statistics computed, so only the hypothesis side (tree reading included) is timed.
+  from the parse strings, converted, counted (:func:`~syneval_nb.metrics.syntactic.score_corpus` after
+  :func:`~syneval_nb.metrics.syntactic.clear_caches`: the kept references and the head-rule and label caches are
+  emptied before every repeat);
+- ``warm``: the many-systems case: the references read once and their reference-side statistics computed and kept,
+  so only the hypothesis side (tree reading included) is timed.
 
 CPU time (``time.process_time``, best of ``--repeat``) is the headline, since the machine is shared; wall time is
-shown too. Then the wall time of all five metrics for all 19 systems with the references read once, in one process
-and, with ``--jobs N``, spread over N processes (:func:`syneval_nb.metrics.syntactic.score_systems`).
+shown too. Then the wall time of all five metrics for all 19 systems with the references read once, in one process.
 Targets (issue 5), cold CPU against ``sentence_bleu``: STM, HWCM, DSTM >= 1.0x; TKM, DTKM >= 0.5x. Exit status 1
 if a target is missed.
 
@@ -28,7 +28,7 @@ The first line says which implementation of the hot loops runs (:mod:`syneval_nb
 that ``bash setup.sh`` builds, or pure Python. Both give identical numbers (``tests/test_speedups.py``); to time
 the pure-Python path, run with ``SYNEVAL_NB_PURE_PYTHON=1``.
 
-    .venv/bin/python benchmarks/syntactic_speed.py [--system UEdin] [--segments 1000] [--repeat 3] [--jobs 2]
+    .venv/bin/python benchmarks/syntactic_speed.py [--system UEdin] [--segments 1000] [--repeat 3]
                                                    [--no-all]
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ import sacrebleu
 from syneval_nb import _accel
 from syneval_nb.metrics import syntactic
 from syneval_nb.data import load_wmt21_deen
-from syneval_nb.metrics.syntactic import References
+from syneval_nb.metrics.syntactic import _references, score_corpus
 
 TARGETS = {"stm": 1.0, "hwcm": 1.0, "dstm": 1.0, "tkm": 0.5, "dtkm": 0.5}
 
@@ -69,7 +69,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--system", default="UEdin", help="the system (default UEdin, as benchmarks/lexical_speed.py)")
     ap.add_argument("--segments", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--jobs", type=int, default=2, help="processes for the 19-system run (1: single process only)")
     ap.add_argument("--no-all", action="store_true", help="skip the 19-system wall time")
     args = ap.parse_args(argv)
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
@@ -103,15 +102,16 @@ def main(argv: list[str] | None = None) -> int:
         metrics = syntactic.METRICS if m == "all five" else (m,)
         for setting in ("cold", "warm"):
             prepared = None
+            fn = lambda: score_corpus(hyp_ptb, ref_ptb, metrics, 9)  # noqa: E731
             if setting == "cold":
-                fn = lambda: References(ref_ptb, 9).score(hyp_ptb, metrics=metrics)  # noqa: E731
                 w, c = timed(fn, args.repeat, setup=syntactic.clear_caches)
             else:
                 syntactic.clear_caches()
-                prepared = References(ref_ptb, 9)
-                prepared.score(hyp_ptb, metrics=metrics)  # computes and keeps the reference-side statistics
-                w, c = timed(lambda: prepared.score(hyp_ptb, metrics=metrics), args.repeat)
+                fn()  # computes and keeps the reference-side statistics
+                prepared = _references(ref_ptb)
+                w, c = timed(fn, args.repeat, setup=lambda: setattr(prepared, "_hyps", None))  # hypotheses re-read
             prepared = None  # free the reference statistics before the next measurement
+            syntactic.clear_caches()
             target = TARGETS.get(m)
             verdict = ""
             if target is not None and setting == "cold":
@@ -127,14 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         first = seg[seg["system"] == next(iter(by_system))].sort_values("seg_id")
         all_refs = [[a, b] for a, b in zip(first["ptb_ref_A"], first["ptb_ref_B"])]
         n_seg = len(all_refs)
-        for jobs in sorted({1, max(1, args.jobs)}):
-            syntactic.clear_caches()
-            w0, c0 = time.perf_counter(), time.process_time()
-            syntactic.score_systems(by_system, all_refs, max_depth=9, n_jobs=jobs)
-            w, c = time.perf_counter() - w0, time.process_time() - c0
-            print(f"all five metrics, depths 1..9, {len(by_system)} systems x {n_seg} segments, references read "
-                  f"once{' per process' if jobs > 1 else ''}, n_jobs={jobs}: {w:.1f} s wall"
-                  + (f" ({c:.1f} s CPU)" if jobs == 1 else ""))
+        syntactic.clear_caches()
+        w0, c0 = time.perf_counter(), time.process_time()
+        for hyps_s in by_system.values():
+            score_corpus(hyps_s, all_refs, syntactic.METRICS, 9)
+        w, c = time.perf_counter() - w0, time.process_time() - c0
+        print(f"all five metrics, depths 1..9, {len(by_system)} systems x {n_seg} segments, references read once: "
+              f"{w:.1f} s wall ({c:.1f} s CPU)")
     if missed:
         print(f"targets missed: {', '.join(missed)}")
     return 1 if missed else 0

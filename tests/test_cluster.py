@@ -24,7 +24,6 @@ import pytest
 
 from syneval_nb.parsers import dask as cluster
 from syneval_nb.metrics import lexical
-from syneval_nb.metrics import syntactic
 from syneval_nb.app import parse as parse_command
 from syneval_nb.parsers import feng_hirst
 from syneval_nb.parsers import frontend
@@ -266,23 +265,6 @@ def systems_text(deen_dir):
     refs = [list(r) for r in zip(read_sentences(deen_dir / REF_A)[:N_SCORE],
                                  read_sentences(deen_dir / REF_B)[:N_SCORE])]
     return hyps, refs
-
-
-@pytest.mark.slow
-def test_score_systems_on_cluster_identical(client, deen_dir):
-    hyp = {s: read_sentences(deen_dir / PTB_DIR / f"newstest2021.de-en.hyp.{s}.en.ptb")[:N_SCORE] for s in SYSTEMS}
-    refs = [list(r) for r in zip(read_sentences(deen_dir / PTB_DIR / f"{REF_A}.ptb")[:N_SCORE],
-                                 read_sentences(deen_dir / PTB_DIR / f"{REF_B}.ptb")[:N_SCORE])]
-    local = syntactic.score_systems(hyp, refs)
-    remote = syntactic.score_systems(hyp, refs, scheduler=client)
-    assert list(remote) == list(SYSTEMS)
-    for s in SYSTEMS:
-        pd.testing.assert_frame_equal(remote[s], local[s], check_exact=True)
-        assert remote[s].attrs == local[s].attrs
-    # one value against the single-system entry point, so the comparison is not of two empty frames
-    one = syntactic.score_corpus(hyp["Online-W"], refs)
-    assert remote["Online-W"].attrs["corpus"] == one.attrs["corpus"]
-    assert remote["Online-W"]["stm_9"].notna().sum() == N_SCORE
 
 
 @pytest.mark.slow

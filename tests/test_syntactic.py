@@ -11,7 +11,6 @@ from syneval_nb.metrics.syntactic import (
     EPSILON,
     HWCM,
     STM,
-    References,
     asiya_hwcm,
     asiya_stm,
     dstm,
@@ -321,46 +320,32 @@ def test_score_corpus_missing_values_and_malformed_parses():
 
 
 def test_references_are_built_once_and_shared():
+    """The references are read once per reference set (kept by _references, shared by every metric, depth and
+    system) and a system's hypotheses once for all the metrics scoring it."""
+    from syneval_nb.metrics.syntactic import _references, clear_caches
+
+    clear_caches()
     refs = [[REF_FIG2, REF_PEN]] * 3
-    R = References(refs, max_depth=4)
-    a = R.score([HYP_FIG2, HYP_BLUE, REF_PEN], metrics=("stm", "tkm"))
+    hyps = [HYP_FIG2, HYP_BLUE, REF_PEN]
+    a = score_corpus(hyps, refs, metrics=("stm", "tkm"), max_depth=4)
+    R = _references(refs)
+    assert _references([list(r) for r in refs]) is R  # the same strings: the same References
     ceilings = [id(s.shape_ceiling(4, False)) for s in R.segments]
-    b = score_corpus([HYP_FIG2, HYP_BLUE, REF_PEN], R, metrics=("stm", "tkm"), max_depth=4)
+    parsed = R.hypotheses(hyps)
+    b = score_corpus(hyps, refs, metrics=("stm", "tkm"), max_depth=4)
     assert [id(s.shape_ceiling(4, False)) for s in R.segments] == ceilings  # nothing recomputed
+    assert R.hypotheses(list(hyps)) is parsed  # the hypotheses read once for both metrics and both calls
     pd.testing.assert_frame_equal(a, b)
     assert b.loc[2, "stm_4"] == 1.0 and b.loc[2, "tkm"] == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="3 reference sets"):
-        R.score([HYP_FIG2])
+    assert b.loc[0, "stm_3"] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3)
+    with pytest.raises(ValueError, match="1 hypothesis parses but 3 reference sets"):
+        score_corpus([HYP_FIG2], refs)
     with pytest.raises(ValueError, match="unknown metrics"):
-        R.score([HYP_FIG2] * 3, metrics=("bleu",))
-
-
-def test_score_systems_equals_score_corpus_per_system():
-    from syneval_nb.metrics.syntactic import clear_caches, score_systems
-
-    refs = [[REF_FIG2, REF_PEN], [REF_PEN], [REF_PEN, "(())"]]
-    systems = {"a": [HYP_FIG2, HYP_BLUE, REF_PEN], "b": [HYP_BLUE, "(())", HYP_FIG2]}
-    want = {s: score_corpus(h, refs, max_depth=3) for s, h in systems.items()}
-    clear_caches()
-    got = score_systems(systems, refs, max_depth=3)
-    assert list(got) == ["a", "b"]
-    for s in systems:
-        pd.testing.assert_frame_equal(got[s], want[s])
-        assert got[s].attrs["corpus"] == want[s].attrs["corpus"]
-    with pytest.raises(ValueError, match="system 'c'"):
-        score_systems({"c": [HYP_FIG2]}, refs)
-
-
-@pytest.mark.slow
-def test_score_systems_in_parallel_gives_the_same_frames():
-    from syneval_nb.metrics.syntactic import score_systems
-
-    refs = [[REF_FIG2, REF_PEN], [REF_PEN]]
-    systems = {"a": [HYP_FIG2, HYP_BLUE], "b": [HYP_BLUE, HYP_FIG2], "c": [REF_PEN, REF_FIG2]}
-    one = score_systems(systems, refs, max_depth=4)
-    two = score_systems(systems, refs, max_depth=4, n_jobs=2)
-    for s in systems:
-        pd.testing.assert_frame_equal(one[s], two[s])
+        score_corpus(hyps, refs, metrics=("bleu",))
+    # tree objects are kept by identity: the same objects, the same References
+    trees = [[T(REF_FIG2)], [T(REF_PEN)]]
+    assert _references(trees) is _references([list(r) for r in trees])
+    assert _references(trees) is not _references([[T(REF_FIG2)], [T(REF_PEN)]])
 
 
 def test_scoring_makes_no_reference_cycles():
@@ -372,9 +357,8 @@ def test_scoring_makes_no_reference_cycles():
         h, r = T(HYP_BLUE), T(REF_PEN)
         for f in (stm, dstm, hwcm, tkm, dtkm):
             f(h, [r]).score
-        R = References([[REF_FIG2, REF_PEN]] * 2, max_depth=4)
-        R.score([HYP_FIG2, HYP_BLUE])
-        del h, r, R
+        score_corpus([HYP_FIG2, HYP_BLUE], [[REF_FIG2, REF_PEN]] * 2, max_depth=4)
+        del h, r
         assert gc.collect() == 0
     finally:
         gc.enable()

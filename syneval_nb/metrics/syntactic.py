@@ -83,8 +83,10 @@ technical manual's description; the Asiya source was not available to check them
 
 Speed: :class:`References` reads, encodes and counts every reference once and keeps its statistics (subtree-count
 maxima, chain maxima, kernel self-similarities), so scoring many systems against the same references only does the
-hypothesis side; :func:`score_corpus` keeps the last few :class:`References` in a cache keyed by the parse strings,
-and :func:`score_systems` scores many systems (optionally in parallel processes, ``n_jobs``). Batch scoring reads
+hypothesis side; the metric objects (and :func:`score_corpus`, a thin wrapper over them) keep the last few
+:class:`References` in a cache keyed by the parse strings, and read a system's hypotheses once for all the metrics
+that score it (:meth:`References.hypotheses`). Scoring on a Dask cluster: :mod:`syneval_nb.studies.depth_study`
+``scheduler=`` (one task per system). Batch scoring reads
 the parse strings into :class:`~syneval_nb.trees.FlatTree` arrays and computes subtree ids, dependencies, chains
 and kernel encodings from them: ``nltk.Tree`` objects are built only for explanations and pictures. Figures:
 ``benchmarks/syntactic_speed.py``; :func:`clear_caches` empties the caches kept across calls. The hot loops (the
@@ -110,7 +112,6 @@ from .._accel import speedups as _C
 from syneval_nb.trees.heads import DependencyTree, _head_index, chain_counts, to_dependencies
 from syneval_nb.trees.kernels import KernelTree, _check_lam, cosine, kernel_contributions
 from syneval_nb.trees.ptb import EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, _preorder, encode, flatten, heights, read_ptb_flat, strip_label
-from syneval_nb.parsers.frontend import dask_backend
 from syneval_nb.parsers.spacy import _dependency_tree, spacy_backend_key
 from syneval_nb.metrics.base import Corpus, Metric, Score, depth_scores, mean_rows
 
@@ -140,8 +141,6 @@ __all__ = [
     "render_subtree",
     "depth_score",
     "score_corpus",
-    "score_frame",
-    "score_systems",
     "clear_caches",
 ]
 
@@ -169,6 +168,30 @@ paper's: Collins (1999) head rules on the constituency parse, :func:`syneval_nb.
 
 
 # ============================================================================================ shared integer tables
+
+
+@contextmanager
+def _no_gc():
+    """Pause the cyclic garbage collector while many small acyclic objects are made (trees, tuples, Counters).
+
+    With thousands of reference trees alive, the collector's scans of them would otherwise cost about as much as
+    the scoring, and re-enabling it would scan every object made meanwhile once more (a young-generation
+    collection over all of them). So on the way out the objects made in the block, which are long-lived
+    reference statistics or already freed, are moved straight to the oldest generation (``gc.freeze()`` then
+    ``gc.unfreeze()``, skipped if the program froze objects itself): they are still collected, by the next full
+    collection, if they ever become cyclic garbage. The kit's trees hold no reference cycles, so reference
+    counting frees them. The collector's previous state is restored afterwards.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
+        if was:
+            gc.enable()
 
 
 class Space:
@@ -650,19 +673,15 @@ def _check_refs(refs: Sequence[Tree | None]) -> None:
 EXPLAIN_COLUMNS = ["depth", "item", "count", "ref_max", "clipped", "matched"]
 
 
-def _refsets(corpus: Corpus, depth: int, dependencies: str = "collins") -> Iterable[tuple[Parse, RefSet, int]]:
+def _refsets(corpus: Corpus, dependencies: str = "collins") -> Iterable[tuple[Parse, RefSet, int]]:
     """Each segment's hypothesis :class:`Parse`, reference :class:`RefSet` (the references read once, through
-    :func:`_references`'s cache) and the number of tokens of the hypothesis text, parsing the corpus first if it
-    has no parses (``dependencies="spacy"``: the corpus' spaCy dependency parses, :meth:`Corpus.dep`)."""
-    if dependencies == "spacy":
-        hyps, refs = corpus.dep()
-        kind, read = "dep", Parse.from_dep
-    else:
-        hyps, refs = corpus.ptb()
-        kind, read = "ptb", Parse.from_ptb
-    R = _references(refs, depth, kind)
-    for i, h in enumerate(hyps):
-        yield read(h, R.space, where=f"segment {i}, hypothesis"), R.segments[i], len(corpus.hyps[i].split())
+    :func:`_references`'s cache, and the hypotheses once per system, :meth:`References.hypotheses`) and the number
+    of tokens of the hypothesis text, parsing the corpus first if it has no parses (``dependencies="spacy"``: the
+    corpus' spaCy dependency parses, :meth:`Corpus.dep`)."""
+    hyps, refs = corpus.dep() if dependencies == "spacy" else corpus.ptb()
+    R = _references(refs, "dep" if dependencies == "spacy" else "ptb")
+    for i, h in enumerate(R.hypotheses(hyps)):
+        yield h, R.segments[i], len(corpus.hyps[i].split())
 
 
 def n_words(p: Parse) -> int:
@@ -747,13 +766,14 @@ class _DepthMetric(Metric):
     def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
         D = self.depth
         out = np.full((len(corpus), 2 * D + 2 * self.brevity_penalty), np.nan)
-        for i, (h, rs, n) in enumerate(_refsets(corpus, D, self.dependencies)):
-            st = self.sentence_stats(h, rs, n)
-            if st is not None:
-                out[i, :D], out[i, D:2 * D] = st
-                if self.brevity_penalty:
-                    c = n_words(h) if h.ok else n
-                    out[i, 2 * D:] = c, _closest_ref_len(c, rs)
+        with _no_gc():
+            for i, (h, rs, n) in enumerate(_refsets(corpus, self.dependencies)):
+                st = self.sentence_stats(h, rs, n)
+                if st is not None:
+                    out[i, :D], out[i, D:2 * D] = st
+                    if self.brevity_penalty:
+                        c = n_words(h) if h.ok else n
+                        out[i, 2 * D:] = c, _closest_ref_len(c, rs)
         return out
 
     def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
@@ -776,7 +796,7 @@ class _DepthMetric(Metric):
     def _sentence_extras(self, corpus: Corpus, score: Score) -> None:
         """A sentence score explains itself (one row per distinct hypothesis subtree or chain: ``depth, item,
         count, ref_max, clipped, matched``; empty when unscorable); STM and DSTM also draw."""
-        h, rs, _ = next(iter(_refsets(corpus, self.depth, self.dependencies)))
+        h, rs, _ = next(iter(_refsets(corpus, self.dependencies)))
         if not h.ok or self.sentence_stats(h, rs) is None:  # (the references' statistics first: they define ids)
             score.explain_fn = lambda: pd.DataFrame(columns=EXPLAIN_COLUMNS)
             return
@@ -933,10 +953,11 @@ class TKM(Metric):
 
     def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
         out = np.full((len(corpus), 2), np.nan)
-        for i, (h, rs, _) in enumerate(_refsets(corpus, 1, self.dependencies)):
-            st = self.sentence_stats(h, rs)
-            if st:
-                out[i] = (max(st), 1.0)
+        with _no_gc():
+            for i, (h, rs, _) in enumerate(_refsets(corpus, self.dependencies)):
+                st = self.sentence_stats(h, rs)
+                if st:
+                    out[i] = (max(st), 1.0)
         return out
 
     def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
@@ -949,7 +970,7 @@ class TKM(Metric):
         """A sentence score: parts ``cosines`` and ``best_ref`` (``()`` and -1 when unscorable), and an explanation
         with one row per hypothesis node: ``node`` (its production), ``shared`` (the number of fragments rooted
         there that the best reference also has, ``lam``-weighted) and ``share`` of ``K(h, r)``."""
-        h, rs, _ = next(iter(_refsets(corpus, 1, self.dependencies)))
+        h, rs, _ = next(iter(_refsets(corpus, self.dependencies)))
         cos = self.sentence_stats(h, rs) or ()
         best = max(range(len(cos)), key=cos.__getitem__) if cos else -1
         score.parts = {"cosines": cos, "best_ref": best}
@@ -1063,30 +1084,6 @@ def asiya_hwcm(hyp: Tree | None, refs: Sequence[Tree | None], length: int = DEFA
 # ============================================================================================ batch scoring
 
 
-@contextmanager
-def _no_gc():
-    """Pause the cyclic garbage collector while many small acyclic objects are made (trees, tuples, Counters).
-
-    With thousands of reference trees alive, the collector's scans of them would otherwise cost about as much as
-    the scoring, and re-enabling it would scan every object made meanwhile once more (a young-generation
-    collection over all of them). So on the way out the objects made in the block, which are long-lived
-    reference statistics or already freed, are moved straight to the oldest generation (``gc.freeze()`` then
-    ``gc.unfreeze()``, skipped if the program froze objects itself): they are still collected, by the next full
-    collection, if they ever become cyclic garbage. The kit's trees hold no reference cycles, so reference
-    counting frees them. The collector's previous state is restored afterwards.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        if was:
-            gc.enable()
-
-
 def _split_refs(ref_parses: Sequence[Any]) -> list[list[Any]]:
     """Each segment's reference parses as a list (a single string, tree, ``None`` or a missing value is one
     reference; an ``nltk.Tree`` is a list, so it is checked first)."""
@@ -1102,29 +1099,28 @@ def _split_refs(ref_parses: Sequence[Any]) -> list[list[Any]]:
 
 
 class References:
-    """The references of a test set, read and encoded once, with per-segment statistics kept for reuse.
+    """The references of a test set, read and encoded once, with per-segment statistics kept for reuse (the
+    reference side of every metric object; :func:`_references` keeps the last few).
 
     ``ref_parses[i]`` holds the bracketed parses of segment ``i``'s references (a string for a single reference);
-    ``nltk.Tree`` or :class:`~syneval_nb.trees.FlatTree` objects may stand for the strings (here and in
-    :meth:`score`'s hypotheses), e.g. the hybrid references of :mod:`syneval_nb.metrics.hybrid`.
-    Scoring several systems with :meth:`score` reuses the reference trees, their subtree counts, chain counts,
-    dependency trees and kernel self-similarities (each computed on first use). ``kind="dep"``: the references
-    are dependency parses (:meth:`Parse.from_dep`: spaCy JSON or ``DependencyTree`` objects), for the
-    ``dependencies="spacy"`` variant of the metric objects.
+    ``nltk.Tree`` or :class:`~syneval_nb.trees.FlatTree` objects may stand for the strings, e.g. the hybrid
+    references of :mod:`syneval_nb.metrics.hybrid`. The reference trees, their subtree counts, chain counts,
+    dependency trees and kernel self-similarities are computed on first use and shared by every metric and every
+    system scored against them. ``kind="dep"``: the references are dependency parses (:meth:`Parse.from_dep`: spaCy
+    JSON or ``DependencyTree`` objects), for the ``dependencies="spacy"`` variant of the metric objects.
+    :meth:`hypotheses` reads a system's parses once for all the metrics that score it.
     """
 
-    def __init__(self, ref_parses: Sequence[Any], max_depth: int = 9, kind: str = "ptb") -> None:
-        if int(max_depth) < 1:
-            raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+    def __init__(self, ref_parses: Sequence[Any], kind: str = "ptb") -> None:
         if kind not in ("ptb", "dep"):
             raise ValueError(f"kind must be 'ptb' (constituency parses) or 'dep' (dependency parses), got {kind!r}")
+        self.kind = kind
         read = Parse.from_ptb if kind == "ptb" else Parse.from_dep
         self.space = Space()
-        self.max_depth = int(max_depth)
         sets = _split_refs(ref_parses)
-        self.n_refs = [len(s) for s in sets]
         self.segments: list[RefSet] = []
         self.n_unparsed = 0
+        self._hyps: tuple[list, list[Parse]] | None = None
         with _no_gc():
             for i, s in enumerate(sets):
                 parses = [read(t, self.space, where=f"segment {i}, reference {k}") for k, t in enumerate(s)]
@@ -1134,100 +1130,38 @@ class References:
     def __len__(self) -> int:
         return len(self.segments)
 
-    def _metric_objects(self, metrics: Sequence[str], lam: float, effective_order: bool,
-                        epsilon: float) -> dict[str, Any]:
-        unknown = set(metrics) - set(METRICS)
-        if unknown:
-            raise ValueError(f"unknown metrics {sorted(unknown)}; choose from {METRICS}")
-        D = self.max_depth
-        make = {"stm": lambda: STM(D, effective_order), "dstm": lambda: DSTM(D, effective_order),
-                "hwcm": lambda: HWCM(D, effective_order, epsilon), "tkm": lambda: TKM(lam),
-                "dtkm": lambda: DTKM(lam)}
-        return {m: make[m]() for m in metrics}
-
-    def score(self, hyp_parses: Sequence[str | None], metrics: Sequence[str] = METRICS, lam: float = 1.0,
-              effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False,
-              hyp_texts: Sequence[str] | None = None):
-        """Segment-level scores of one system (see :func:`score_corpus` for the columns and ``attrs``)."""
-        objs = self._metric_objects(tuple(metrics), lam, effective_order, epsilon)
+    def hypotheses(self, hyp_parses: Sequence[Any]) -> list[Parse]:
+        """The hypothesis parses read in this reference set's space; the last system's are kept, so the metrics
+        scoring one system one after the other read its trees once (and share their counts)."""
         if len(hyp_parses) != len(self.segments):
             raise ValueError(f"{len(hyp_parses)} hypothesis parses but {len(self.segments)} reference sets")
-        if hyp_texts is not None and len(hyp_texts) != len(hyp_parses):
-            raise ValueError(f"{len(hyp_texts)} hypothesis texts but {len(hyp_parses)} hypothesis parses")
-        D = self.max_depth
-        cols: dict[str, list[float]] = {}
-        for m, obj in objs.items():
-            for name in ([f"{m}_{d}" for d in range(1, D + 1)] if isinstance(obj, _DepthMetric) else [m]):
-                cols[name] = []
-        sums = {m: ([0] * D, [0] * D) for m, obj in objs.items() if isinstance(obj, _DepthMetric)}
-        depth_cols = {m: [cols[f"{m}_{d}"] for d in range(1, D + 1)] for m in sums}
-        n_hyp_unparsed = n_no_ref = 0
-        it: Iterable[int] = range(len(self.segments))
-        if progress:
-            from tqdm.auto import tqdm
-
-            it = tqdm(it, desc="segments", leave=False)
+        if self._hyps is not None and self._hyps[0] == list(hyp_parses):
+            return self._hyps[1]
+        read = Parse.from_ptb if self.kind == "ptb" else Parse.from_dep
         with _no_gc():
-            for i in it:
-                refs = self.segments[i]
-                hyp = Parse.from_ptb(hyp_parses[i], self.space, where=f"segment {i}, hypothesis")
-                n_hyp_unparsed += not hyp.ok
-                n_no_ref += not refs.ok
-                n_tok = len(hyp_texts[i].split()) if hyp_texts is not None else 0
-                for m, obj in objs.items():
-                    if m in sums:
-                        self._add_depth_row(obj, obj.sentence_stats(hyp, refs, n_tok), depth_cols[m], sums[m])
-                    else:
-                        st = obj.sentence_stats(hyp, refs)
-                        cols[m].append(max(st) if st else math.nan)
-        df = pd.DataFrame(cols)
-        corpus: dict[str, float] = {}
-        for m, obj in objs.items():
-            if m in sums:
-                M, T = sums[m]
-                for d, v in enumerate(_prefix_scores(M, T, effective_order, obj.epsilon), 1):
-                    corpus[f"{m}_{d}"] = v
-            else:
-                corpus[m] = float(np.nanmean(df[m])) if df[m].notna().any() else math.nan
-        df.attrs["corpus"] = corpus
-        df.attrs["n_hyp_unparsed"] = int(n_hyp_unparsed)
-        df.attrs["n_ref_unparsed"] = int(self.n_unparsed)
-        df.attrs["n_no_reference"] = int(n_no_ref)
-        df.attrs["signatures"] = {m: obj.signature() for m, obj in objs.items()}
-        if n_no_ref:
-            warnings.warn(f"{n_no_ref} segments without a parsed reference scored NaN (left out for every system)",
-                          stacklevel=3)
-        return df
-
-    def _add_depth_row(self, obj: "_DepthMetric", stats: tuple[list[int], list[int]] | None,
-                       columns: list[list[float]], sums: tuple[list[int], list[int]]) -> None:
-        """Append one segment's ``m_1..m_D`` (the metric with maximum depth d, :func:`depth_score` of the first d
-        depths, all from one :func:`_prefix_scores` pass) to ``columns`` and add its statistics to ``sums``."""
-        if stats is None:
-            for col in columns:
-                col.append(math.nan)
-            return
-        mm, tt = stats
-        M, T = sums
-        for d in range(len(columns)):
-            M[d] += mm[d]
-            T[d] += tt[d]
-        for col, v in zip(columns, _prefix_scores(mm, tt, obj.effective_order, obj.epsilon)):
-            col.append(v)
+            parses = [read(h, self.space, where=f"segment {i}, hypothesis") for i, h in enumerate(hyp_parses)]
+        self._hyps = (list(hyp_parses), parses)
+        return parses
 
 
 _REF_CACHE: "OrderedDict[tuple, References]" = OrderedDict()
 _REF_CACHE_SIZE = 4
 
 
-def _references(ref_parses: Sequence[Any], max_depth: int, kind: str = "ptb") -> References:
+def _ref_key(t: Any) -> Any:
+    """A reference's cache key: a parse string as it is, a tree object by identity (the cached
+    :class:`References` holds the object, so its id is not reused while the entry lives)."""
+    return t if t is None or isinstance(t, (str, float)) else ("object", id(t))
+
+
+def _references(ref_parses: Sequence[Any], kind: str = "ptb") -> References:
+    """The :class:`References` of ``ref_parses``, read once and kept for the next calls with the same references
+    (the last :data:`_REF_CACHE_SIZE` sets)."""
     sets = _split_refs(ref_parses)
-    if any(isinstance(t, (Tree, FlatTree, DependencyTree)) for s in sets for t in s):  # objects: not cached
-        return References(ref_parses, max_depth, kind)
-    key = (kind, max_depth, tuple(tuple(s) for s in sets))
+    key = (kind, tuple(tuple(_ref_key(t) for t in s) for s in sets))
     refs = _REF_CACHE.get(key)
     if refs is None:
-        refs = _REF_CACHE[key] = References(ref_parses, max_depth, kind)
+        refs = _REF_CACHE[key] = References(ref_parses, kind)
         if len(_REF_CACHE) > _REF_CACHE_SIZE:
             _REF_CACHE.popitem(last=False)
     else:
@@ -1235,129 +1169,72 @@ def _references(ref_parses: Sequence[Any], max_depth: int, kind: str = "ptb") ->
     return refs
 
 
-def score_corpus(hyp_parses: Sequence[str | None], ref_parses: "Sequence[Any] | References",
-                 metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
-                 effective_order: bool = False, epsilon: float = EPSILON, progress: bool = False,
-                 hyp_texts: Sequence[str] | None = None):
-    """Score one system's parses against reference parses: one row per segment.
+def score_corpus(hyp_parses: Sequence[Any], ref_parses: Sequence[Any], metrics: Sequence[str] = METRICS,
+                 max_depth: int = 9, lam: float = 1.0, effective_order: bool = False, epsilon: float = EPSILON,
+                 progress: bool = False, hyp_texts: Sequence[str] | None = None) -> pd.DataFrame:
+    """One system's parses scored by every depth of the Liu & Gildea metrics: one row per segment. A thin wrapper
+    over the metric objects (``STM(max_depth)``, ``HWCM(max_depth, epsilon=...)``, ``DSTM``, ``TKM(lam)``,
+    ``DTKM(lam)``: :meth:`~syneval_nb.metrics.Metric.segment_stats` once each), for the paper's tables, which
+    index the metrics by their maximum depth.
 
-    Columns: ``stm_1..stm_D``, ``dstm_1..``, ``hwcm_1..`` (the metric with maximum depth / chain length ``D = d``,
-    as the paper's tables are indexed), ``tkm``, ``dtkm``; ``NaN`` for a segment without a parsed reference; an
+    Columns: ``stm_1..stm_D``, ``dstm_1..``, ``hwcm_1..`` (the metric with maximum depth / chain length ``d``, from
+    the first ``d`` depths' statistics), ``tkm``, ``dtkm``; ``NaN`` for a segment without a parsed reference; an
     unparsed hypothesis gets the worst value (module docstring; ``hyp_texts``, the hypotheses' texts, give its
-    number of tokens, else 1). ``ref_parses[i]`` lists segment ``i``'s reference parses (or is one string), or pass a
-    :class:`References` built once. The references are read and counted once and cached (keyed by the parse
-    strings), so scoring many systems against the same references repeats only the hypothesis side.
+    number of tokens, else 1). ``ref_parses[i]`` lists segment ``i``'s reference parses (or is one string); the
+    references are read once and kept (:func:`_references`), so scoring many systems against the same references
+    repeats only the hypothesis side.
 
     ``DataFrame.attrs``: ``corpus`` (corpus-level scores from summed statistics; TKM/DTKM: mean), ``signatures``,
-    and the counts ``n_hyp_unparsed``, ``n_ref_unparsed``, ``n_no_reference``.
+    and the counts ``n_hyp_unparsed``, ``n_ref_unparsed``, ``n_no_reference``. ``progress`` is accepted for the
+    callers' signature and unused (one system is quick).
     """
-    refs = ref_parses if isinstance(ref_parses, References) else _references(ref_parses, max_depth)
-    if refs.max_depth != max_depth:
-        raise ValueError(f"the References were built with max_depth={refs.max_depth}, not {max_depth}")
-    return refs.score(hyp_parses, metrics, lam=lam, effective_order=effective_order, epsilon=epsilon,
-                      progress=progress, hyp_texts=hyp_texts)
-
-
-def score_frame(df, hyp_col: str = "ptb", ref_cols: Sequence[str] = ("ptb_refB",), metrics: Sequence[str] = METRICS,
-                max_depth: int = 9, system_col: str = "system", seg_col: str = "seg_id", lam: float = 1.0,
-                effective_order: bool = False, epsilon: float = EPSILON, progress: bool = True):
-    """Score every row of a (system, segment) table, such as :func:`syneval_nb.data.load_ted_zhen_mqm`'s.
-
-    The references of a segment are the ``ref_cols`` parse strings of its rows (the same for every system); they
-    are read once into one :class:`References` and each system is scored against it with :meth:`References.score`.
-    Returns ``(segments, systems)``: ``segments`` has the metric columns of :func:`score_corpus`, aligned with
-    ``df``'s index; ``systems`` has one row per system with the corpus-level scores (summed statistics; TKM/DTKM
-    the mean) and the unparsed counts.
-    """
-    import pandas as pd
-
-    refs_by_seg = df.drop_duplicates(seg_col).set_index(seg_col)[list(ref_cols)]
-    check = df.groupby(seg_col)[list(ref_cols)].nunique(dropna=False)
-    if (check > 1).any().any():
-        raise ValueError(f"the reference columns {list(ref_cols)} differ between rows of the same {seg_col}")
-    seg_ids = list(refs_by_seg.index)
-    pos = {s: k for k, s in enumerate(seg_ids)}
-    R = References([[refs_by_seg.at[s, c] for c in ref_cols] for s in seg_ids], max_depth)
-    parts, rows = [], []
-    groups = list(df.groupby(system_col, sort=True))
-    if progress:
-        from tqdm.auto import tqdm
-
-        groups = tqdm(groups, desc="systems", leave=False)
-    for system, g in groups:
-        hyps: list[str | None] = [None] * len(seg_ids)
-        for s, h in zip(g[seg_col], g[hyp_col]):
-            hyps[pos[s]] = h
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            sc = R.score(hyps, metrics, lam=lam, effective_order=effective_order, epsilon=epsilon)
-        sc.index = seg_ids
-        part = sc.loc[list(g[seg_col])]
-        part.index = g.index
-        parts.append(part)
-        rows.append({system_col: system, **sc.attrs["corpus"], "n_segments": len(g),
-                     "n_hyp_unparsed": sc.attrs["n_hyp_unparsed"], "n_no_reference": sc.attrs["n_no_reference"]})
-    segments = pd.concat(parts).loc[df.index]
-    segments.attrs["n_ref_unparsed"] = R.n_unparsed
-    return segments, pd.DataFrame(rows)
-
-
-def _score_group(items: list[tuple[Any, Sequence[str | None]]], ref_parses: Sequence[Any], max_depth: int,
-                 kwargs: dict) -> list[tuple[Any, Any]]:
-    """Score several systems against one :class:`References` (read once); a joblib task of :func:`score_systems`."""
-    refs = References(ref_parses, max_depth)
-    out = []
-    for name, hyps in items:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out.append((name, refs.score(hyps, **kwargs)))
-    return out
-
-
-def _score_system(item: tuple, ref_parses: Sequence[Any], max_depth: int, kwargs: dict) -> tuple:
-    """One system's :func:`score_corpus` frame (a task of the Dask path of :func:`score_systems`); the references
-    are read once per worker process."""
-    name, hyps = item
-    with warnings.catch_warnings():  # as _score_group
-        warnings.simplefilter("ignore")
-        return name, _references(ref_parses, max_depth).score(hyps, **kwargs)
-
-
-def score_systems(hyp_parses: "dict[Any, Sequence[str | None]]", ref_parses: Sequence[Any],
-                  metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
-                  effective_order: bool = False, epsilon: float = EPSILON, n_jobs: int = 1,
-                  scheduler: Any = None) -> dict:
-    """:func:`score_corpus` for many systems against the same references: ``{system: DataFrame}``.
-
-    ``hyp_parses`` maps each system to its hypothesis parses (aligned with ``ref_parses``). The references are read
-    and counted once per process. ``n_jobs > 1`` splits the systems into ``n_jobs`` groups scored in parallel
-    processes with joblib (each process reads the references once); the results are identical to ``n_jobs=1``.
-    ``scheduler`` (a Dask scheduler address ``"tcp://HOST:8786"`` or a ``distributed.Client``; ``n_jobs`` is then
-    unused): one task per system on the cluster, the references sent to each worker once
-    (:func:`syneval_nb.parsers.dask.map_tasks`); identical results.
-    Warnings about unparsed sentences are not repeated per system: see each frame's ``attrs``.
-    """
-    kwargs = {"metrics": tuple(metrics), "lam": lam, "effective_order": effective_order, "epsilon": epsilon}
-    items = list(hyp_parses.items())
-    for name, hyps in items:
-        if len(hyps) != len(ref_parses):
-            raise ValueError(f"system {name!r}: {len(hyps)} hypothesis parses but {len(ref_parses)} reference sets")
-    if scheduler is not None:  # one task per system, the references sent to each worker once
-        return dict(dask_backend().map_tasks(scheduler, _score_system, items, shared=[ref_parses],
-                                             args=(max_depth, kwargs), what="score-systems"))
-    n_jobs = max(1, min(int(n_jobs), len(items)))
-    if n_jobs == 1:
-        return dict(_score_group(items, ref_parses, max_depth, kwargs))
-    from joblib import Parallel, delayed
-
-    groups = [items[k::n_jobs] for k in range(n_jobs)]
-    parts = Parallel(n_jobs=n_jobs)(delayed(_score_group)(g, ref_parses, max_depth, kwargs) for g in groups)
-    scored = dict(chain.from_iterable(parts))
-    return {name: scored[name] for name, _ in items}
+    unknown = set(metrics) - set(METRICS)
+    if unknown:
+        raise ValueError(f"unknown metrics {sorted(unknown)}; choose from {METRICS}")
+    if int(max_depth) < 1:
+        raise ValueError(f"max_depth must be >= 1, got {max_depth}")
+    hyp_parses, D = list(hyp_parses), int(max_depth)
+    refs = _split_refs(ref_parses)
+    if len(hyp_parses) != len(refs):
+        raise ValueError(f"{len(hyp_parses)} hypothesis parses but {len(refs)} reference sets")
+    if hyp_texts is not None and len(hyp_texts) != len(hyp_parses):
+        raise ValueError(f"{len(hyp_texts)} hypothesis texts but {len(hyp_parses)} hypothesis parses")
+    texts = list(hyp_texts) if hyp_texts is not None else [""] * len(hyp_parses)
+    corpus = Corpus(texts, [[""] * len(r) for r in refs], hyp_ptb=hyp_parses, ref_ptb=refs,
+                    ref_layout="segments", parse_source="given")
+    make = {"stm": lambda: STM(D, effective_order), "dstm": lambda: DSTM(D, effective_order),
+            "hwcm": lambda: HWCM(D, effective_order, epsilon), "tkm": lambda: TKM(lam), "dtkm": lambda: DTKM(lam)}
+    cols: dict[str, Any] = {}
+    totals: dict[str, float] = {}
+    objs = {m: make[m]() for m in metrics}
+    for m, obj in objs.items():
+        S = obj.segment_stats(corpus)
+        ok = ~np.isnan(S).any(axis=1)
+        if isinstance(obj, _DepthMetric):
+            per = np.full((len(S), D), np.nan)
+            for i in np.flatnonzero(ok):
+                per[i] = _prefix_scores(S[i, :D], S[i, D:], effective_order, obj.epsilon)
+            sums = S[ok].sum(axis=0) if ok.any() else np.zeros(2 * D)
+            for d, v in enumerate(_prefix_scores(sums[:D], sums[D:], effective_order, obj.epsilon), 1):
+                cols[f"{m}_{d}"], totals[f"{m}_{d}"] = per[:, d - 1], v
+        else:
+            cols[m] = S[:, 0]
+            totals[m] = float(np.mean(S[ok, 0])) if ok.any() else math.nan
+    R = _references(refs)
+    df = pd.DataFrame(cols)
+    df.attrs["corpus"] = totals
+    df.attrs["n_hyp_unparsed"] = sum(not h.ok for h in R.hypotheses(hyp_parses))
+    df.attrs["n_ref_unparsed"] = int(R.n_unparsed)
+    df.attrs["n_no_reference"] = n_no_ref = sum(not rs.ok for rs in R.segments)
+    df.attrs["signatures"] = {m: obj.signature() for m, obj in objs.items()}
+    if n_no_ref:
+        warnings.warn(f"{n_no_ref} segments without a parsed reference scored NaN (left out for every system)",
+                      stacklevel=2)
+    return df
 
 
 def clear_caches() -> None:
-    """Empty every cache kept across calls (for benchmarks and memory): the :func:`score_corpus` reference sets,
+    """Empty every cache kept across calls (for benchmarks and memory): the reference sets of :func:`_references`,
     the sentence-level dependency trees, the head-rule and label tables."""
 
     _REF_CACHE.clear()

@@ -5,7 +5,7 @@ given, so a user without a cluster never imports Dask:
 
 - :func:`syneval_nb.parsers.frontend.parse` / :func:`~syneval_nb.parsers.frontend.parse_strings` (``stanford`` and ``spacy``
   backends), :func:`syneval_nb.parsers.frontend.parse_rst`, ``syneval-nb parse|rst --scheduler tcp://HOST:8786``;
-- :func:`syneval_nb.metrics.syntactic.score_systems` (one task per system) and :func:`syneval_nb.metrics.lexical.evaluate` (one task
+- :func:`syneval_nb.studies.depth_study.depth_scores` (one task per system) and :func:`syneval_nb.metrics.lexical.evaluate` (one task
   per metric).
 
 ``scheduler`` is the address of a running ``dask scheduler`` (``"tcp://HOST:8786"``; a client is opened for the

@@ -34,7 +34,7 @@ from syneval_nb.metrics import lexical
 from syneval_nb.metrics.hybrid import (DEFAULT_MAX_REFS, HybridSet, align_leaves, detokenize, equivalent_nodes,
                                        equivalent_pairs, hybridize, hybridize_corpus, seams_attested)
 from syneval_nb.metrics.lexical import edit_distance, tokenize
-from syneval_nb.metrics.syntactic import References
+from syneval_nb.metrics.syntactic import score_corpus
 from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.stats import pearson, williams_from_scores
 from syneval_nb.studies.common import headline_verdicts, holm_chapter
@@ -219,23 +219,18 @@ def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any,
     ``ref_parse_sets``: name -> ``{seg_id: [bracketed parse or tree of each reference]}`` (the trees of
     :attr:`HybridSet.trees` go in as they are; :attr:`HybridSet.ptbs` gives the same as strings).
     ``attrs["corpus"]``: the corpus-level scores (summed statistics), one row per system, same columns."""
-    import warnings
-
-
     segs = list(dict.fromkeys(df[seg_col]))
     pos = {s: k for k, s in enumerate(segs)}
     cols = {(m, r): np.full(len(df), np.nan) for m in metrics for r in ref_parse_sets}
     corpus: dict[tuple[str, str], dict[Any, float]] = {(m, r): {} for m in metrics for r in ref_parse_sets}
     groups = list(df.reset_index(drop=True).groupby(system_col, sort=True))
     for r, sets in tqdm(list(ref_parse_sets.items()), desc="syntactic scores", disable=not progress):
-        refs = References([list(sets[s]) for s in segs], max_depth=depth)
+        refs = [list(sets[s]) for s in segs]
         for system, g in groups:
             hyps: list[str | None] = [None] * len(segs)
             for s, h in zip(g[seg_col], g[hyp_col]):
                 hyps[pos[s]] = h if isinstance(h, str) else None  # pandas writes a missing parse as NaN
-            with warnings.catch_warnings():  # the per-system "unparsed hypotheses" count: NaN rows show it
-                warnings.filterwarnings("ignore", message=r".*unparsed hypotheses")
-                sc = refs.score(hyps, metrics)
+            sc = score_corpus(hyps, refs, metrics, depth)
             rows = np.array([pos[s] for s in g[seg_col]])
             for m in metrics:
                 cols[(m, r)][g.index.to_numpy()] = sc[f"{m}_{depth}"].to_numpy()[rows]
