@@ -230,6 +230,12 @@ def test_question_from_first_markdown_cell():
     nb09 = nbformat.read(str(report.NOTEBOOK), as_version=4)
     title, q = report.notebook_question(nb09)
     assert title == "09 · Evaluate your own system" and q.startswith("Question. Which of your systems is better")
+    # chapter 08's question: bold marks dropped around "beyond length", the code span keeps its underscore
+    nb08 = nbformat.read(str(report.NOTEBOOK.parent / "08_correlation_studies.ipynb"), as_version=4)
+    q8 = report.notebook_question(nb08)[1]
+    assert "each family at depth 4 (syntactic.PRIMARY_DEPTH) against chrF" in q8
+    assert "has a twin beyond length (partial correlation" in q8 and "*" not in q8
+    assert index_page._plain("**A** and __b__, *c* _d_ snake_case `x_y*` [l](u)") == "A and b, c d snake_case x_y* l"
 
 
 def test_report_cli_refuses_bad_input(tmp_path):

@@ -39,9 +39,15 @@ def _notebook(path: Path):
 
 
 def _plain(md: str) -> str:
-    """Markdown to plain text for a card: links, emphasis and code marks dropped."""
+    """Markdown to plain text for a card: links, code marks and emphasis dropped. A code span keeps its text as it
+    is (``PRIMARY_DEPTH``); ``**bold**``/``__bold__`` and ``*italic*``/``_italic_`` lose their marks, an underscore
+    inside a word is kept."""
     md = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", md)
-    md = re.sub(r"[*_`]{1,3}([^*_`]+)[*_`]{1,3}", r"\1", md)
+    code: list[str] = []
+    md = re.sub(r"`([^`]*)`", lambda m: code.append(m.group(1)) or f"\x00{len(code) - 1}\x00", md)
+    md = re.sub(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", r"\2", md)
+    md = re.sub(r"(?<![\w*])([*_])(?=\S)(.+?)(?<=\S)\1(?![\w*])", r"\2", md)
+    md = re.sub(r"\x00(\d+)\x00", lambda m: code[int(m.group(1))], md)
     return re.sub(r"\s+", " ", md).strip()
 
 
