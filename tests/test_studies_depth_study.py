@@ -237,3 +237,24 @@ def test_kernel_variant_and_length_diagnosis(shared_data, ch):
                        kernel_verdicts=False)
     assert list(q.length.index) == ["TKM", "chrF", "BLEU-4"] and not any("λ" in k for k in q.verdicts)
     assert len(q.verdicts) == 2 * 13
+
+
+def test_depth_scores_count_an_unparsed_hypothesis_as_its_tokens_like_the_registry():
+    """depth_scores passes the hypotheses' texts to the syntactic scoring, so an unparsed hypothesis is no match out
+    of its number of tokens per depth, as metrics.get("STM-3") counts it (the worked example of test_syntactic:
+    depth 1 over "I have it" (6 of 7 labels), an unparsed 6-word hypothesis and "I have a blue pen" (9 of 9))."""
+    from syneval_nb.metrics import Corpus, get
+
+    fig2_hyp = "(S (NP (PRON I)) (VP (V have) (NP (PRON it))))"
+    fig2_ref = "(S (NP (PRON I)) (VP (V have) (NP (ART a) (ADJ red) (N pen))))"
+    pen_ref = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ red) (NN pen))))"
+    blue = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ blue) (NN pen))))"
+    texts = ["I have it", "a b c d e f", "I have a blue pen"]
+    refs = [["I have a red pen"]] * 3
+    ptb, ptb_refs = [fig2_hyp, "(())", blue], [[fig2_ref], [fig2_ref], [pen_ref]]
+    _, corpus = ds.depth_scores(texts, refs, ptb, ptb_refs, ["s"] * 3, max_depth=3, syntactic_metrics=("stm",),
+                                progress=False)
+    assert corpus.loc["s", ("STM", 1)] == pytest.approx((6 + 9) / (7 + 6 + 9), abs=1e-15)
+    registry = get("STM-3").corpus_score(Corpus(texts, refs, hyp_ptb=ptb, ref_ptb=ptb_refs)).score
+    assert corpus.loc["s", ("STM", 3)] == pytest.approx(registry, abs=1e-15)
+    assert registry == pytest.approx(((6 + 9) / (7 + 6 + 9) + (3 + 4) / (4 + 6 + 4) + (1 + 2) / (2 + 6 + 2)) / 3)

@@ -91,23 +91,27 @@ def _score_corpus_job(job: tuple, opts: dict, progress: bool = False) -> tuple:
     """One system of :func:`_syntactic_by_system` (a picklable task for a Dask worker): ``(system, the
     score_corpus frame)``; the corpus scores travel in the frame's ``attrs``."""
 
-    name, hyps, refs = job
+    name, hyps, refs, texts = job
     return name, score_corpus(hyps, refs, opts["metrics"], opts["max_depth"], lam=opts["lam"],
-                              effective_order=opts["effective_order"], progress=progress)
+                              effective_order=opts["effective_order"], progress=progress, hyp_texts=texts)
 
 
 def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
                          systems: Sequence[str], metrics: Sequence[str], max_depth: int,
                          progress: bool = False, lam: float = 1.0, effective_order: bool = False,
-                         scheduler=None) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
+                         scheduler=None, hyp_texts: Sequence[str] | None = None
+                         ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
     """:func:`syneval_nb.metrics.syntactic.score_corpus` called once per system (so that corpus scores come from that
     system's summed statistics; the references are read once and cached by ``score_corpus``): each column's
-    segment scores aligned with the input, and each system's corpus scores (``attrs["corpus"]``).
-    ``scheduler`` (a Dask address or ``distributed.Client``): one task per system on that cluster, same numbers."""
+    segment scores aligned with the input, and each system's corpus scores (``attrs["corpus"]``). ``hyp_texts``:
+    the hypotheses' texts, so that an unparsed hypothesis counts as its number of tokens, as the registry's metric
+    objects count it. ``scheduler`` (a Dask address or ``distributed.Client``): one task per system on that
+    cluster, same numbers."""
     sys_arr = np.asarray(list(systems), dtype=object)
     names = sorted(set(sys_arr))
     index = {s: np.flatnonzero(sys_arr == s) for s in names}
-    jobs = [(s, [ptb_hyps[i] for i in index[s]], [list(ptb_refs[i]) for i in index[s]]) for s in names]
+    jobs = [(s, [ptb_hyps[i] for i in index[s]], [list(ptb_refs[i]) for i in index[s]],
+             None if hyp_texts is None else [hyp_texts[i] for i in index[s]]) for s in names]
     opts = {"metrics": list(metrics), "max_depth": max_depth, "lam": lam, "effective_order": effective_order}
     if scheduler is not None:  # one task per system on the cluster
         frames = dict(dask_backend().map_tasks(scheduler, _score_corpus_job, jobs, args=(opts, False), what="depth-scores"))

@@ -135,7 +135,7 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     names = sorted(set(sys_arr))
     corpus: dict[str, dict] = {s: {k: float(ev.system.loc[s, c]) for c, k in keys.items()} for s in names}
     syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress,
-                                           lam, effective_order, scheduler)
+                                           lam, effective_order, scheduler, hyps)
     segment.update({metric_key(c): v for c, v in syn.items()})
     for s in names:
         corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})
@@ -144,7 +144,7 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
         if not kernels:
             break
         ksyn, kcorpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, kernels, max_depth, progress, extra,
-                                             effective_order, scheduler)
+                                             effective_order, scheduler, hyps)
         segment.update({(kernel_name(metric_key(c)[0], extra), None): v for c, v in ksyn.items()})
         for s in names:
             corpus[s].update({(kernel_name(metric_key(c)[0], extra), None): v for c, v in kcorpus[s].items()})
