@@ -207,6 +207,10 @@ def test_tuned_placebo_null_by_brute_force(toy):
     assert sc[("Tuned all", S.PLACEBO_COL)].shape == (100, 48)
     t = S.combination_table(sc, h, seg, threshold=0.0, texts=txt, n_resamples=200)
     assert np.abs(t.attrs["bootstrap"].null - null).max() < 1e-9
+    # the K columns split over two processes: the same scores
+    sc2 = S.tuned_scores(norm, h, seg, docs, ["A"], mode="cv", threshold=0.0, placebo=S.placebo_matrix(48, 100),
+                         n_jobs=2)
+    assert np.array_equal(sc2[("A", S.PLACEBO_COL)], sc[("A", S.PLACEBO_COL)])
     _, v = S.helps_verdict(t, "DR", "toy")
     stat, ci, p = _brute_helps(t, t.loc["average", "+dr"], null)
     assert v["statistic"] == pytest.approx(stat, abs=1e-9) and v["p"] == p and v["ci"] == pytest.approx(ci, abs=1e-9)

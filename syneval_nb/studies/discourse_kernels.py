@@ -29,6 +29,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 from syneval_nb import stats
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, rst_files, sample_segment_ids, ted_rst, wmt21_rst
 from syneval_nb.metrics.combine import BASE_METRICS, DEFAULT_THRESHOLD, base_scores, higher_is_better, human_pair_ties, length_control, normalize, partial_correlation, segment_tau, single_edu_ties, system_base_scores, tuned_cv, tuned_half, uniform
@@ -214,31 +215,42 @@ def uniform_scores(normalized: pd.DataFrame, base: Sequence[str], extras: Sequen
     return out
 
 
+def _tuned(f: np.ndarray, columns: np.ndarray | None, h, seg, groups, mode, n_folds, seed, threshold, C):
+    """Scores of the features ``f`` (n, p) tuned by ``mode``; with ``columns`` (k, n), of ``f`` plus each column
+    ((k, n): one stack, so the fold pairs are built once)."""
+    if columns is not None:
+        f = np.concatenate([np.broadcast_to(f, (len(columns), *f.shape)), columns[:, :, None]], axis=2)
+    if mode == "cv":
+        return tuned_cv(f, h, seg, groups, n_folds, threshold, C)[0]
+    return tuned_half(f, h, seg, groups, seed, threshold, C)[0]
+
+
 def tuned_scores(normalized: pd.DataFrame, human: Sequence[float], segments: Sequence, groups: Sequence,
                  base: Sequence[str], mode: str = "cv", n_folds: int = 10, seed: int = 0,
                  threshold: float = DEFAULT_THRESHOLD, C: float = 1.0, extras: Sequence[str] = EXTRAS,
-                 placebo: np.ndarray | None = None) -> dict[tuple[str, str], np.ndarray]:
+                 placebo: np.ndarray | None = None, n_jobs: int = 1) -> dict[tuple[str, str], np.ndarray]:
     """Tuned combinations (the paper's Table 4 with ``mode="cv"``, Table 5 with ``mode="half"``): the
     out-of-fold scores of :func:`syneval_nb.metrics.combine.tuned_cv` (fitted once per fold over whole documents
     ``groups``) or the test-half scores of :func:`syneval_nb.metrics.combine.tuned_half`, NaN on rows not evaluated.
     Keys as :func:`uniform_scores`: ``(m, "Orig.")`` the metric alone on the evaluated rows, ``(m, "+dr")`` ...
     ``(m, "+length")``, and the row ``"Tuned all"`` (every base metric tuned together, ``Orig.``, and with each
     extra). With ``placebo`` (:func:`placebo_matrix`, (K, n)), ``(m, PLACEBO_COL)`` is the (K, n) matrix of the
-    metric tuned with each random column, exactly like DR (the same folds and fold pairs, built once for all K).
-    NaN features are 0."""
-    h = np.asarray(human, dtype=float)
-    seg = np.asarray(segments)
+    metric tuned with each random column, exactly like DR (the same folds and fold pairs, built once per chunk of
+    columns), the K columns split over ``n_jobs`` joblib processes (the scores do not depend on ``n_jobs``). NaN
+    features are 0."""
+    if mode not in ("cv", "half"):
+        raise ValueError(f"mode must be 'cv' or 'half', got {mode!r}")
+    args = (np.asarray(human, dtype=float), np.asarray(segments), groups, mode, n_folds, seed, threshold, C)
 
     def run(cols: Sequence[str], columns: np.ndarray | None = None) -> np.ndarray:
         f = normalized[list(cols)].to_numpy(dtype=float)
         f = np.where(np.isnan(f), 0.0, f)
-        if columns is not None:
-            f = np.concatenate([np.broadcast_to(f, (len(columns), *f.shape)), columns[:, :, None]], axis=2)
-        if mode == "cv":
-            return tuned_cv(f, h, seg, groups, n_folds, threshold, C)[0]
-        if mode == "half":
-            return tuned_half(f, h, seg, groups, seed, threshold, C)[0]
-        raise ValueError(f"mode must be 'cv' or 'half', got {mode!r}")
+        if columns is None:
+            return _tuned(f, None, *args)
+        chunks = np.array_split(columns, max(1, min(int(n_jobs), len(columns))))
+        if len(chunks) == 1:
+            return _tuned(f, columns, *args)
+        return np.vstack(Parallel(n_jobs=len(chunks))(delayed(_tuned)(f, c, *args) for c in chunks))
 
     evaluated = np.isfinite(run([base[0]]))
 
@@ -602,6 +614,7 @@ class Settings:
     permute_human: int | None = None
     metrics: Sequence[str] | None = None
     n_placebo: int = N_PLACEBO
+    n_jobs: int = 2
 
     def params(self) -> dict[str, Any]:
         return {"sample": self.sample, "seed": self.seed, "ted_reference": self.ted_reference,
@@ -838,16 +851,17 @@ def plot_table3(t3: Mapping[tuple[str, str], pd.DataFrame]):
 def table4(ch: DiscourseChapter) -> dict[tuple[str, str, str], pd.DataFrame]:
     """Table 4 / 5 analogs: :func:`tuned_scores` cross-validated over whole talks (``"cv"``) and tuned on one half
     of the talks (``"half"``), for each human score; :func:`combination_table` with both tie treatments. The
-    placebo distribution (``settings.n_placebo`` columns, each tuned like DR: K times the fits) is computed for the
-    verdicts' human score (:data:`MAIN_HUMAN`) only: the raw-MQM tuned tables carry no verdict and have no
-    :data:`PLACEBO_COL` column."""
+    placebo distribution (``settings.n_placebo`` columns, each tuned like DR: K times the fits, over
+    ``settings.n_jobs`` processes) is computed for the tuned table the verdicts read (:data:`MAIN_HUMAN`,
+    cross-validated) only: the half/half and raw-MQM tuned tables have no :data:`PLACEBO_COL` column."""
     s = ch.settings
     out = {}
     for human, (col, thr) in s.humans().items():
         for mode in ("cv", "half"):
             tuned = tuned_scores(ch.norm, ch.ted[col], ch.segs, ch.talks, ch.base, mode=mode, n_folds=s.n_folds,
                                  seed=s.seed, threshold=thr, C=s.C,
-                                 placebo=ch.placebo if human == MAIN_HUMAN else None)
+                                 placebo=ch.placebo if (human, mode) == (MAIN_HUMAN, "cv") else None,
+                                 n_jobs=s.n_jobs)
             for ties in ("discordant", "exclude"):
                 out[(human, mode, ties)] = combination_table(tuned, ch.ted[col], ch.segs, threshold=thr,
                                                              texts=ch.texts, metric_ties=ties, clusters=ch.clusters,
