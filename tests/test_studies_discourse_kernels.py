@@ -1,6 +1,8 @@
 """Tests of syneval_nb.studies.discourse_kernels (notebook 07's study code) on hand examples and a small real
 TED sample: the clustered pair-tau bootstrap against combine.segment_tau and a brute-force recomputation of one
-resample, the combination tables' average/diff rows, the tuned placebo, the permute_human switch, the verdicts."""
+resample, the combination tables' average/diff rows, the placebo distribution of the combinations (uniform, tuned
+and system level) against a numpy/sklearn/scipy brute force that does not use the kit's combination code, the
+permute_human switch, the verdicts."""
 from __future__ import annotations
 
 from itertools import combinations
@@ -8,6 +10,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import spearmanr
+from sklearn.linear_model import LogisticRegression
 
 from syneval_nb import stats
 from syneval_nb.metrics import combine
@@ -83,48 +87,172 @@ def test_pair_tau_samples_against_segment_tau_and_brute_force(ted6):
 def test_uniform_scores_and_combination_table_by_hand():
     # two segments, three systems; A ranks every pair right, DR every pair wrong
     norm = pd.DataFrame({"A": [0.0, 0.5, 1.0, 0.0, 0.5, 1.0], "DR": [1.0, 0.5, 0.0, 1.0, 0.5, 0.0],
-                         "DR-lex": [0.0, 0.0, 1.0, 0.0, 0.0, 1.0], "placebo": [0.2, 0.9, 0.1, 0.3, 0.8, 0.4],
-                         stats.LENGTH: [0.0, 0.5, 1.0, 0.0, 0.5, 1.0]})
+                         "DR-lex": [0.0, 0.0, 1.0, 0.0, 0.0, 1.0], stats.LENGTH: [0.0, 0.5, 1.0, 0.0, 0.5, 1.0]})
     h, seg = np.array([1.0, 2, 3, 1, 2, 3]), np.array([0, 0, 0, 1, 1, 1])
     sc = S.uniform_scores(norm, ["A"])
     assert set(sc) == {("DR", "Orig."), ("DR-lex", "Orig."), ("A", "Orig."), ("A", "+dr"), ("A", "+dr-lex"),
-                       ("A", "+placebo"), ("A", "+length")}
+                       ("A", "+length")}
     assert sc[("A", "+dr")].tolist() == [0.5] * 6
     t = S.combination_table(sc, h, seg, threshold=0.0, n_resamples=20)
     # A alone: 6 concordant pairs -> 1; A+DR ties every pair -> -1; A+DR-lex: (0,.25,1): concordant -> 1
     assert t.loc["A", "Orig."] == 1.0 and t.loc["A", "+dr"] == -1.0 and t.loc["A", "+dr-lex"] == 1.0
-    # A+placebo per segment (.1,.7,.55) and (.15,.65,.7): 2 + 3 concordant of 6 -> (5 - 1) / 6
-    assert t.loc["A", "+placebo"] == pytest.approx(4 / 6)
     assert t.loc["DR", "Orig."] == -1.0
     assert t.loc["average"].tolist()[:3] == [1.0, -1.0, 1.0]  # only A is a base metric
     assert t.loc["diff.", "+dr"] == -2.0
     boot = t.attrs["bootstrap"]
-    assert boot.names == ("Orig.", "+dr", "+dr-lex", "+placebo", "+length")
+    assert boot.names == ("Orig.", "+dr", "+dr-lex", "+length") and boot.null is None
+    assert S.PLACEBO_COL not in t.columns  # no placebo distribution asked for
     v = stats.verdict_beats(t, "+dr", "Orig.")
     assert v["verdict"] == "does not hold" and v["statistic"] == -2.0 and v["test"] == "beats"
-    claim, v2 = S.helps_verdict(t, "DR-lex", "toy")
-    # +dr-lex (1.0) against +placebo (4/6): the difference of the averages over the base metrics (A only)
-    assert claim == "DR-lex helps (toy): +dr-lex beats +placebo" and v2["statistic"] == pytest.approx(2 / 6)
     claim, v3 = S.helps_verdict(t, "DR-lex", "toy", stats.LENGTH)
     assert claim == "DR-lex helps beyond length (toy): +dr-lex beats +length"
     assert v3["statistic"] == pytest.approx(t.loc["A", "+dr-lex"] - t.loc["A", "+length"])
+    with pytest.raises(KeyError, match="no null distribution"):
+        S.helps_verdict(t, "DR", "toy")
+    with pytest.raises(ValueError, match="against"):
+        S.helps_verdict(t, "DR", "toy", "DR-lex")
 
 
-def test_tuned_scores_tune_the_placebo_like_dr():
+def _numpy_placebo(n, k, seed=0):
+    """The placebo columns from scratch: the stream of stats.placebo_distribution, min-max scaled per column."""
+    x = np.random.default_rng(np.random.SeedSequence([seed, 0x706C6163, 1])).standard_normal((k, n))
+    return (x - x.min(axis=1, keepdims=True)) / (x.max(axis=1, keepdims=True) - x.min(axis=1, keepdims=True))
+
+
+def test_placebo_matrix_is_the_placebo_distributions_columns():
+    p = S.placebo_matrix(30, 100, seed=2)
+    assert p.shape == (100, 30) and np.abs(p - _numpy_placebo(30, 100, 2)).max() < 1e-15
+    h = np.arange(30.0)
+    raw = stats.placebo_columns(30, 100, 2)
+    assert np.allclose(stats.placebo_distribution(h, 100, seed=2), [np.corrcoef(r, h)[0, 1] for r in raw], atol=1e-12)
+    with pytest.raises(ValueError, match="at least 100 columns, got n_placebo=99"):
+        S.placebo_matrix(30, 99)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    """12 segments x 4 systems in 4 documents; A and B weak metrics, DR close to the human scores, DR-lex noise."""
+    rng = np.random.default_rng(5)
+    seg = np.repeat(np.arange(12), 4)
+    h = np.round(rng.normal(size=48), 1)
+    mm = lambda x: (x - x.min()) / (x.max() - x.min())  # noqa: E731
+    norm = pd.DataFrame({"A": mm(h + rng.normal(scale=2, size=48)), "B": mm(h + rng.normal(scale=2, size=48)),
+                         "DR": mm(h + rng.normal(scale=0.3, size=48)), "DR-lex": mm(rng.normal(size=48)),
+                         stats.LENGTH: mm(rng.normal(size=48))})
+    return norm, h, seg, seg // 3, np.array([f"t{i}" for i in range(48)], dtype=object)
+
+
+def _brute_helps(t, est_dr, null, alpha=0.05):
+    """The rule of the brief, by hand: statistic = estimate - 95th percentile of the null; interval = bootstrap
+    interval of the estimate minus it; p = share of the null >= the estimate."""
+    q = np.quantile(null, 0.95)
+    lo, hi = np.percentile(t.attrs["bootstrap"].column("+dr") - q, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    return est_dr - q, [lo, hi], np.mean(null >= est_dr)
+
+
+def test_uniform_placebo_null_by_brute_force(toy):
+    norm, h, seg, _, txt = toy
+    P = _numpy_placebo(48, 100)
+    taus = np.array([[_brute_tau((norm[m].to_numpy() + p) / 2, h, seg, 0.0, txt) for m in ("A", "B")] for p in P])
+    null = taus.mean(axis=1)
+    est_dr = np.mean([_brute_tau((norm[m].to_numpy() + norm["DR"].to_numpy()) / 2, h, seg, 0.0, txt)
+                      for m in ("A", "B")])
+    t = S.combination_table(S.uniform_scores(norm, ["A", "B"], placebo=S.placebo_matrix(48, 100)), h, seg,
+                            threshold=0.0, texts=txt, n_resamples=200)
+    b = t.attrs["bootstrap"]
+    assert b.null_kind == "placebo" and np.abs(b.null - null).max() < 1e-12
+    # the displayed column: each row's 95th percentile, the average row the 95th percentile of the K averages
+    assert t.loc["A", S.PLACEBO_COL] == pytest.approx(np.quantile(taus[:, 0], 0.95), abs=1e-12)
+    assert t.loc["average", S.PLACEBO_COL] == pytest.approx(np.quantile(null, 0.95), abs=1e-12)
+    assert t.attrs["low"].loc["B", S.PLACEBO_COL] == pytest.approx(np.quantile(taus[:, 1], 0.025), abs=1e-12)
+    claim, v = S.helps_verdict(t, "DR", "toy")
+    stat, ci, p = _brute_helps(t, est_dr, null)
+    assert claim == "DR helps (toy): +dr beats +placebo (p95)" and v["test"] == "beats the placebo"
+    assert v["statistic"] == pytest.approx(stat, abs=1e-12) and v["p"] == p and v["n_null"] == 100
+    assert v["ci"] == pytest.approx(ci, abs=1e-12)
+    # measured on this toy: DR (noise 0.3) lifts the average tau far above every placebo combination
+    assert stat == pytest.approx(0.399285714, abs=1e-8) and p == 0.0 and v["verdict"] == "holds"
+    eff = t.attrs["effects"]
+    assert eff.loc["+dr", f"vs {S.PLACEBO_COL}"] == pytest.approx(stat, abs=1e-12)
+    _, vl = S.helps_verdict(t, "DR-lex", "toy")
+    assert vl["verdict"] != "holds" and vl["p"] == np.mean(null >= t.loc["average", "+dr-lex"])
+
+
+def _brute_tuned_cv(f, h, seg, docs):
+    """Leave-one-document-out (4 documents < 10 folds) PRO by hand: sklearn's logistic regression on the
+    pairwise differences of the training rows' human pairs (same segment, human scores differ)."""
+    out = np.full(len(h), np.nan)
+    for d in np.unique(docs):
+        train = np.flatnonzero(docs != d)
+        X = [f[i] - f[j] if h[i] > h[j] else f[j] - f[i] for i, j in combinations(train, 2)
+             if seg[i] == seg[j] and h[i] != h[j]]
+        X = np.array(X)
+        m = LogisticRegression(C=1.0, fit_intercept=False, max_iter=1000)
+        m.fit(np.vstack([X, -X]), np.r_[np.ones(len(X)), np.zeros(len(X))])
+        out[docs == d] = f[docs == d] @ m.coef_.ravel()
+    return out
+
+
+MEASURED_TUNED = 0.798571429  # measured: DR tuned in lifts the average tau far above the placebo combinations
+
+
+def test_tuned_placebo_null_by_brute_force(toy):
+    norm, h, seg, docs, txt = toy
+    docs = docs // 2  # 2 documents: 2 folds (the fits are K times over; keep the test short)
+    P = _numpy_placebo(48, 100)
+    # base ["A"]: the rows A and "Tuned all" (all base metrics = A) are the same combination
+    null = np.array([_brute_tau(_brute_tuned_cv(np.column_stack([norm["A"].to_numpy(), p]), h, seg, docs), h, seg,
+                                0.0, txt) for p in P])
+    sc = S.tuned_scores(norm, h, seg, docs, ["A"], mode="cv", threshold=0.0, placebo=S.placebo_matrix(48, 100))
+    assert sc[("Tuned all", S.PLACEBO_COL)].shape == (100, 48)
+    t = S.combination_table(sc, h, seg, threshold=0.0, texts=txt, n_resamples=200)
+    assert np.abs(t.attrs["bootstrap"].null - null).max() < 1e-9
+    # the K columns split over two processes: the same scores
+    sc2 = S.tuned_scores(norm, h, seg, docs, ["A"], mode="cv", threshold=0.0, placebo=S.placebo_matrix(48, 100),
+                         n_jobs=2)
+    assert np.array_equal(sc2[("A", S.PLACEBO_COL)], sc[("A", S.PLACEBO_COL)])
+    _, v = S.helps_verdict(t, "DR", "toy")
+    stat, ci, p = _brute_helps(t, t.loc["average", "+dr"], null)
+    assert v["statistic"] == pytest.approx(stat, abs=1e-9) and v["p"] == p and v["ci"] == pytest.approx(ci, abs=1e-9)
+    assert stat == pytest.approx(MEASURED_TUNED, abs=1e-8) and p == 0.0
+    # half/half: each placebo column is tuned exactly like DR (combine.tuned_half on [metric, column k])
+    half = S.tuned_scores(norm, h, seg, docs, ["A"], mode="half", threshold=0.0, placebo=S.placebo_matrix(48, 100))
+    for k in (0, 57):
+        f = np.column_stack([norm["A"].to_numpy(), S.placebo_matrix(48, 100)[k]])
+        assert np.array_equal(half[("A", S.PLACEBO_COL)][k], combine.tuned_half(f, h, seg, docs, 0, 0.0)[0],
+                              equal_nan=True)
+
+
+def test_system_table_placebo_null_by_brute_force():
+    rng = np.random.default_rng(8)
+    systems = np.repeat([f"s{i:02d}" for i in range(9)], 5)
+    frame = pd.DataFrame({"system": systems, "A": rng.random(45), "B": rng.random(45), "DR": rng.random(45),
+                          "DR-lex": rng.random(45), stats.LENGTH: rng.random(45)})
+    human = pd.Series(rng.normal(size=9), index=[f"s{i:02d}" for i in range(9)])
+    t = S.system_table(frame, human, ["A", "B"], n_resamples=50)
+    means = frame.groupby("system")[["A", "B"]].mean()
+    mm = lambda x: (x - x.min()) / (x.max() - x.min())  # noqa: E731
+    P = _numpy_placebo(9, 100)
+    null = np.array([np.mean([spearmanr((mm(means[m].to_numpy()) + p) / 2, human.to_numpy())[0] for m in ("A", "B")])
+                     for p in P])
+    assert np.abs(t.attrs["bootstrap"].null - null).max() < 1e-12
+    assert t.loc["average", S.PLACEBO_COL] == pytest.approx(np.quantile(null, 0.95), abs=1e-12)
+
+
+def test_tuned_scores_tune_the_extras_like_dr():
     rng = np.random.default_rng(0)
     n_seg, n_sys = 30, 4
     seg = np.repeat(np.arange(n_seg), n_sys)
     docs = seg // 10
     h = rng.normal(size=len(seg))
     norm = pd.DataFrame({"A": h + rng.normal(scale=0.5, size=len(seg)), "DR": rng.random(len(seg)),
-                         "DR-lex": rng.random(len(seg)), "placebo": rng.random(len(seg)),
-                         stats.LENGTH: rng.random(len(seg))})
+                         "DR-lex": rng.random(len(seg)), stats.LENGTH: rng.random(len(seg))})
     sc = S.tuned_scores(norm, h, seg, docs, ["A"], mode="cv", threshold=0.0)
     assert sc[("A", "Orig.")].tolist() == norm["A"].tolist()  # every row is evaluated once in cross-validation
-    f = norm[["A", "placebo"]].to_numpy()
+    f = norm[["A", stats.LENGTH]].to_numpy()
     want, _ = combine.tuned_cv(f, h, seg, docs, 10, 0.0, 1.0)
-    assert sc[("A", "+placebo")].tolist() == pytest.approx(want.tolist())
-    assert ("Tuned all", "+dr") in sc
+    assert sc[("A", "+length")].tolist() == pytest.approx(want.tolist())
+    assert ("Tuned all", "+dr") in sc and ("A", S.PLACEBO_COL) not in sc
     half = S.tuned_scores(norm, h, seg, docs, ["A"], mode="half", threshold=0.0)
     ev = np.isfinite(half[("A", "+dr")])
     assert np.isnan(half[("A", "Orig.")][~ev]).all() and 0 < ev.sum() < len(seg)

@@ -67,6 +67,7 @@ from syneval_nb.stats.resampling import (
     permutation_distribution,
     permute_human,
     placebo,
+    placebo_columns,
     placebo_distribution,
     residualize,
 )
@@ -110,6 +111,6 @@ __all__ = [
     "williams_from_scores", "williams_test", "within_segment", "wmt12_tau", "wmt_darr_tau",
     "LENGTH_GIVEN", "LENGTH_ROWS", "N_NULL", "TESTS", "bootstrap_partial_samples", "decide", "holm_verdicts",
     "length_covariates", "length_rows", "make_verdict", "null_p", "permutation_distribution",
-    "placebo_distribution", "residualize", "verdict_beats_placebo", "verdict_from_samples",
+    "placebo_columns", "placebo_distribution", "residualize", "verdict_beats_placebo", "verdict_from_samples",
 ]
 

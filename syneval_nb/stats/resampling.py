@@ -443,8 +443,11 @@ def _rows_r(x: np.ndarray, h: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=2)
-def _placebo_columns(n: int, n_columns: int, seed: int) -> np.ndarray:
-    """The ``n_columns`` placebo columns of length ``n`` (cached: every table of a chapter sees the same ones)."""
+def placebo_columns(n: int, n_columns: int = N_NULL, seed: int = 0) -> np.ndarray:
+    """The placebo distribution's ``n_columns`` random columns of length ``n``, ``(n_columns, n)`` independent
+    standard normal numbers (seeded, a stream of their own; read-only and cached: every table of a chapter sees the
+    same ones). :func:`placebo_distribution` correlates them with the human scores; chapter 07 combines each with
+    every metric (:func:`syneval_nb.studies.discourse_kernels.placebo_matrix`)."""
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x706C6163, 1]))
     x = rng.standard_normal((int(n_columns), int(n)))
     x.setflags(write=False)
@@ -462,7 +465,7 @@ def placebo_distribution(human: ArrayLike, n_columns: int = N_NULL, seed: int = 
     h = _vec(human, "human")
     if int(n_columns) < 100:
         raise ValueError(f"a placebo distribution needs at least 100 columns, got {n_columns}")
-    x = _placebo_columns(len(h), int(n_columns), int(seed))
+    x = placebo_columns(len(h), int(n_columns), int(seed))
     if given is not None:
         if method != "pearson":
             raise ValueError("the partial placebo is defined for method='pearson'")

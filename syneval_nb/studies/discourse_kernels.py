@@ -3,8 +3,9 @@
 The combination methods (min-max normalization, uniform interpolation, the PRO-like tuned combination and its
 cross-validation, the WMT12 tau, the controls) are concepts and live in :mod:`syneval_nb.metrics.combine`; this module
 holds what the chapter does with them: the two data sets scored (:func:`ted_scores`, :func:`wmt21_scores`), the
-combination tables with their placebo and length-only columns and their clustered intervals
-(:func:`uniform_scores`, :func:`tuned_scores`, :func:`combination_table`, :func:`system_table`), the controls
+combination tables with their placebo distribution (:func:`placebo_matrix`) and length-only columns and their
+clustered intervals (:func:`uniform_scores`, :func:`tuned_scores`, :func:`combination_table`, :func:`system_table`),
+the controls
 (:func:`control_table`, :func:`correlation_table`), the Figure 4 example and the verdicts (:func:`verdicts`).
 The notebook's cells call the chapter functions at the end (:class:`Settings`, :func:`worked_example`,
 :func:`edu_counts`, :func:`score` -> :class:`DiscourseChapter`, :func:`figure4`, :func:`table2`, :func:`table3`,
@@ -13,9 +14,13 @@ functions and :func:`results`).
 
 Inference: every interval comes from one paired bootstrap that resamples source segments (all systems' rows of a
 drawn segment together; ``clusters=`` talks as the variant) and evaluates every column on the same resamples,
-so differences (a combination vs the metric alone, vs the same metric combined with a random column) have
+so differences (a combination vs the metric alone, vs the same metric combined with the length column) have
 intervals. Tuned combinations are fitted once per cross-validation fold; the bootstrap resamples the evaluated
 rows' source segments of the out-of-fold predictions (the fit is not repeated per resample).
+
+The placebo is a distribution: every base metric combined (uniformly, or tuned exactly like DR) with each of
+``n_placebo`` (>= 100) random columns; "X helps" must beat the 95th percentile of the K averages over the base
+metrics (:func:`helps_verdict`, tested in ``tests/test_studies_discourse_kernels.py`` against a numpy brute force).
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 from syneval_nb import stats
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, rst_files, sample_segment_ids, ted_rst, wmt21_rst
 from syneval_nb.metrics.combine import BASE_METRICS, DEFAULT_THRESHOLD, base_scores, higher_is_better, human_pair_ties, length_control, normalize, partial_correlation, segment_tau, single_edu_ties, system_base_scores, tuned_cv, tuned_half, uniform
@@ -35,11 +41,17 @@ from syneval_nb.studies.learned_metric import deen_long
 from syneval_nb.trees.rst import DEFAULT_LAM, load_rst_jsonl, n_edus, rst_to_nltk
 
 
-EXTRAS = ("DR", "DR-lex", stats.PLACEBO, stats.LENGTH)
-"""The columns combined with each base metric: the two discourse measures and the two controls (a random column,
-:func:`syneval_nb.stats.placebo`, and the length-only control ``-|len(h) - len(r)|``)."""
-COMBOS = {"DR": "+dr", "DR-lex": "+dr-lex", stats.PLACEBO: "+placebo", stats.LENGTH: "+length"}
+EXTRAS = ("DR", "DR-lex", stats.LENGTH)
+"""The columns combined with each base metric: the two discourse measures and the length-only control
+``-|len(h) - len(r)|`` (the placebo is a distribution of columns, :func:`placebo_matrix`)."""
+COMBOS = {"DR": "+dr", "DR-lex": "+dr-lex", stats.LENGTH: "+length"}
 """Table column of the combination with each extra (``Orig.`` is the metric alone)."""
+PLACEBO_COL = "+placebo (p95)"
+"""Table column of the placebo combinations: the 95th percentile of the metric combined with each of the K random
+columns (:func:`placebo_matrix`; the ``average`` row: the 95th percentile of the K averages, the null of
+:func:`helps_verdict`)."""
+N_PLACEBO = 100
+"""Default number K of placebo columns (at least 100)."""
 THRESHOLD_Z = 0.2
 """Pair threshold on rater-normalized MQM (``mqm_z``): 0.5 MQM points (:data:`combine.DEFAULT_THRESHOLD`) over
 the median rater's standard deviation (about 2.4 points on TED zh-en) is 0.2."""
@@ -175,40 +187,70 @@ def figure4_example(frame: pd.DataFrame, min_edus: int = 3) -> tuple[int, str, s
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def uniform_scores(normalized: pd.DataFrame, base: Sequence[str],
-                   extras: Sequence[str] = EXTRAS) -> dict[tuple[str, str], np.ndarray]:
+def placebo_matrix(n: int, n_columns: int = N_PLACEBO, seed: int = 0) -> np.ndarray:
+    """The placebo distribution's columns, min-max normalized: the first ``n_columns`` (K >= 100) random columns
+    of length ``n`` of :func:`syneval_nb.stats.placebo_columns` (the generator of the correlation tables' placebo
+    distribution, seed ``seed``), each scaled to [0, 1] like every combined column; ``(K, n)``."""
+    if int(n_columns) < 100:
+        raise ValueError(f"the placebo distribution needs at least 100 columns, got n_placebo={n_columns}")
+    x = stats.placebo_columns(int(n), int(n_columns), int(seed))
+    lo, hi = x.min(axis=1, keepdims=True), x.max(axis=1, keepdims=True)
+    return (x - lo) / (hi - lo)
+
+
+def uniform_scores(normalized: pd.DataFrame, base: Sequence[str], extras: Sequence[str] = EXTRAS,
+                   placebo: np.ndarray | None = None) -> dict[tuple[str, str], np.ndarray]:
     """Uniform combinations (Guzman et al. section 4.2): ``{(row, column): scores}`` with ``(m, "Orig.")`` the
     normalized metric ``m`` alone and ``(m, COMBOS[e])`` the mean of ``m`` and the extra ``e`` (DR, DR-lex, the
-    placebo, the length control) for every base metric ``m``; rows ``DR`` and ``DR-lex`` alone (``Orig.``)."""
+    length control) for every base metric ``m``; rows ``DR`` and ``DR-lex`` alone (``Orig.``). With ``placebo``
+    (:func:`placebo_matrix`, (K, n)), ``(m, PLACEBO_COL)`` is the (K, n) matrix of ``m`` combined with each
+    random column."""
     out = {(e, "Orig."): normalized[e].to_numpy(dtype=float) for e in ("DR", "DR-lex")}
     for m in base:
         out[(m, "Orig.")] = normalized[m].to_numpy(dtype=float)
         for e in extras:
             out[(m, COMBOS[e])] = uniform(normalized, [m, e])
+        if placebo is not None:
+            out[(m, PLACEBO_COL)] = (out[(m, "Orig.")] + placebo) / 2
     return out
+
+
+def _tuned(f: np.ndarray, columns: np.ndarray | None, h, seg, groups, mode, n_folds, seed, threshold, C):
+    """Scores of the features ``f`` (n, p) tuned by ``mode``; with ``columns`` (k, n), of ``f`` plus each column
+    ((k, n): one stack, so the fold pairs are built once)."""
+    if columns is not None:
+        f = np.concatenate([np.broadcast_to(f, (len(columns), *f.shape)), columns[:, :, None]], axis=2)
+    if mode == "cv":
+        return tuned_cv(f, h, seg, groups, n_folds, threshold, C)[0]
+    return tuned_half(f, h, seg, groups, seed, threshold, C)[0]
 
 
 def tuned_scores(normalized: pd.DataFrame, human: Sequence[float], segments: Sequence, groups: Sequence,
                  base: Sequence[str], mode: str = "cv", n_folds: int = 10, seed: int = 0,
-                 threshold: float = DEFAULT_THRESHOLD, C: float = 1.0,
-                 extras: Sequence[str] = EXTRAS) -> dict[tuple[str, str], np.ndarray]:
+                 threshold: float = DEFAULT_THRESHOLD, C: float = 1.0, extras: Sequence[str] = EXTRAS,
+                 placebo: np.ndarray | None = None, n_jobs: int = 1) -> dict[tuple[str, str], np.ndarray]:
     """Tuned combinations (the paper's Table 4 with ``mode="cv"``, Table 5 with ``mode="half"``): the
     out-of-fold scores of :func:`syneval_nb.metrics.combine.tuned_cv` (fitted once per fold over whole documents
     ``groups``) or the test-half scores of :func:`syneval_nb.metrics.combine.tuned_half`, NaN on rows not evaluated.
     Keys as :func:`uniform_scores`: ``(m, "Orig.")`` the metric alone on the evaluated rows, ``(m, "+dr")`` ...
-    ``(m, "+placebo")`` the metric tuned with a random column (the placebo is tuned exactly like DR), and the row
-    ``"Tuned all"`` (every base metric tuned together, ``Orig.``, and with each extra). NaN features are 0."""
-    h = np.asarray(human, dtype=float)
-    seg = np.asarray(segments)
+    ``(m, "+length")``, and the row ``"Tuned all"`` (every base metric tuned together, ``Orig.``, and with each
+    extra). With ``placebo`` (:func:`placebo_matrix`, (K, n)), ``(m, PLACEBO_COL)`` is the (K, n) matrix of the
+    metric tuned with each random column, exactly like DR (the same folds and fold pairs, built once per chunk of
+    columns), the K columns split over ``n_jobs`` joblib processes (the scores do not depend on ``n_jobs``). NaN
+    features are 0."""
+    if mode not in ("cv", "half"):
+        raise ValueError(f"mode must be 'cv' or 'half', got {mode!r}")
+    args = (np.asarray(human, dtype=float), np.asarray(segments), groups, mode, n_folds, seed, threshold, C)
 
-    def run(cols: Sequence[str]) -> np.ndarray:
+    def run(cols: Sequence[str], columns: np.ndarray | None = None) -> np.ndarray:
         f = normalized[list(cols)].to_numpy(dtype=float)
         f = np.where(np.isnan(f), 0.0, f)
-        if mode == "cv":
-            return tuned_cv(f, h, seg, groups, n_folds, threshold, C)[0]
-        if mode == "half":
-            return tuned_half(f, h, seg, groups, seed, threshold, C)[0]
-        raise ValueError(f"mode must be 'cv' or 'half', got {mode!r}")
+        if columns is None:
+            return _tuned(f, None, *args)
+        chunks = np.array_split(columns, max(1, min(int(n_jobs), len(columns))))
+        if len(chunks) == 1:
+            return _tuned(f, columns, *args)
+        return np.vstack(Parallel(n_jobs=len(chunks))(delayed(_tuned)(f, c, *args) for c in chunks))
 
     evaluated = np.isfinite(run([base[0]]))
 
@@ -221,6 +263,8 @@ def tuned_scores(normalized: pd.DataFrame, human: Sequence[float], segments: Seq
         out[(m, "Orig.")] = run(cols) if m == "Tuned all" else alone(m)
         for e in extras:
             out[(m, COMBOS[e])] = run(cols + [e])
+        if placebo is not None:
+            out[(m, PLACEBO_COL)] = run(cols, placebo)
     return out
 
 
@@ -275,13 +319,17 @@ def _is_base(row: str) -> bool:
 
 
 def _summarize(keys: Sequence[tuple[str, str]], est: np.ndarray, samples: np.ndarray, *, method: str, unit: str,
-               n_units: int, alpha: float) -> pd.DataFrame:
+               n_units: int, alpha: float, null: Mapping[str, np.ndarray] | None = None) -> pd.DataFrame:
     """Wide table (rows, combination columns) of the estimates, its interval columns, the ``average`` row over
     the base metrics (DR / DR-lex alone left out, as the paper's Tables 2-4) and the ``diff.`` row (average of a
     combination minus average of ``Orig.``); ``attrs["bootstrap"]``: a :class:`syneval_nb.stats.TableBootstrap`
-    whose rows are the averages per column (``Orig.``, ``+dr``, ..., ``+placebo``, ``+length``), for
-    :func:`syneval_nb.stats.verdict_beats`; ``attrs["effects"]``: each combination's average change against
-    ``Orig.`` and against ``+placebo`` with intervals."""
+    whose rows are the averages per column (``Orig.``, ``+dr``, ``+dr-lex``, ``+length``), for
+    :func:`syneval_nb.stats.verdict_beats`. ``null`` (``{row: the statistic of its K placebo combinations}``)
+    adds the column :data:`PLACEBO_COL`: each row's 95th percentile (``low, high``: the central 1 - alpha of its K
+    values), the ``average`` row the 95th percentile of the K averages over the base metrics, which are the
+    bootstrap's ``null`` (:func:`syneval_nb.stats.verdict_beats_placebo`). ``attrs["effects"]``: each
+    combination's average change against ``Orig.`` and against that 95th percentile (held fixed), with
+    intervals."""
     rows = list(dict.fromkeys(r for r, _ in keys))
     cols = list(dict.fromkeys(c for _, c in keys))
     idx = {k: i for i, k in enumerate(keys)}
@@ -296,19 +344,29 @@ def _summarize(keys: Sequence[tuple[str, str]], est: np.ndarray, samples: np.nda
         with np.errstate(invalid="ignore"):
             avg_est[c] = float(np.mean(est[members]))
             avg_samples[c] = np.nanmean(samples[:, members], axis=1) if len(samples) else np.empty(0)
+    names = tuple(cols)
+    avg_null = None
+    if null:
+        avg_null = np.mean([null[r] for r in rows if _is_base(r) and r in null], axis=0)
+        wide[PLACEBO_COL] = low[PLACEBO_COL] = high[PLACEBO_COL] = np.nan
+        for r, v in null.items():
+            wide.loc[r, PLACEBO_COL] = np.nanquantile(v, 0.95)
+            low.loc[r, PLACEBO_COL], high.loc[r, PLACEBO_COL] = np.nanquantile(v, [alpha / 2, 1 - alpha / 2])
+        cols.append(PLACEBO_COL)
+        avg_est[PLACEBO_COL] = float(np.nanquantile(avg_null, 0.95))
+        avg_samples[PLACEBO_COL] = np.full(len(samples), avg_est[PLACEBO_COL])  # the fixed percentile
     table = pd.concat([wide, pd.Series(avg_est).to_frame("average").T,
                        pd.Series({c: avg_est[c] - avg_est["Orig."] if c != "Orig." else np.nan for c in cols})
                        .to_frame("diff.").T])
-    names = tuple(cols)
-    boot = stats.TableBootstrap(names, np.array([avg_est[c] for c in cols]),
-                                np.column_stack([avg_samples[c] for c in cols]), {}, {}, alpha, method, unit,
-                                n_units, False)
+    boot = stats.TableBootstrap(names, np.array([avg_est[c] for c in names]),
+                                np.column_stack([avg_samples[c] for c in names]), {}, {}, alpha, method, unit,
+                                n_units, False, avg_null, "placebo" if null else None)
     eff = []
     for c in cols:
         if c == "Orig.":
             continue
         row = {"combination": c, "average": avg_est[c]}
-        for ref in ("Orig.", "+placebo"):
+        for ref in ("Orig.", PLACEBO_COL):
             if ref == c or ref not in avg_samples:
                 continue
             d = avg_samples[c] - avg_samples[ref]
@@ -327,35 +385,39 @@ def combination_table(scores: Mapping[tuple[str, str], Sequence[float]], human: 
                       seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
     """Segment-level table of combinations (:func:`uniform_scores` / :func:`tuned_scores`): the WMT12 tau of
     each ``(row, column)`` (``metric_ties="exclude"``: without the tie penalty), with the ``average`` and
-    ``diff.`` rows and the clustered bootstrap of :func:`pair_tau_samples` in ``attrs`` (see
+    ``diff.`` rows and the clustered bootstrap of :func:`pair_tau_samples` in ``attrs``; the (K, n) placebo
+    entries ``(m, PLACEBO_COL)`` give each row's K taus (no resampling: the null distribution, see
     :func:`_summarize`)."""
-    keys = list(scores)
+    keys = [k for k in scores if np.ndim(scores[k]) == 1]
+    kw = dict(threshold=threshold, distinct=texts, metric_ties=metric_ties, clusters=clusters)
     mat = np.vstack([np.asarray(scores[k], dtype=float) for k in keys])
-    est, samples, n_units = pair_tau_samples(mat, human, segments, threshold=threshold, distinct=texts,
-                                             metric_ties=metric_ties, clusters=clusters, n_resamples=n_resamples,
-                                             seed=seed)
+    est, samples, n_units = pair_tau_samples(mat, human, segments, n_resamples=n_resamples, seed=seed, **kw)
+    null = {r: pair_tau_samples(v, human, segments, n_resamples=0, **kw)[0] for (r, _), v in scores.items()
+            if np.ndim(v) == 2}
     method = "wmt12 tau" if metric_ties == "discordant" else "tau, metric ties excluded"
     return _summarize(keys, est, samples, method=method, unit="cluster" if clusters is not None else "segment",
-                      n_units=n_units, alpha=alpha)
+                      n_units=n_units, alpha=alpha, null=null)
 
 
-def system_table(frame: pd.DataFrame, human: pd.Series, base: Sequence[str], *, n_resamples: int = 1000,
-                 seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
+def system_table(frame: pd.DataFrame, human: pd.Series, base: Sequence[str], *, n_placebo: int = N_PLACEBO,
+                 n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
     """Table 2 analog: system scores (:func:`syneval_nb.metrics.combine.system_base_scores` of a :func:`ted_scores` /
     :func:`wmt21_scores` frame: corpus scores of the base metrics, mean segment scores of DR / DR-lex / learned /
-    length / placebo), normalized over the systems, Spearman with ``human`` (indexed by system) for each metric
-    alone and uniformly combined with each extra; intervals from resampling systems (the rows are the
+    length), normalized over the systems, Spearman with ``human`` (indexed by system) for each metric alone and
+    uniformly combined with each extra and with each of ``n_placebo`` random columns over the systems
+    (:func:`placebo_matrix`, the column :data:`PLACEBO_COL`); intervals from resampling systems (the rows are the
     systems: few, so the intervals are wide). Same layout and attrs as :func:`combination_table`."""
     cols = list(base) + list(EXTRAS)
     sys_scores = system_base_scores(frame[cols], list(frame["system"]), frame.attrs.get("corpus"))
     h = human.reindex(sys_scores.index).to_numpy(dtype=float)
-    scores = uniform_scores(normalize(sys_scores), base)
-    names = {f"{r} {c}": (r, c) for r, c in scores}
+    scores = uniform_scores(normalize(sys_scores), base, placebo=placebo_matrix(len(h), n_placebo, seed))
+    names = {f"{r} {c}": (r, c) for r, c in scores if c != PLACEBO_COL}
     t = stats.correlation_table({n: scores[k] for n, k in names.items()}, h, None, method="spearman",
                                 placebo_column=False, holm=False, n_resamples=n_resamples, seed=seed, alpha=alpha)
     boot = t.attrs["bootstrap"]
+    null = {m: np.array([stats.spearman(x, h) for x in scores[(m, PLACEBO_COL)]]) for m in base}
     return _summarize(list(names.values()), np.asarray(boot.estimates), boot.samples, method="spearman",
-                      unit="item", n_units=len(h), alpha=alpha)
+                      unit="item", n_units=len(h), alpha=alpha, null=null)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -445,16 +507,25 @@ def void_table(ted: pd.DataFrame, deen: pd.DataFrame) -> pd.DataFrame:
 
 
 def helps_verdict(table: pd.DataFrame, extra: str, what: str, against: str = stats.PLACEBO) -> tuple[str, dict]:
-    """The claim "``extra`` helps ``what``" on a combination table: :func:`syneval_nb.stats.verdict_beats` (test
-    ``beats``) of the average over base metrics of the combination with ``extra`` against the same combination
-    with a random column (``+placebo``): adding any column can raise a tuned combination, so the placebo
-    combination is the baseline that "helps" must beat. ``against=stats.LENGTH``: its twin "helps beyond length",
-    against the combination with the length-only column (``+length``). The tables hold WMT12 tau / Spearman, not
-    Pearson, so "beyond length" here is the length column as a competitor in the same combination, not a partial
-    correlation."""
-    col, base = COMBOS[extra], COMBOS[against]
-    label = "helps" if against == stats.PLACEBO else "helps beyond length"
-    return f"{extra} {label} ({what}): {col} beats {base}", stats.verdict_beats(table, col, base)
+    """The claim "``extra`` helps ``what``" on a combination table: :func:`syneval_nb.stats.verdict_beats_placebo`
+    (test ``beats the placebo``) of the average over base metrics of the combination with ``extra`` against the
+    placebo distribution: the same combination with each of K random columns (uniform: the mean; tuned: refitted
+    exactly like DR), averaged over the base metrics, K averages (``attrs["bootstrap"].null``; adding any column
+    can raise a tuned combination, so the placebo combinations are the baseline that "helps" must beat).
+    Statistic = the average minus the 95th percentile of the K averages (the ``average`` row of
+    :data:`PLACEBO_COL`); interval = the average's bootstrap interval minus that fixed percentile; p = the share of
+    the K averages >= the average; Holm over the chapter (:func:`verdicts`). ``against=stats.LENGTH``: its twin
+    "helps beyond length", :func:`syneval_nb.stats.verdict_beats` (test ``beats``) against the combination with
+    the length-only column (``+length``) on the same resamples. The tables hold WMT12 tau / Spearman, not Pearson,
+    so "beyond length" here is the length column as a competitor in the same combination, not a partial
+    correlation. Tested in ``tests/test_studies_discourse_kernels.py`` (numpy brute force of the null)."""
+    col = COMBOS[extra]
+    if against == stats.PLACEBO:
+        return f"{extra} helps ({what}): {col} beats {PLACEBO_COL}", stats.verdict_beats_placebo(table, col)
+    if against != stats.LENGTH:
+        raise ValueError(f"against must be stats.PLACEBO or stats.LENGTH, got {against!r}")
+    base = COMBOS[stats.LENGTH]
+    return f"{extra} helps beyond length ({what}): {col} beats {base}", stats.verdict_beats(table, col, base)
 
 
 def verdicts(tables: Mapping[str, pd.DataFrame], correlations: pd.DataFrame | None = None,
@@ -542,12 +613,15 @@ class Settings:
     resample: str = "segment"
     permute_human: int | None = None
     metrics: Sequence[str] | None = None
+    n_placebo: int = N_PLACEBO
+    n_jobs: int = 2
 
     def params(self) -> dict[str, Any]:
         return {"sample": self.sample, "seed": self.seed, "ted_reference": self.ted_reference,
                 "deen_reference": self.deen_reference, "threshold": self.threshold, "threshold_z": self.threshold_z,
                 "n_folds": self.n_folds, "C": self.C, "lam": self.lam, "with_learned": self.with_learned,
-                "n_resamples": self.n_resamples, "resample": self.resample, "permute_human": self.permute_human}
+                "n_resamples": self.n_resamples, "resample": self.resample, "permute_human": self.permute_human,
+                "n_placebo": self.n_placebo}
 
     def humans(self) -> dict[str, tuple[str, float]]:
         """``{table label: (human score column, pair threshold)}``: MQM z (the verdicts) and raw MQM."""
@@ -621,6 +695,11 @@ class DiscourseChapter:
         return self.ted["doc"].to_numpy()
 
     @property
+    def placebo(self) -> np.ndarray:
+        """The ``settings.n_placebo`` placebo columns of the TED rows (:func:`placebo_matrix`), (K, rows)."""
+        return placebo_matrix(len(self.ted), self.settings.n_placebo, self.settings.seed)
+
+    @property
     def clusters(self) -> np.ndarray | None:
         """The resampling clusters of the segment-level tables: the talks with ``resample="talk"``, else None
         (source segments)."""
@@ -690,7 +769,7 @@ def table2(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
     """Table 2 analog (:func:`system_table`): WMT21 de-en against DA z, TED against the systems' mean MQM z and
     mean raw MQM."""
     s = ch.settings
-    kw = dict(n_resamples=s.n_resamples, seed=s.seed)
+    kw = dict(n_placebo=s.n_placebo, n_resamples=s.n_resamples, seed=s.seed)
     return {"WMT21 de-en DA": system_table(ch.deen, ch.da.set_index("system")["da_z"], ch.base, **kw),
             "TED zh-en MQM z": system_table(ch.ted, ch.ted.groupby("system")["mqm_z"].mean(), ch.base, **kw),
             "TED zh-en MQM (raw)": system_table(ch.ted, ch.ted.groupby("system")["mqm"].mean(), ch.base, **kw)}
@@ -704,7 +783,7 @@ def combination_display(tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFram
 
 def plot_table2(t2: Mapping[str, pd.DataFrame]):
     """Spearman of every metric and combination per data set; the title gives the average change with DR-lex
-    and with the random column."""
+    and with the random columns (95th percentile)."""
     import seaborn as sns
 
     table = pd.concat(t2, axis=1)
@@ -713,17 +792,35 @@ def plot_table2(t2: Mapping[str, pd.DataFrame]):
     g = sns.catplot(data=long2.dropna(), x="metric", y="spearman", hue="combination", col="data", kind="bar",
                     height=3.8, aspect=1.3)
     g.figure.suptitle("System level, average change: " + "; ".join(
-        f"{k}: +DR-lex {v.loc['diff.', '+dr-lex']:+.3f}, +placebo {v.loc['diff.', '+placebo']:+.3f}"
+        f"{k}: +DR-lex {v.loc['diff.', '+dr-lex']:+.3f}, +placebo p95 {v.loc['diff.', PLACEBO_COL]:+.3f}"
         for k, v in t2.items()), y=1.04)
     g.set_xticklabels(rotation=45)
     return g
+
+
+def placebo_note(tables: Mapping[str, pd.DataFrame]) -> str:
+    """The computed sentence saying what the column :data:`PLACEBO_COL` of ``tables`` (labelled combination
+    tables) shows: K (the size of their null distributions), the statistic, the ``average`` row's value of each
+    table, and which tables have no such column."""
+    without = [k for k, t in tables.items() if t.attrs["bootstrap"].null is None]
+    tables = {k: t for k, t in tables.items() if k not in without}
+    boots = {k: t.attrs["bootstrap"] for k, t in tables.items()}
+    sizes = sorted({len(b.null) for b in boots.values()})
+    methods = sorted({b.method for b in boots.values()})
+    k = "/".join(str(n) for n in sizes)
+    values = "; ".join(f"{name}: {t.loc['average', PLACEBO_COL]:+.3f}" for name, t in tables.items())
+    return (f"`{PLACEBO_COL}` is the placebo as a distribution: each base metric combined with each of {k} random "
+            f"columns (`stats.placebo_columns`; combined exactly like DR), the 95th percentile of its {k} "
+            f"{' / '.join(methods)} values (`low`, `high`: their central 95%); its `average` row is the 95th "
+            f"percentile of the {k} averages over the base metrics, the value \"X helps\" must beat ({values})."
+            + (f" Not computed (no verdict is read from them): {'; '.join(without)}." if without else ""))
 
 
 def table3(ch: DiscourseChapter) -> dict[tuple[str, str], pd.DataFrame]:
     """Table 3 analog: :func:`combination_table` of the uniform combinations for each human score and both tie
     treatments (``"discordant"``: WMT12; ``"exclude"``: without the tie penalty)."""
     s = ch.settings
-    uniform_ = uniform_scores(ch.norm, ch.base)
+    uniform_ = uniform_scores(ch.norm, ch.base, placebo=ch.placebo)
     return {(human, ties): combination_table(uniform_, ch.ted[col], ch.segs, threshold=thr, texts=ch.texts,
                                              metric_ties=ties, clusters=ch.clusters, n_resamples=s.n_resamples,
                                              seed=s.seed)
@@ -745,24 +842,31 @@ def plot_table3(t3: Mapping[tuple[str, str], pd.DataFrame]):
     fig, ax = plt.subplots()
     sns.barplot(data=long3.dropna(), x="metric", y="tau", hue="combination", ax=ax)
     ax.set(ylabel="WMT12 Kendall tau (MQM z)", title=f"Segment level, uniform: average change +DR "
-           f"{main3.loc['diff.', '+dr']:+.3f}, +DR-lex {main3.loc['diff.', '+dr-lex']:+.3f}, random column "
-           f"{main3.loc['diff.', '+placebo']:+.3f}")
+           f"{main3.loc['diff.', '+dr']:+.3f}, +DR-lex {main3.loc['diff.', '+dr-lex']:+.3f}, random columns (p95) "
+           f"{main3.loc['diff.', PLACEBO_COL]:+.3f}")
     ax.tick_params(axis="x", rotation=45)
     return fig
 
 
 def table4(ch: DiscourseChapter) -> dict[tuple[str, str, str], pd.DataFrame]:
     """Table 4 / 5 analogs: :func:`tuned_scores` cross-validated over whole talks (``"cv"``) and tuned on one half
-    of the talks (``"half"``), for each human score; :func:`combination_table` with both tie treatments."""
+    of the talks (``"half"``), for each human score; :func:`combination_table` with both tie treatments. The
+    placebo distribution (``settings.n_placebo`` columns, each tuned like DR: K times the fits, over
+    ``settings.n_jobs`` processes) is computed for the tuned table the verdicts read (:data:`MAIN_HUMAN`,
+    cross-validated) only: the half/half and raw-MQM tuned tables have no :data:`PLACEBO_COL` column."""
     s = ch.settings
-    humans = s.humans()
-    tuned = {(human, mode): tuned_scores(ch.norm, ch.ted[col], ch.segs, ch.talks, ch.base, mode=mode,
-                                         n_folds=s.n_folds, seed=s.seed, threshold=thr, C=s.C)
-             for human, (col, thr) in humans.items() for mode in ("cv", "half")}
-    return {(human, mode, ties): combination_table(tuned[(human, mode)], ch.ted[humans[human][0]], ch.segs,
-                                                   threshold=humans[human][1], texts=ch.texts, metric_ties=ties,
-                                                   clusters=ch.clusters, n_resamples=s.n_resamples, seed=s.seed)
-            for human, mode in tuned for ties in ("discordant", "exclude")}
+    out = {}
+    for human, (col, thr) in s.humans().items():
+        for mode in ("cv", "half"):
+            tuned = tuned_scores(ch.norm, ch.ted[col], ch.segs, ch.talks, ch.base, mode=mode, n_folds=s.n_folds,
+                                 seed=s.seed, threshold=thr, C=s.C,
+                                 placebo=ch.placebo if (human, mode) == (MAIN_HUMAN, "cv") else None,
+                                 n_jobs=s.n_jobs)
+            for ties in ("discordant", "exclude"):
+                out[(human, mode, ties)] = combination_table(tuned, ch.ted[col], ch.segs, threshold=thr,
+                                                             texts=ch.texts, metric_ties=ties, clusters=ch.clusters,
+                                                             n_resamples=s.n_resamples, seed=s.seed)
+    return out
 
 
 def _protocol_labels(ch: DiscourseChapter) -> dict[str, str]:
@@ -790,7 +894,7 @@ def plot_table4(ch: DiscourseChapter, t4: Mapping[tuple[str, str, str], pd.DataF
                     aspect=1.5)
     g.figure.suptitle(f"Segment level, tuned (cross-validated, MQM z): average change +DR "
                       f"{main4['cv'].loc['diff.', '+dr']:+.3f}, +DR-lex {main4['cv'].loc['diff.', '+dr-lex']:+.3f}, "
-                      f"random column {main4['cv'].loc['diff.', '+placebo']:+.3f}", y=1.04)
+                      f"random columns (p95) {main4['cv'].loc['diff.', PLACEBO_COL]:+.3f}", y=1.04)
     g.set_xticklabels(rotation=45)
     return g
 
