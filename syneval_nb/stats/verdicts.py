@@ -114,7 +114,10 @@ def _rule(what: str, b_or_unit, n: int, alpha: float, p_kind: str) -> str:
 
 
 def _r_text(b: TableBootstrap, m: str) -> str:
-    return f"partial r({m} | {', '.join(b.given)})" if b.beyond_length else f"{b.method} r({m})"
+    """The statistic's name: ``pearson r(m)``, ``partial r(m | ...)``, or for a tau table ``wmt12 tau(m)``."""
+    if b.beyond_length:
+        return f"partial r({m} | {', '.join(b.given)})"
+    return f"{b.method}({m})" if "tau" in b.method else f"{b.method} r({m})"
 
 
 def verdict_from_samples(test: str, statistic_text: str, estimate: float, samples: np.ndarray, alpha: float,
@@ -162,12 +165,14 @@ def verdict_correlates(table_or_results, metric: str | tuple, *, alpha: float | 
 
 
 def verdict_beats_placebo(table_or_results, metric: str | tuple, *, alpha: float | None = None,
-                          human: str | None = None, quantile: float = 0.95) -> dict:
+                          human: str | None = None, quantile: float = 0.95, null_what: str | None = None) -> dict:
     """Verdict on "``metric`` beats the placebo" (test ``beats the placebo``, ``... beyond length`` on a partial
     table) or, for a table with ``null="permutation"`` (system level), "``metric`` beats permuted human scores"
     (test ``beats permuted human scores``). Statistic: r - q, q the ``quantile`` (95th percentile) of the table's
     null distribution (N placebo columns' r, or N permutations of the human scores); its interval is r's
-    bootstrap interval minus q; p = the share of the null distribution >= r (Monte-Carlo p, 0 means < 1/N)."""
+    bootstrap interval minus q; p = the share of the null distribution >= r (Monte-Carlo p, 0 means < 1/N).
+    ``null_what`` names the null's members in the reason (default ``"placebo columns"``; chapter 07: ``"placebo
+    combinations"``, each a combination with one random column)."""
     b = _boot_of(table_or_results, human)
     a = alpha if alpha is not None else b.alpha
     m = metric_name(metric)
@@ -177,13 +182,14 @@ def verdict_beats_placebo(table_or_results, metric: str | tuple, *, alpha: float
     perm = b.null_kind == "permutation"
     test = "beats permuted human scores" if perm else \
         ("beats the placebo beyond length" if b.beyond_length else "beats the placebo")
-    what = f"{len(null)} permutations of the human scores" if perm else f"{len(null)} placebo columns"
-    text = f"{_r_text(b, m)} - {quantile:.0%} percentile of {what}"
+    what = f"{len(null)} permutations of the human scores" if perm else f"{len(null)} {null_what or 'placebo columns'}"
+    stat = _r_text(b, m)
+    text = f"{stat} - {quantile:.0%} percentile of {what}"
     s = b.samples[:, i] - q
     ok = np.isfinite(s)
     rule = (f"holds iff {text} has a {1 - a:.0%} bootstrap interval (resampling {_unit_text(b)}, {int(ok.sum())} "
-            f"resamples, the percentile fixed) above 0 and the Monte-Carlo p (share of the {what} with r >= "
-            f"r({m})) is below {a:g} after Holm over every verdict of the chapter; does not hold iff the interval "
+            f"resamples, the percentile fixed) above 0 and the Monte-Carlo p (share of the {what} with a value >= "
+            f"{stat}) is below {a:g} after Holm over every verdict of the chapter; does not hold iff the interval "
             "is below 0; otherwise cannot tell")
     return make_verdict(test, text, b.estimates[i] - q, _ci(s[ok], a), null_p(b.estimates[i], null), a, rule,
                         n_resamples=int(ok.sum()), n_null=int(np.isfinite(null).sum()), null_quantile=q)

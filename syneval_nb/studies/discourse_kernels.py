@@ -521,7 +521,8 @@ def helps_verdict(table: pd.DataFrame, extra: str, what: str, against: str = sta
     correlation. Tested in ``tests/test_studies_discourse_kernels.py`` (numpy brute force of the null)."""
     col = COMBOS[extra]
     if against == stats.PLACEBO:
-        return f"{extra} helps ({what}): {col} beats {PLACEBO_COL}", stats.verdict_beats_placebo(table, col)
+        return f"{extra} helps ({what}): {col} beats {PLACEBO_COL}", stats.verdict_beats_placebo(
+            table, col, null_what="placebo combinations")
     if against != stats.LENGTH:
         raise ValueError(f"against must be stats.PLACEBO or stats.LENGTH, got {against!r}")
     base = COMBOS[stats.LENGTH]
