@@ -711,3 +711,16 @@ def test_a_constant_resample_is_nan_not_rounding_noise():
                      for w in c])
     assert np.isnan(s[~both]).all() and np.allclose(s[both], sps.pearsonr(m, h)[0])
     assert both.sum() == 9  # of 20 resamples (seed 0)
+
+
+def test_a_tau_verdict_names_its_statistic():
+    """A verdict on a tau table says tau, not r: "wmt12 tau(A) - wmt12 tau(B)"."""
+    from syneval_nb.stats.verdicts import _r_text
+
+    def boot(method):
+        return S.TableBootstrap(("+dr",), np.zeros(1), np.zeros((1, 1)), {}, {}, 0.05, method, "segment", 1,
+                                    False)
+
+    assert _r_text(boot("wmt12 tau"), "+dr") == "wmt12 tau(+dr)"
+    assert _r_text(boot("tau, metric ties excluded"), "+dr") == "tau(+dr, metric ties excluded)"
+    assert _r_text(boot("pearson"), "STM-4") == "pearson r(STM-4)"

@@ -114,10 +114,14 @@ def _rule(what: str, b_or_unit, n: int, alpha: float, p_kind: str) -> str:
 
 
 def _r_text(b: TableBootstrap, m: str) -> str:
-    """The statistic's name: ``pearson r(m)``, ``partial r(m | ...)``, or for a tau table ``wmt12 tau(m)``."""
+    """The statistic's name: ``pearson r(m)``, ``partial r(m | ...)``, or for a tau table ``wmt12 tau(m)`` /
+    ``tau(m, metric ties excluded)``."""
     if b.beyond_length:
         return f"partial r({m} | {', '.join(b.given)})"
-    return f"{b.method}({m})" if "tau" in b.method else f"{b.method} r({m})"
+    if "tau" in b.method:
+        name, _, rest = b.method.partition(", ")
+        return f"{name}({m}{', ' + rest if rest else ''})"
+    return f"{b.method} r({m})"
 
 
 def verdict_from_samples(test: str, statistic_text: str, estimate: float, samples: np.ndarray, alpha: float,
