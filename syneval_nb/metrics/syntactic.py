@@ -1135,8 +1135,9 @@ class References:
         scoring one system one after the other read its trees once (and share their counts)."""
         if len(hyp_parses) != len(self.segments):
             raise ValueError(f"{len(hyp_parses)} hypothesis parses but {len(self.segments)} reference sets")
-        if self._hyps is not None and self._hyps[0] == list(hyp_parses):
-            return self._hyps[1]
+        last = self._hyps  # read once: another thread may replace it
+        if last is not None and last[0] == list(hyp_parses):
+            return last[1]
         read = Parse.from_ptb if self.kind == "ptb" else Parse.from_dep
         with _no_gc():
             parses = [read(h, self.space, where=f"segment {i}, hypothesis") for i, h in enumerate(hyp_parses)]
