@@ -300,9 +300,9 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
     ``syntax``: ``"kit"`` (default): the parser's syntax step (Stanford PCFG, tree and dependencies of each
     sentence) is made by the kit's Stanford parser through the cache (:func:`parse_strings` with
     ``backend="stanford-deps"``: sentences already parsed come from the cache, the others go to the kit's
-    long-lived workers, local or on the Dask ``scheduler``), before the RST step; ``parser``: a running
-    :class:`StanfordParser` with ``dependencies=True`` to use (e.g. the one that parses the lines for the
-    syntactic metrics: one JVM per worker for both). ``"package"``: the package's own ``ParserDemo`` JVM in each
+    long-lived workers, local or on the Dask ``scheduler``), before the RST step; ``parser``: a
+    :class:`StanfordParser` with ``dependencies=True``, or with ``both=True`` (the one that parsed the lines for
+    the syntactic metrics and cached their records: one parse and one JVM per worker for both). ``"package"``: the package's own ``ParserDemo`` JVM in each
     RST worker. The trees are the same (``benchmarks/rst_identity.py``), so is the cache key.
     """
     for k, t in enumerate(texts):

@@ -40,6 +40,11 @@ disk), aligned with the input and backed by the persistent :class:`~syneval_nb.p
     (:class:`syneval_nb.parsers.feng_hirst.KitSyntaxParser`). Why these are not the ``stanford`` trees: see
     "records" below.
 
+``StanfordParser(both=True)`` (issue 23)
+    Both answers from one parse: the kit's ``SynevalParser`` (``SynevalParser.java``, compiled at first use) in the
+    same long-lived workers answers each line with the ``stanford`` one-line tree and the ``stanford-deps``
+    record, byte for byte what the two programs print; both are cached (see "records" below).
+
 ``spacy``
 
 The front end (:func:`syneval_nb.parsers.frontend.parse`) and the other backends are in their own modules.
