@@ -181,8 +181,8 @@ def check_both(lines: list[str], timeout: float = 900.0) -> int:
         print(f"  differs: {lines[i][:80]!r}\n    both: {got['both'].get(i)}\n    line: {got['line'].get(i)}\n"
               f"    alone: {got['alone'].get(i)}")
     print(f"one parse, two outputs: {len(lines) - len(bad)} / {len(lines)} lines give the command line's one-line "
-          f"answer and ParserDemo's record byte for byte ({n_abbr} ending in an abbreviation, {twice} of them and "
-          f"others with other words in the two tokenizations, parsed twice; {n_long} of 140 words or more (over 150 tokens: the command line skips it); "
+          f"answer and ParserDemo's record byte for byte ({twice} with other words in the two tokenizations, "
+          f"parsed twice; {n_abbr} end in an abbreviation; {n_long} of 140 words or more (over 150 tokens: the command line skips it); "
           f"{n_coord} whose two trees differ with the same words: the grammatical structure's changes)")
     return len(bad)
 
