@@ -172,7 +172,7 @@ def check_both(lines: list[str], timeout: float = 900.0) -> int:
         if mine_line != (line[0] if line[1] else None) or mine_rec != (rec[0] if rec[1] else None):
             bad.append(i)
         if mine_line and mine_rec:
-            same = read_ptb_flat(mine_line).words == read_ptb_flat(record_tree(mine_rec)).words
+            same = words(mine_line) == words(record_tree(mine_rec))
             twice += not same
             n_coord += same and mine_line != record_tree(mine_rec)
     n_long = sum(len(t.split()) >= 140 for t in lines)
@@ -188,6 +188,10 @@ def check_both(lines: list[str], timeout: float = 900.0) -> int:
 
 
 _JAVA_WS = "".join(chr(c) for c in range(0x21))
+
+
+def words(tree: str) -> list[str]:
+    return [w for w in read_ptb_flat(tree).words if w is not None]
 
 
 def main(argv: list[str] | None = None) -> int:
