@@ -244,6 +244,29 @@ def test_rst_syntax_step_on_the_cluster_workers(client, ref_a, tmp_path):
 
 
 @pytest.mark.slow
+def test_one_parse_for_both_families_on_the_cluster_workers(client, ref_a, tmp_path):
+    """Issue 23: metrics.prepare with ptb and rst on the cluster: each worker's one SynevalParser JVM parses the
+    lines once for both (the client caches the one-line trees and the records; none runs on the client), and the
+    trees equal the local two-program path's."""
+    from syneval_nb.metrics import Corpus, prepare
+    from syneval_nb.parsers.stanford import deps_backend_key
+
+    hyps, refs = ref_a[10:13], [[r] for r in ref_a[13:16]]
+    remote, local = Corpus(hyps, refs), Corpus(hyps, refs)
+    with ParseCache(tmp_path / "both.sqlite") as cache:
+        prepare([remote], ("ptb", "rst"), cache=cache, progress=False, scheduler=client)
+        assert cache.count(StanfordParser().backend_key) == 6
+        assert set(cache.get_many(deps_backend_key(), hyps + ref_a[13:16])) == set(hyps + ref_a[13:16])
+    prepare([local], ("ptb", "rst"), cache=None, progress=False, rst_syntax="package")
+    assert (remote.hyp_ptb, remote.ref_ptb, remote.hyp_rst, remote.ref_rst) == (
+        local.hyp_ptb, local.ref_ptb, local.hyp_rst, local.ref_rst)
+    jvms = client.run(_jvm_commands)
+    both = {w: sum(c.endswith(" SynevalParser 150 The syneval-sentinel") for c in cmds) for w, cmds in jvms.items()}
+    assert max(both.values()) == 1 and sum(both.values()) >= 1, jvms  # one per worker that got work, for both uses
+    assert not any("SynevalParser" in c for c in _jvm_commands()), _jvm_commands()  # none on the client
+
+
+@pytest.mark.slow
 def test_cli_scheduler_flag(client, ref_a, shipped_a, cache_path, tmp_path):
     src = tmp_path / "in.txt"
     src.write_text("".join(s + "\n" for s in ref_a[:6]), encoding="utf-8")
