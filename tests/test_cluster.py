@@ -216,7 +216,7 @@ def test_rst_on_cluster_equals_local(client, ref_a, tmp_path):
 
 def _jvm_commands(dask_worker=None) -> list[str]:
     """The command lines of the Java processes under this Dask worker's process."""
-    out = subprocess.run(["ps", "-eo", "ppid=,args="], capture_output=True, text=True).stdout.splitlines()
+    out = subprocess.run(["ps", "-ww", "-eo", "ppid=,args="], capture_output=True, text=True).stdout.splitlines()
     me = str(os.getpid())
     return [a for p, a in (ln.strip().split(None, 1) for ln in out if ln.strip()) if p == me and "java" in a]
 
@@ -241,6 +241,29 @@ def test_rst_syntax_step_on_the_cluster_workers(client, ref_a, tmp_path):
         assert sum(c.endswith(" ParserDemo") for c in cmds) <= 1, (worker, cmds)
     # the client parsed nothing itself: no ParserDemo JVM of its own (the records above came from the workers)
     assert not any(c.endswith(" ParserDemo") for c in _jvm_commands()), _jvm_commands()
+
+
+@pytest.mark.slow
+def test_one_parse_for_both_families_on_the_cluster_workers(client, ref_a, tmp_path):
+    """Issue 23: metrics.prepare with ptb and rst on the cluster: each worker's one SynevalParser JVM parses the
+    lines once for both (the client caches the one-line trees and the records; none runs on the client), and the
+    trees equal the local two-program path's."""
+    from syneval_nb.metrics import Corpus, prepare
+    from syneval_nb.parsers.stanford import deps_backend_key
+
+    hyps, refs = ref_a[10:13], [[r] for r in ref_a[13:16]]
+    remote, local = Corpus(hyps, refs), Corpus(hyps, refs)
+    with ParseCache(tmp_path / "both.sqlite") as cache:
+        prepare([remote], ("ptb", "rst"), cache=cache, progress=False, scheduler=client)
+        assert cache.count(StanfordParser().backend_key) == 6
+        assert set(cache.get_many(deps_backend_key(), hyps + ref_a[13:16])) == set(hyps + ref_a[13:16])
+    prepare([local], ("ptb", "rst"), cache=None, progress=False, rst_syntax="package")
+    assert (remote.hyp_ptb, remote.ref_ptb, remote.hyp_rst, remote.ref_rst) == (
+        local.hyp_ptb, local.ref_ptb, local.hyp_rst, local.ref_rst)
+    jvms = client.run(_jvm_commands)
+    both = {w: sum(c.endswith(" SynevalParser 150 The syneval-sentinel") for c in cmds) for w, cmds in jvms.items()}
+    assert max(both.values()) == 1 and sum(both.values()) >= 1, jvms  # one per worker that got work, for both uses
+    assert not any("SynevalParser" in c for c in _jvm_commands()), _jvm_commands()  # none on the client
 
 
 @pytest.mark.slow

@@ -13,8 +13,9 @@ import pytest
 from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.parsers.feng_hirst import FengHirstParser, KitSyntaxParser, backend_key, sentences
 from syneval_nb.parsers.frontend import parse_rst, parse_strings
-from syneval_nb.parsers.stanford import (ALONE_SENTINEL, SENTINEL, StanfordParser, _JvmWorker, deps_backend_key,
-                                         feng_hirst_answer, record_parts, record_tree)
+from syneval_nb.parsers.stanford import (ALONE_SENTINEL, SENTINEL, ParseWarning, StanfordParser, _JvmWorker,
+                                         _record, combined_parser, compiled_classes, deps_backend_key,
+                                         feng_hirst_answer, record_parts, record_tree, split_answer)
 from syneval_nb.trees.rst import load_rst_jsonl
 
 # "He left at 5 p.m." as ParserDemo prints it (the line alone: no period split off "p.m.", VBN); the command-line
@@ -154,3 +155,86 @@ def test_kit_syntax_gives_the_shipped_trees_and_caches_the_sentences(ted_dir, tm
         assert parse_rst(texts, cache=c, progress=False, syntax="package") == got
     java = subprocess.run(["pgrep", "-P", str(__import__("os").getpid()), "java"], capture_output=True, text=True)
     assert java.stdout.strip() == ""  # no JVM left behind
+
+
+# the command line's one-line answer for "He left at 5 p.m." before the line "The syneval-sentinel": the tokenizer's
+# look-ahead splits a period off "p.m." (other words than ParserDemo's: two parses), VBD
+LINE = "(ROOT (S (NP (PRP He)) (VP (VBD left) (PP (IN at) (NP (CD 5) (RB p.m.)))) (. .)))"
+
+
+def test_a_record_from_parser_demo_lines():
+    assert _record(ALONE.split("\n") + [""]) == ALONE
+    assert _record(["(ROOT", "  (INTJ (UH ...)))", "", ""]) == NO_DEPS
+    assert _record(["(())"]) == "(())"
+
+
+def test_split_answer_reports_as_the_two_programs_workers():
+    assert split_answer((LINE, ALONE), "He left at 5 p.m.") == {"line": (LINE, None, True),
+                                                                 "alone": (ALONE, None, True)}
+    got = split_answer(("(())", HI), "Hi " * 200)
+    assert got["line"] == (None, "the parser gave no parse '(())': longer than max_length=150 tokens (the line has "
+                           "200 white-space words), or no parse / out of memory", True)
+    assert got["alone"] == (HI, None, True)
+    assert split_answer(("", None), "\x01") == {
+        "line": (None, "no tokens after PTB tokenization", False),
+        "alone": (None, "ParserDemo gives no record for this sentence (no words, or it fails)", False)}
+
+
+def test_without_javac_one_message_and_the_two_programs(tmp_path, monkeypatch):
+    import shutil
+
+    monkeypatch.setenv("SYNEVAL_NB_CACHE", str(tmp_path / "cache"))
+    java = tmp_path / "bin" / "java"  # a java with no javac beside it
+    java.parent.mkdir()
+    java.write_text(f"#!/bin/sh\nexec {shutil.which('java')} \"$@\"\n")
+    java.chmod(0o755)
+    with pytest.warns(ParseWarning, match="no javac beside the java the kit runs: install a JDK"):
+        assert compiled_classes(str(java)) is None
+    assert combined_parser(java=java) is None  # the message is given once per java
+    assert not (tmp_path / "cache" / "java").exists()
+
+
+@pytest.mark.slow
+def test_one_parse_gives_both_programs_answers(tmp_path, monkeypatch):
+    """SynevalParser, compiled on first use into the cache folder, answers for each line what the command line and
+    ParserDemo print: HOLES is parsed once (the same words) and its one-line tree is the one before the grammatical
+    structure's change; "He left at 5 p.m." is parsed twice (the look-ahead)."""
+    monkeypatch.setenv("SYNEVAL_NB_CACHE", str(tmp_path / "cache"))
+    lines = ["He left at 5 p.m.", HOLES, "...", "\x01"]
+    both: dict = {}
+    with combined_parser(1) as p:
+        p.parse_stream(list(enumerate(lines)), lambda i, r, *_: both.__setitem__(i, r))
+    assert [c.name for c in (tmp_path / "cache" / "java").iterdir()][0].startswith("SynevalParser-")
+    assert both[0] == (LINE, ALONE)
+    assert "(CC and) (RB then) (S (S (VP (VBN collapsed)" in both[1][0]
+    assert "(CC and)\n    (S (RB then)\n      (S\n        (VP (VBN collapsed)" in both[1][1]
+    assert both[2] == ("(ROOT (INTJ (UH ...)))", NO_DEPS)
+    assert both[3] == ("", None)  # no tokens; ParserDemo would stop at this line
+    one, rec = {}, {}
+    with StanfordParser() as cli:
+        cli.parse_stream(list(enumerate(lines[:3])), lambda i, r, *_: one.__setitem__(i, r))
+    with StanfordParser(dependencies=True) as demo:
+        demo.parse_stream([(i, s, "alone") for i, s in enumerate(lines[:3])], lambda i, r, *_: rec.__setitem__(i, r))
+    assert [(one[i], rec[i]) for i in range(3)] == [both[i] for i in range(3)]
+
+
+@pytest.mark.slow
+def test_prepare_parses_each_line_once_for_both_families(tmp_path):
+    """metrics.prepare with STM and DR: the lines' records are cached by the one-line step (the RST step finds
+    them and parses only the sentence that is not a line), the RST trees equal the package path's."""
+    from syneval_nb.metrics import Corpus, prepare
+    from syneval_nb.parsers.stanford import StanfordParser as SP
+
+    hyps, refs = ["He left at 5 p.m.", "It rained. We stayed in."], [["He went at 5 p.m."], ["It rained."]]
+    with ParseCache(tmp_path / "c.sqlite") as c:
+        corpus = Corpus(hyps, refs)
+        prepare([corpus], ("ptb", "rst"), cache=c, progress=False)
+        lines = hyps + [r for rs in refs for r in rs]
+        # both answers of the 4 lines, and of the one sentence of the two-sentence line that is not a line
+        for key in (SP().backend_key, deps_backend_key()):
+            assert set(c.get_many(key, lines + ["We stayed in."])) == set(lines) | {"We stayed in."}
+            assert c.count(key) == 5
+        assert corpus.hyp_ptb[0] == LINE
+        again = Corpus(hyps, refs)
+        prepare([again], ("rst",), cache=None, progress=False, rst_syntax="package")
+        assert (again.hyp_rst, again.ref_rst) == (corpus.hyp_rst, corpus.ref_rst)

@@ -109,6 +109,16 @@ def test_wheel_imports_from_the_venv(installed):
     assert not str(REPO_ROOT) in module
 
 
+def test_wheel_ships_the_one_parse_program(installed):
+    """SynevalParser.java is package data (compiled at first use: parsers/stanford.py, "records")."""
+    py, _, env, away = installed
+    r = _run([str(py), "-c", "from syneval_nb.parsers.stanford import BOTH_SOURCE as s; print(s, s.is_file())"],
+             away, env)
+    assert r.returncode == 0, r.stderr
+    path, ok = r.stdout.split()
+    assert ok == "True" and path.startswith(str(py.parent.parent)) and path.endswith("parsers/SynevalParser.java")
+
+
 def test_wheel_report_on_the_embedded_example(installed):
     _, bin_, env, away = installed
     r = _run([str(bin_ / "syneval-nb"), "report", "-o", "rep"], away, env)

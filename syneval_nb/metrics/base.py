@@ -55,6 +55,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from syneval_nb import __version__
 from syneval_nb.parsers.frontend import parse_rst, parse_strings
+from syneval_nb.parsers.stanford import combined_parser
 from nltk import Tree
 
 from syneval_nb.trees.heads import DependencyTree
@@ -326,24 +327,32 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
 
     ``rst_syntax``: who makes the RST parser's syntax parses: ``"kit"`` (default) the kit's long-lived
     ``ParserDemo`` workers through the cache (:func:`syneval_nb.parsers.frontend.parse_rst`), ``"package"`` the
-    package's own JVM per RST worker (the path before issue 23; the trees are the same).
+    package's own JVM per RST worker (the path before issue 23; the trees are the same). With ``"kit"`` and both
+    ``"ptb"`` and ``"rst"``, one program parses each line once for both (its one-line tree and the RST parser's
+    record, :func:`syneval_nb.parsers.stanford.combined_parser`; the same workers, local or on the cluster).
 
     Raises :class:`syneval_nb.parsers.stanford.ParserSetupError` when the parser cannot run (e.g. no Java)."""
+    both = combined_parser(workers) if {"ptb", "rst"} <= set(inputs) and rst_syntax == "kit" else None
+
     def sentences(backend: str):
         def parse(uniq: list[str]):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # failures are reported per corpus (Corpus.failures)
                 return parse_strings(uniq, backend=backend, workers=workers, cache=cache, progress=progress,
-                                     scheduler=scheduler)
+                                     scheduler=scheduler, parser=both if backend == "stanford" else None)
         return parse
 
-    if "ptb" in inputs:
-        _fill(corpora, "ptb", sentences("stanford"))
-    if "dep" in inputs:
-        _fill(corpora, "dep", sentences("spacy"))
-    if "rst" in inputs:
-        _fill(corpora, "rst", lambda uniq: parse_rst(uniq, workers=workers, cache=cache, progress=progress,
-                                                     scheduler=scheduler, syntax=rst_syntax))
+    try:
+        if "ptb" in inputs:
+            _fill(corpora, "ptb", sentences("stanford"))
+        if "dep" in inputs:
+            _fill(corpora, "dep", sentences("spacy"))
+        if "rst" in inputs:
+            _fill(corpora, "rst", lambda uniq: parse_rst(uniq, workers=workers, cache=cache, progress=progress,
+                                                         scheduler=scheduler, syntax=rst_syntax, parser=both))
+    finally:
+        if both is not None:
+            both.close()
 
 
 def _fill(corpora: Sequence[Corpus], kind: str, parse_fn) -> None:

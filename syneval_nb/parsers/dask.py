@@ -350,7 +350,7 @@ def worker_counts(scheduler: "str | Client") -> dict[str, dict]:
 
 def _options(kind: str, options: dict) -> dict:
     if kind == "stanford":
-        allowed = {"max_length", "timeout", "memory", "java", "dependencies"}
+        allowed = {"max_length", "timeout", "memory", "java", "dependencies", "both"}
     elif kind == "rst":
         allowed = {"global_features", "classifier", "syntax"}
         options = {"global_features": bool(options.get("global_features", False)), **options}
@@ -412,8 +412,10 @@ class RemoteParser:
             self.options = {"max_length": spec.max_length, "timeout": spec.timeout, "memory": spec.memory}
             if spec._java_arg is not None:
                 self.options["java"] = str(spec._java_arg)
-            if spec.dependencies:  # one JVM per worker serves the lines and the RST parser's sentences
+            if spec.dependencies:
                 self.options["dependencies"] = True
+            if spec.both:  # one JVM per worker serves the lines and the RST parser's sentences
+                self.options["both"] = True
             self.backend_key = spec.backend_key
             self.deps_key = spec.deps_key
             self.max_length = spec.max_length
@@ -423,6 +425,7 @@ class RemoteParser:
             self.options = {}
             self.backend_key = spacy_backend_key()
             self.dependencies = False
+        self.both = kind == "stanford" and spec.both
         self.restarts = 0
         self.chunks = 0
         self.workers: Counter = Counter()  # worker address -> items parsed in this object's calls

