@@ -366,9 +366,10 @@ LONG_SENTENCE = 200
 parser 3.3.1 (``ParserDemo``) with a fixed 1000 MB Java heap; on a very long sentence that parser returns no tree
 (it prints nothing; the package then fails reading the empty parse, and the JVM is gone). Measured with the kit: a
 one-sentence line of 100 words parses (in 150 s on a loaded 2-core machine), lines of 300 and 301 words give no
-tree. That happens when the JVM picks the G1 collector (the package names none; G1 is the choice on a machine of
-2 or more cores and 2 GB or more): Stanford 3.3.1 catches an ``OutOfMemoryError`` inside the parse and returns a
-flat ``X`` tree instead, which is what the same sentence gets under the serial or parallel collector."""
+tree. That is so when the JVM picks the G1 collector (the package names none; the JVM picks G1 on a machine with
+2 or more cores and about 2 GB or more). Under the serial or parallel collector the same sentence gets a tree:
+Stanford 3.3.1 catches the ``OutOfMemoryError`` inside the parse and returns a flat ``X`` tree (every word under
+one ``X``), from which the RST parser builds its tree."""
 
 
 def _longest_sentence(text: str) -> int:
