@@ -219,6 +219,9 @@ class KitSyntaxParser:
         rec = self.record(sentence)
         if rec is None or rec == "(())":
             raise RuntimeError("Syntactic parsing of the following sentence failed:" + sentence + "--")
+        if not rec.startswith("(ROOT"):  # Stanford's fallback when the parse fails (e.g. out of memory): (X (X w) ..)
+            raise RuntimeError(f"the Stanford parser gave no parse for a sentence of {len(sentence.split())} words "
+                               "(its fallback, a flat X tree)")
         return feng_hirst_answer(rec)
 
     def poll(self) -> bool:
@@ -369,7 +372,9 @@ one-sentence line of 100 words parses (in 150 s on a loaded 2-core machine), lin
 tree. That is so when the JVM picks the G1 collector (the package names none; the JVM picks G1 on a machine with
 2 or more cores and about 2 GB or more). Under the serial or parallel collector the same sentence gets a tree:
 Stanford 3.3.1 catches the ``OutOfMemoryError`` inside the parse and returns a flat ``X`` tree (every word under
-one ``X``), from which the RST parser builds its tree."""
+one ``X``), and the package builds its RST tree on it. The kit's syntax step (``syntax="kit"``, whose workers use the
+serial collector) gets that flat tree for such a sentence and treats it as no parse (:class:`KitSyntaxParser`):
+the text gets no RST tree and this cause, rather than a tree built on a parse that is not one."""
 
 
 def _longest_sentence(text: str) -> int:
@@ -386,8 +391,8 @@ def failure_reason(text: str, error: BaseException | None) -> str:
     n = _longest_sentence(text)
     if n >= LONG_SENTENCE:
         return (f"no RST tree: a sentence of {n} words is too long for the Feng-Hirst parser's syntax parser (Stanford "
-                f"3.3.1 with the package's fixed 1000 MB Java heap gives no parse for very long sentences); split "
-                f"the line into sentences of fewer than {LONG_SENTENCE} words")
+                f"3.3.1 runs out of memory on very long sentences and gives no parse); split the line into sentences "
+                f"of fewer than {LONG_SENTENCE} words")
     what = "built no tree" if error is None else \
         f"failed ({type(error).__name__}: {(str(error).strip().splitlines() or [''])[0][:120]})"
     return f"no RST tree: the Feng-Hirst parser {what} on this text (longest sentence {n} words)"
