@@ -369,8 +369,8 @@ LONG_SENTENCE = 200
 parser 3.3.1 (``ParserDemo``) with a fixed 1000 MB Java heap; on a very long sentence that parser returns no tree
 (it prints nothing; the package then fails reading the empty parse, and the JVM is gone). Measured with the kit: a
 one-sentence line of 100 words parses (in 150 s on a loaded 2-core machine), lines of 300 and 301 words give no
-tree. That is so when the JVM picks the G1 collector (the package names none; the JVM picks G1 on a machine with
-2 or more cores and about 2 GB or more). Under the serial or parallel collector the same sentence gets a tree:
+tree. That was so in most runs with the G1 collector (the package names none; the JVM picks G1 on a machine with
+2 or more cores and about 2 GB or more), not in all. Under the serial or parallel collector the sentence gets a tree:
 Stanford 3.3.1 catches the ``OutOfMemoryError`` inside the parse and returns a flat ``X`` tree (every word under
 one ``X``), and the package builds its RST tree on it. The kit's syntax step (``syntax="kit"``, whose workers use the
 serial collector) gets that flat tree for such a sentence and treats it as no parse (:class:`KitSyntaxParser`):
