@@ -77,8 +77,6 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
     lack are made first, all at once (:func:`syneval_nb.metrics.prepare`; on a Dask cluster with ``scheduler``;
     ``rst_syntax``: who parses the RST parser's sentences, see there)."""
     import pandas as pd
-    from tqdm.auto import tqdm
-
 
     objs = [M.get(s) for s in metric_specs]
     systems = list(corpora)
@@ -94,20 +92,18 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
     needs = {i for m in objs for i in m.inputs}
     M.prepare(list(corpora.values()), tuple(needs - {"text"}), workers=workers, cache=cache, progress=progress,
               scheduler=scheduler, rst_syntax=rst_syntax)
-    scores, stats, boot, rows = {}, {}, {}, []
+    scores, boot, rows = {}, {}, []
     seg = {s: {"system": [s] * len(c), "seg": list(range(len(c)))} for s, c in corpora.items()}
-    todo = [(s, m) for m in objs for s in systems]
-    for s, m in tqdm(todo, desc="scoring", disable=not progress, leave=False):
-        S = m.segment_stats(corpora[s])
-        stats[(s, m.name)] = S
-        scores[(s, m.name)] = m.corpus_from_stats(S)
-        ok = ~np.isnan(S).any(axis=1)
-        col = np.full(len(S), np.nan)
-        if ok.any():
-            col[ok] = m.score_from_stats(S[ok])
-        seg[s][m.name] = col
-        if n_resamples:
-            boot[(s, m.name)] = _weighted_scores(m, S, n_resamples, seed, groups)
+    stats = {(s, m.name): by_system[s] for m, by_system in zip(objs, M.score_systems(objs, corpora,
+                                                                                    progress=progress))
+             for s in systems}
+    for m in objs:
+        for s in systems:
+            S = stats[(s, m.name)]
+            scores[(s, m.name)] = m.corpus_from_stats(S)
+            seg[s][m.name] = m.segment_scores(S)
+            if n_resamples:
+                boot[(s, m.name)] = _weighted_scores(m, S, n_resamples, seed, groups)
     empty = {s: {i for i, h in enumerate(c.hyps) if not h.strip()} for s, c in corpora.items()}
     for m in objs:
         for s in systems:

@@ -23,6 +23,7 @@ import pandas as pd
 import pytest
 
 from syneval_nb.parsers import dask as cluster
+from syneval_nb import metrics
 from syneval_nb.metrics import lexical
 from syneval_nb.app import parse as parse_command
 from syneval_nb.parsers import feng_hirst
@@ -294,23 +295,29 @@ def systems_text(deen_dir):
 
 
 @pytest.mark.slow
-def test_lexical_evaluate_on_cluster_identical(client, systems_text):
+def test_score_rows_on_cluster_identical(client, systems_text):
+    """The one scoring loop (metrics.score_rows -> score_systems) with a scheduler: one task per system, the same
+    numbers and signatures as the local run."""
     hyps_by, refs1 = systems_text
     hyps = [h for s in SYSTEMS for h in hyps_by[s]]
     refs = refs1 * len(SYSTEMS)
     labels = [s for s in SYSTEMS for _ in range(N_SCORE)]
-    m_local, m_remote = lexical.make_metrics(), lexical.make_metrics()
-    local = lexical.evaluate(m_local, hyps, refs, labels, progress=False)
-    remote = lexical.evaluate(m_remote, hyps, refs, labels, progress=False, scheduler=client)
-    pd.testing.assert_frame_equal(remote.segment, local.segment, check_exact=True)
-    pd.testing.assert_frame_equal(remote.system, local.system, check_exact=True)
-    assert remote.signatures == local.signatures
-    assert "nrefs:2" in remote.signatures["BLEU"]
+
+    def make():
+        return {name: cls() for name, cls in lexical.ALL_METRICS.items()} | {"chrF": metrics.get("chrF")}
+
+    m_local, m_remote = make(), make()
+    local = metrics.score_rows(m_local, hyps, refs, labels)
+    remote = metrics.score_rows(m_remote, hyps, refs, labels, scheduler=client)
+    pd.testing.assert_frame_equal(remote[0], local[0], check_exact=True)
+    pd.testing.assert_frame_equal(remote[1], local[1], check_exact=True)
+    assert {k: m.signature() for k, m in m_remote.items()} == {k: m.signature() for k, m in m_local.items()}
+    assert "nrefs:2" in m_remote["BLEU"].signature()
     # corpus BLEU of one system against sacrebleu (independent implementation)
     import sacrebleu
 
     bleu = sacrebleu.corpus_bleu(hyps_by["Online-W"], [[r[0] for r in refs1], [r[1] for r in refs1]])
-    assert np.isclose(remote.system.loc["Online-W", "BLEU"], bleu.score / 100, atol=1e-9)
+    assert np.isclose(remote[1].loc["Online-W", "BLEU"], bleu.score / 100, atol=1e-9)
 
 
 @pytest.mark.slow
@@ -326,7 +333,7 @@ def test_spacy_on_cluster_equals_local(client, ref_a, tmp_path):
 @pytest.mark.slow
 def test_depth_study_on_cluster_identical(client, ted_dir):
     """The chapter study that loops over systems (studies.depth_study.score -> depth_study.depth_scores: BLEU_n via
-    lexical.evaluate, STM/HWCM/... per system) gives the same numbers on the cluster as locally."""
+    metrics.score_rows, STM/HWCM/... per system) gives the same numbers on the cluster as locally."""
     from syneval_nb import data
     from syneval_nb.studies import depth_study
 

@@ -18,10 +18,10 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from syneval_nb.data import load_ted_zhen_mqm
 from syneval_nb.metrics.lexical import (
-    ALL_METRICS, BLEU, GTM, NIST, PER, TER, WER, FMeasure, MeteorExact, RougeS, edit_distance, evaluate, gtm_runs,
-    make_metrics,
+    ALL_METRICS, BLEU, GTM, NIST, PER, TER, WER, FMeasure, MeteorExact, RougeS, edit_distance, gtm_runs,
     meteor_alignment, skip_bigrams, tokenize,
 )
+from syneval_nb.metrics import score_rows
 
 logging.getLogger("sacrebleu").setLevel(logging.ERROR)
 
@@ -605,28 +605,27 @@ def test_batch_sentence_and_corpus_paths_agree(deen, name, cls):
         assert np.all(batch >= 0) and (name in ("WER", "PER", "TER") or np.all(batch <= 1))
 
 
-def test_make_metrics_and_evaluate_agree_with_per_system_corpus_scores(deen):
+def test_score_rows_agrees_with_per_system_corpus_scores(deen):
+    """The one scoring loop (metrics.score_rows) on rows of three systems: each system's corpus score equals a
+    fresh object's corpus_score on that system alone, the segment scores equal sentence_scores."""
     ref_a, ref_b, systems = deen
     names = ["UEdin", "SMU", "Online-B"]
     hyps = [h for s in names for h in systems[s][:30]]
     refs = [[a, b] for _ in names for a, b in zip(ref_a[:30], ref_b[:30])]
     labels = [s for s in names for _ in range(30)]
-    metrics = make_metrics()
-    assert list(metrics) == list(ALL_METRICS)
-    assert "smooth:epsilon[0.001]" in metrics["BLEU"].signature()
-    ev = evaluate(metrics, hyps, refs, labels, progress=False)
-    assert ev.segment.shape == (90, 9) and list(ev.system.index) == names
+    metrics = {name: BLEU(smooth="epsilon") if name == "BLEU" else cls() for name, cls in ALL_METRICS.items()}
+    segment, system = score_rows(metrics, hyps, refs, labels)
+    assert segment.shape == (90, 9) and list(system.index) == names
     for s in names:
         k = labels.index(s)
         for name, m in metrics.items():
-            # a fresh default object; NIST's information weights from the three systems' references (the same
-            # 30 reference pairs three times) equal those from one system's
             fresh = BLEU(smooth="epsilon") if name == "BLEU" else type(m)()
             want = fresh.corpus_score(hyps[k:k + 30], refs[k:k + 30]).score
-            assert ev.system.loc[s, name] == pytest.approx(want, abs=1e-12), (s, name)
-    np.testing.assert_allclose(ev.segment["WER"], WER().sentence_scores(hyps, refs))
+            assert system.loc[s, name] == pytest.approx(want, abs=1e-12), (s, name)
+    np.testing.assert_allclose(segment["WER"], WER().sentence_scores(hyps, refs))
+    assert "smooth:epsilon[0.001]" in metrics["BLEU"].signature() and "nrefs:2" in metrics["BLEU"].signature()
     with pytest.raises(ValueError, match="labels"):
-        evaluate(metrics, hyps, refs, labels[:-1], progress=False)
+        score_rows(metrics, hyps, refs, labels[:-1])
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -260,8 +260,8 @@ def ted_small(shared_data):
 
 def test_combine_base_scores_through_the_registry_equal_the_former_path(ted_small):
     """combine.base_scores builds every base metric with metrics.get: segment and per-system corpus scores equal
-    the former path (syntactic.score_corpus once per system; lexical.evaluate on the lexical classes with default
-    options) to 1e-12, with the same NaN for the unparsed row; values measured before the change pinned."""
+    the former path (syntactic.score_corpus once per system; the lexical classes with default options, each system
+    alone) to 1e-12, with the same NaN for the unparsed row; values measured before the change pinned."""
     import warnings
 
     from syneval_nb.metrics import combine
@@ -280,13 +280,14 @@ def test_combine_base_scores_through_the_registry_equal_the_former_path(ted_smal
         for col, name in (("stm_4", "STM"), ("hwcm_4", "HWCM"), ("tkm", "TKM")):
             np.testing.assert_allclose(seg[name].to_numpy()[idx], old[col].to_numpy(float), rtol=0, atol=1e-12)
             assert corpus.loc[s, name] == pytest.approx(old.attrs["corpus"][col], abs=1e-12)
-    old_lex = lexical.evaluate({"BLEU": lexical.BLEU(), "NIST": lexical.NIST(), "TER": lexical.TER(),
-                                "ROUGE-S": lexical.RougeS(), "METEOR-ex": lexical.MeteorExact(),
-                                "GTM": lexical.GTM()}, f["target"].tolist(), refs, systems, False)
-    for name in old_lex.segment.columns:
-        np.testing.assert_allclose(seg[name].to_numpy(), old_lex.segment[name].to_numpy(float), rtol=0, atol=1e-12)
-        np.testing.assert_allclose(corpus[name].to_numpy(), old_lex.system[name].reindex(corpus.index).to_numpy(float),
-                                   rtol=0, atol=1e-12)
+    groups = f.groupby("system").indices
+    for name, fresh in {"BLEU": lexical.BLEU(), "NIST": lexical.NIST(), "TER": lexical.TER(),
+                        "ROUGE-S": lexical.RougeS(), "METEOR-ex": lexical.MeteorExact(), "GTM": lexical.GTM()}.items():
+        # fresh objects of the lexical classes with default options, each system scored alone
+        for s, idx in groups.items():
+            h, r = [f["target"][i] for i in idx], [refs[i] for i in idx]
+            np.testing.assert_allclose(seg[name].to_numpy()[idx], fresh.sentence_scores(h, r), rtol=0, atol=1e-12)
+            assert corpus.loc[s, name] == pytest.approx(fresh.corpus_score(h, r).score, abs=1e-12)
     # measured with the former path before the change
     # Borderline holds the unparsed row 1: its corpus STM-4 was 0.5329352608839792 with the row left out; now the
     # row adds its tokens as unmatched items at every depth, by hand from the other rows' summed statistics

@@ -53,8 +53,10 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
 from syneval_nb import __version__
-from syneval_nb.parsers.frontend import parse_rst, parse_strings
+from syneval_nb.parsers.frontend import dask_backend, parse_rst, parse_strings
 from syneval_nb.parsers.stanford import combined_parser
 from nltk import Tree
 
@@ -63,7 +65,7 @@ from syneval_nb.trees.ptb import FlatTree, is_empty_parse
 
 
 __all__ = ["Score", "Metric", "Corpus", "Segment", "ReferenceLayoutError", "make_signature", "prepare",
-           "normalize_refs", "depth_scores", "mean_rows"]
+           "normalize_refs", "depth_scores", "mean_rows", "score_systems", "score_rows"]
 
 
 # ============================================================================================== results
@@ -466,14 +468,18 @@ class Metric:
             raise ValueError(f"{self.name}: no segments to score")
         return self.corpus_from_stats(stats)
 
-    def sentence_scores(self, hyps: Any, refs: Any = None, *, ref_layout: str | None = None) -> np.ndarray:
-        """Every segment's score at once (NaN where unscorable)."""
-        stats = self.segment_stats(hyps, refs, ref_layout=ref_layout)
+    def segment_scores(self, stats: np.ndarray) -> np.ndarray:
+        """Each segment's score from its own statistics row (NaN where the row is NaN: unscorable)."""
+        stats = np.asarray(stats, dtype=float)
         out = np.full(len(stats), np.nan)
         ok = ~np.isnan(stats).any(axis=1) if stats.ndim == 2 else np.zeros(0, bool)
         if ok.any():
             out[ok] = self.score_from_stats(stats[ok])
         return out
+
+    def sentence_scores(self, hyps: Any, refs: Any = None, *, ref_layout: str | None = None) -> np.ndarray:
+        """Every segment's score at once (NaN where unscorable)."""
+        return self.segment_scores(self.segment_stats(hyps, refs, ref_layout=ref_layout))
 
     def sentence_score(self, hyp: Any, refs: Any = None) -> Score:
         """One segment's :class:`Score` (``hyp`` with ``refs`` its references, or a :class:`Segment`)."""
@@ -513,6 +519,83 @@ class Metric:
 
     def __repr__(self) -> str:
         return f"<metric {self.name}: {self.signature()}>"
+
+
+# ============================================================================================== scoring
+
+
+_SCRATCH = {"_info"}  # NIST's information weights: recomputed by every segment_stats call, not sent back
+
+
+def _system_stats(item: tuple, metrics: Sequence[Metric]) -> tuple:
+    """One system's statistics by every metric (a task of the Dask path of :func:`score_systems`), with the state
+    each call leaves on its metric object (``signature()``'s reference count, METEOR's ``last_inexact``)."""
+    system, corpus = item
+    out = [(m.segment_stats(corpus), {k: v for k, v in vars(m).items() if k not in _SCRATCH}) for m in metrics]
+    return system, out
+
+
+def score_systems(metrics: Sequence[Metric], corpora: Mapping[str, Corpus], *, progress: bool = False,
+                  scheduler: Any = None) -> list[dict[str, np.ndarray]]:
+    """The kit's one scoring loop: every metric's statistics on every system, one ``{system: (n, k) matrix}`` per
+    metric, in the order of ``metrics`` (:meth:`Metric.segment_stats`). Segment scores come from a matrix by
+    :meth:`Metric.segment_scores`, corpus scores by :meth:`Metric.corpus_from_stats`, bootstrap resamples by
+    weighting its rows. :func:`syneval_nb.evaluate.evaluate` and :func:`score_rows` (the chapters, the
+    combinations) call it.
+
+    ``scheduler`` (a Dask scheduler address or ``distributed.Client``): one task per system on that cluster
+    (:func:`syneval_nb.parsers.dask.map_tasks`), the metric objects sent to each worker once; the numbers are the
+    local run's.
+
+    >>> from syneval_nb.metrics import get
+    >>> bleu = get("BLEU")
+    >>> stats = score_systems([bleu], {"A": Corpus(["the cat sat on the mat"], [["the cat sat on the mat"]])})
+    >>> bleu.corpus_from_stats(stats[0]["A"]).score
+    1.0
+    """
+    metrics = list(metrics)
+    out: list[dict[str, np.ndarray]] = [{} for _ in metrics]
+    if scheduler is not None:
+        for system, results in dask_backend().map_tasks(scheduler, _system_stats, list(corpora.items()),
+                                                        shared=[metrics], what="scores"):
+            for k, (m, (stats, state)) in enumerate(zip(metrics, results)):
+                vars(m).update(state)  # the state a call leaves on a metric object, as after a local call
+                out[k][system] = stats
+        return out
+    todo = [(k, s) for k in range(len(metrics)) for s in corpora]
+    for k, s in tqdm(todo, desc="scoring", disable=not progress, leave=False):
+        out[k][s] = np.asarray(metrics[k].segment_stats(corpora[s]), dtype=float)
+    return out
+
+
+def score_rows(metrics: Mapping[str, Metric], hyps: Sequence[str], refs: Sequence[Sequence[str]],
+               systems: Sequence[str] | None = None, *, progress: bool = False, scheduler: Any = None,
+               **parses: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rows of several systems, scored by :func:`score_systems`: ``systems[i]`` names the system of row ``i``
+    (default: one system ``"all"``), ``refs[i]`` its references; ``parses``: ``hyp_ptb``, ``ref_ptb``, ``hyp_rst``,
+    ... aligned with the rows, as :class:`Corpus` takes them. Returns ``(segment, corpus)``: ``segment`` has one
+    column per key of ``metrics``, aligned with the rows (NaN where unscorable); ``corpus`` one row per system (in
+    order of appearance) with each metric's corpus score of that system's rows (summed statistics; kernel metrics:
+    the mean)."""
+    labels = np.asarray(["all"] * len(hyps) if systems is None else list(systems), dtype=object)
+    if len(labels) != len(hyps):
+        raise ValueError(f"systems has {len(labels)} labels for {len(hyps)} hypotheses")
+    index = {s: np.flatnonzero(labels == s) for s in pd.unique(labels)}
+    corpora = {s: Corpus([hyps[i] for i in idx], [list(refs[i]) for i in idx], ref_layout="segments",
+                         **{k: None if v is None else [v[i] for i in idx] for k, v in parses.items()})
+               for s, idx in index.items()}
+    stats = dict(zip(metrics, score_systems(list(metrics.values()), corpora, progress=progress,
+                                            scheduler=scheduler)))
+    segment = {k: np.full(len(labels), np.nan) for k in metrics}
+    corpus: dict[str, dict[str, float]] = {}
+    for s, idx in index.items():
+        corpus[s] = {}
+        for k, m in metrics.items():
+            segment[k][idx] = m.segment_scores(stats[k][s])
+            corpus[s][k] = m.corpus_from_stats(stats[k][s]).score
+    frame = pd.DataFrame.from_dict(corpus, orient="index", columns=list(metrics))
+    frame.index.name = "system"
+    return pd.DataFrame(segment, index=range(len(labels))), frame
 
 
 def depth_scores(M: np.ndarray, T: np.ndarray, effective_order: bool, epsilon: float | None) -> np.ndarray:

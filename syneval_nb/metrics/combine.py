@@ -15,11 +15,10 @@
   the length-difference baseline, and correlations with length partialled out.
 
 * **Scores by depth** (BLEU_n, the syntactic metrics by depth and the length controls of notebooks 03, 04 and 08)
-  are chapter code: :func:`syneval_nb.studies.depth_study.depth_scores`, on :func:`_syntactic_by_system` here.
+  are chapter code: :func:`syneval_nb.studies.depth_study.depth_scores`.
 
-Base metrics (:data:`BASE_METRICS`) are the registry's (:func:`syneval_nb.metrics.get`): lexical ones scored
-together by :func:`syneval_nb.metrics.lexical.evaluate` on the registry objects' families, syntactic ones by the registry
-objects per system. Notebook 07's study code (the data sets scored, the combination tables with
+Base metrics (:data:`BASE_METRICS`) are the registry's (:func:`syneval_nb.metrics.get`), scored by the kit's one
+scoring loop (:func:`syneval_nb.metrics.score_rows`). Notebook 07's study code (the data sets scored, the combination tables with
 placebo and length columns, the verdicts) is in :mod:`syneval_nb.studies.discourse_kernels`.
 """
 from __future__ import annotations
@@ -33,11 +32,9 @@ from sklearn.preprocessing import minmax_scale
 from threadpoolctl import threadpool_limits
 from syneval_nb import stats
 from syneval_nb.metrics import registry as metrics
-from syneval_nb.metrics.base import Corpus
+from syneval_nb.metrics.base import score_rows
 from syneval_nb.trees.rst import is_void
-from syneval_nb.metrics.lexical import evaluate, tokenize
-from syneval_nb.metrics.syntactic import score_corpus
-from syneval_nb.parsers.frontend import dask_backend
+from syneval_nb.metrics.lexical import tokenize
 
 
 DEFAULT_THRESHOLD = 0.5
@@ -88,80 +85,13 @@ in the paper's Asiya-syn), TKM with lambda = 1, on the shipped PTB parses; METEO
 SYNTACTIC_DEPTH = 4
 
 
-def _score_corpus_job(job: tuple, opts: dict, progress: bool = False) -> tuple:
-    """One system of :func:`_syntactic_by_system` (a picklable task for a Dask worker): ``(system, the
-    score_corpus frame)``; the corpus scores travel in the frame's ``attrs``."""
-
-    name, hyps, refs, texts = job
-    return name, score_corpus(hyps, refs, opts["metrics"], opts["max_depth"], lam=opts["lam"],
-                              effective_order=opts["effective_order"], progress=progress, hyp_texts=texts)
-
-
-def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
-                         systems: Sequence[str], metrics: Sequence[str], max_depth: int,
-                         progress: bool = False, lam: float = 1.0, effective_order: bool = False,
-                         scheduler=None, hyp_texts: Sequence[str] | None = None
-                         ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
-    """:func:`syneval_nb.metrics.syntactic.score_corpus` called once per system (so that corpus scores come from that
-    system's summed statistics; the references are read once and cached by ``score_corpus``): each column's
-    segment scores aligned with the input, and each system's corpus scores (``attrs["corpus"]``). ``hyp_texts``:
-    the hypotheses' texts, so that an unparsed hypothesis counts as its number of tokens, as the registry's metric
-    objects count it. ``scheduler`` (a Dask address or ``distributed.Client``): one task per system on that
-    cluster, same numbers."""
-    sys_arr = np.asarray(list(systems), dtype=object)
-    names = sorted(set(sys_arr))
-    index = {s: np.flatnonzero(sys_arr == s) for s in names}
-    jobs = [(s, [ptb_hyps[i] for i in index[s]], [list(ptb_refs[i]) for i in index[s]],
-             None if hyp_texts is None else [hyp_texts[i] for i in index[s]]) for s in names]
-    opts = {"metrics": list(metrics), "max_depth": max_depth, "lam": lam, "effective_order": effective_order}
-    if scheduler is not None:  # one task per system on the cluster
-        frames = dict(dask_backend().map_tasks(scheduler, _score_corpus_job, jobs, args=(opts, False), what="depth-scores"))
-    else:
-        frames = dict(_score_corpus_job(job, opts, progress) for job in jobs)
-    seg: dict[str, np.ndarray] = {}
-    corpus: dict[str, dict[str, float]] = {}
-    for s in names:
-        idx, f = index[s], frames[s]
-        for c in f.columns:
-            seg.setdefault(c, np.full(len(sys_arr), np.nan))[idx] = f[c].to_numpy(dtype=float)
-        corpus[s] = {c: float(v) for c, v in f.attrs["corpus"].items()}
-    return seg, corpus
-
-
-def _syntactic_scores(names: Sequence[str], hyps: Sequence[str], refs: Sequence[Sequence[str]],
-                      ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
-                      systems: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Segment scores of the syntactic base metrics ``names`` and their corpus scores per system (summed
-    statistics of that system's segments; kernels: the mean), through the registry's objects
-    (:meth:`syneval_nb.metrics.Metric.segment_stats` on one :class:`syneval_nb.metrics.Corpus` per system). An
-    unparsed hypothesis or reference gives NaN and is left out of its system's corpus score."""
-
-    objs = {n: BASE_METRICS[n].make() for n in names}
-    sys_arr = np.asarray(list(systems), dtype=object)
-    seg = {n: np.full(len(sys_arr), np.nan) for n in names}
-    corpus: dict[str, dict[str, float]] = {}
-    for s in sorted(set(sys_arr)):
-        idx = np.flatnonzero(sys_arr == s)
-        c = Corpus([hyps[i] for i in idx], [list(refs[i]) for i in idx], hyp_ptb=[ptb_hyps[i] for i in idx],
-                   ref_ptb=[list(ptb_refs[i]) for i in idx], ref_layout="segments")
-        corpus[s] = {}
-        for n, m in objs.items():
-            S = m.segment_stats(c)
-            ok = ~np.isnan(S).any(axis=1)
-            if ok.any():
-                seg[n][idx[ok]] = m.score_from_stats(S[ok])
-            corpus[s][n] = m.corpus_from_stats(S).score
-    return (pd.DataFrame(seg, index=range(len(ptb_hyps))),
-            pd.DataFrame.from_dict(corpus, orient="index"))
-
-
 def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None] | None = None,
                 ptb_refs: Sequence[Sequence[str | None]] | None = None, metrics: Sequence[str] | None = None,
                 systems: Sequence[str] | None = None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Segment scores of the base metrics, one column per metric (raw scale and orientation), and each metric's
-    corpus score per system (index system, from summed sufficient statistics; TKM: mean). Lexical metrics come
-    from :func:`syneval_nb.metrics.lexical.evaluate` (statistics computed once; NIST's information weights from all
-    references of the call, which equals scoring each system alone when every system covers the same segments).
+    corpus score per system (index system, from summed sufficient statistics; TKM: mean), by
+    :func:`syneval_nb.metrics.score_rows` (each system scored alone: NIST's information weights from that system's
+    references).
 
     ``refs[i]`` / ``ptb_refs[i]`` are the references (strings / PTB strings) of segment ``i``; ``systems[i]`` names
     the system of segment ``i`` (default: one system ``"all"``). Syntactic metrics are left out when no parses are
@@ -171,21 +101,11 @@ def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Se
     unknown = [n for n in names if n not in BASE_METRICS]
     if unknown:
         raise ValueError(f"unknown base metrics {unknown}; choose from {list(BASE_METRICS)}")
-    text = [n for n in names if BASE_METRICS[n].kind == "text"]
-    syn = [n for n in names if BASE_METRICS[n].kind == "ptb"] if ptb_hyps is not None and ptb_refs is not None else []
-    sys_ = ["all"] * len(hyps) if systems is None else list(systems)
-    seg, corpus_df = pd.DataFrame(index=range(len(hyps))), pd.DataFrame()
-    if text:
-
-        ev = evaluate({n: BASE_METRICS[n].make() for n in text}, list(hyps), [list(r) for r in refs], sys_,
-                      progress)
-        seg, corpus_df = ev.segment.set_axis(range(len(hyps))), ev.system
-    if syn:
-        sseg, scorp = _syntactic_scores(syn, list(hyps), [list(r) for r in refs], ptb_hyps, ptb_refs, sys_)
-        seg = pd.concat([seg, sseg], axis=1)
-        corpus_df = pd.concat([corpus_df, scorp], axis=1)
-    keep = [n for n in names if n in seg.columns]
-    return seg[keep], corpus_df[[n for n in keep if n in corpus_df.columns]]
+    parsed = ptb_hyps is not None and ptb_refs is not None
+    keep = [n for n in names if parsed or BASE_METRICS[n].kind == "text"]
+    return score_rows({n: BASE_METRICS[n].make() for n in keep}, list(hyps), [list(r) for r in refs], systems,
+                      progress=progress, hyp_ptb=list(ptb_hyps) if parsed else None,
+                      ref_ptb=[list(r) for r in ptb_refs] if parsed else None)
 
 
 def system_base_scores(segment_scores: pd.DataFrame, systems: Sequence[str],

@@ -43,19 +43,16 @@ import heapq
 import itertools
 import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from syneval_nb.parsers.frontend import dask_backend
 from syneval_nb.metrics.base import Corpus, Metric, Score
 
 __all__ = [
     "tokenize", "edit_distance", "ngram_counts", "LexicalMetric",
     "BLEU", "NIST", "WER", "PER", "FMeasure", "GTM", "RougeS", "MeteorExact", "TER",
-    "gtm_runs", "meteor_alignment", "skip_bigrams", "ALL_METRICS", "LOWER_IS_BETTER", "make_metrics",
-    "evaluate", "LexicalEvaluation",
+    "gtm_runs", "meteor_alignment", "skip_bigrams", "ALL_METRICS", "LOWER_IS_BETTER",
 ]
 
 TOKENIZERS = ("13a", "none", "ptb")
@@ -1264,86 +1261,3 @@ ALL_METRICS: dict[str, type[LexicalMetric]] = {
 
 #: metrics whose score is an error rate (lower is better); negate them before correlating with human scores
 LOWER_IS_BETTER = frozenset({"WER", "PER", "TER"})
-
-
-def make_metrics(tokenizer: str = "13a", lowercase: bool = False, bleu_max_n: int = 4, bleu_smooth: str = "epsilon",
-                 nist_max_n: int = 5, gtm_exponent: float = 2.0, rouge_window: int | None = 9,
-                 ter_tokenizer: str | None = None, ter_lowercase: bool | None = None) -> dict[str, LexicalMetric]:
-    """The nine metrics configured as the papers use them, keyed by their names (the order of
-    :data:`ALL_METRICS`): BLEU with Liu & Gildea's epsilon smoothing by default (sentence level; corpus BLEU is
-    unaffected unless an n-gram order has no match in the whole corpus), NIST-5, GTM e = 2, ROUGE-S window 9,
-    METEOR exact. One tokenizer/case for all metrics, except TER which keeps sacrebleu's TER preprocessing unless
-    ``ter_tokenizer``/``ter_lowercase`` are given."""
-    return {
-        "BLEU": BLEU(bleu_max_n, smooth=bleu_smooth, tokenizer=tokenizer, lowercase=lowercase),
-        "NIST": NIST(nist_max_n, tokenizer=tokenizer, lowercase=lowercase),
-        "WER": WER(tokenizer=tokenizer, lowercase=lowercase),
-        "PER": PER(tokenizer=tokenizer, lowercase=lowercase),
-        "F-measure": FMeasure(tokenizer=tokenizer, lowercase=lowercase),
-        "GTM": GTM(gtm_exponent, tokenizer=tokenizer, lowercase=lowercase),
-        "ROUGE-S": RougeS(rouge_window, tokenizer=tokenizer, lowercase=lowercase),
-        "METEOR": MeteorExact(tokenizer=tokenizer, lowercase=lowercase),
-        "TER": TER(tokenizer=ter_tokenizer or "none", lowercase=True if ter_lowercase is None else ter_lowercase),
-    }
-
-
-@dataclass
-class LexicalEvaluation:
-    """Scores of many segments by several metrics, from one pass over the statistics.
-
-    ``segment``: DataFrame, one row per input segment, one column per metric (segment scores).
-    ``system``: DataFrame indexed by system, one column per metric: the **corpus** score of each system's segments
-    (summed statistics, e.g. corpus BLEU), not a mean of segment scores.
-    ``signatures``: metric name -> signature."""
-
-    segment: Any
-    system: Any
-    signatures: dict[str, str]
-
-
-_SCRATCH = {"_info"}  # NIST's information weights: recomputed by every segment_stats call, not sent back
-
-
-def _metric_stats(item: tuple, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> tuple:
-    """One metric's statistics (a task of the Dask path of :func:`evaluate`), with the state the call leaves on
-    the metric object (``signature()``'s reference count, METEOR's ``last_inexact``)."""
-    name, metric = item
-    stats = metric.segment_stats(hyps, refs, ref_layout="segments")
-    return name, stats, {k: v for k, v in vars(metric).items() if k not in _SCRATCH}
-
-
-def evaluate(metrics: dict[str, LexicalMetric], hyps: Sequence[str], refs: Sequence[Sequence[str]],
-             systems: Sequence[str] | None = None, progress: bool = True, scheduler: Any = None) -> LexicalEvaluation:
-    """Segment scores and per-system corpus scores of every metric in ``metrics``.
-
-    Each metric computes its statistics once (:meth:`LexicalMetric.segment_stats`); segment scores come from
-    the rows, system scores from the rows summed per system. (NIST: the information weights come from all
-    references passed; repeating the same references once per system scales every count alike and leaves
-    the weights unchanged.) ``scheduler`` (a Dask scheduler address ``"tcp://HOST:8786"`` or a
-    ``distributed.Client``): each metric's statistics are one task on the cluster
-    (:func:`syneval_nb.parsers.dask.map_tasks`), on the same whole input, so the scores are identical."""
-    import pandas as pd
-    from tqdm.auto import tqdm
-
-    seg: dict[str, np.ndarray] = {}
-    sys_scores: dict[str, dict[str, float]] = {}
-    labels = None if systems is None else np.asarray(list(systems), dtype=object)
-    if labels is not None and len(labels) != len(hyps):
-        raise ValueError(f"systems has {len(labels)} labels for {len(hyps)} hypotheses")
-    remote = None
-    if scheduler is not None:  # each metric's statistics as one task, the inputs sent to each worker once
-        remote = {}
-        for name, stats, state in dask_backend().map_tasks(scheduler, _metric_stats, list(metrics.items()),
-                                                           shared=[hyps, refs], what="lexical-stats"):
-            vars(metrics[name]).update(state)  # the state a call leaves on a metric object, as after a local call
-            remote[name] = stats
-    for name, m in tqdm(metrics.items(), desc="lexical metrics", disable=not progress):
-        stats = m.segment_stats(hyps, refs, ref_layout="segments") if remote is None else remote[name]
-        seg[name] = m._score_rows(stats) if len(stats) else np.zeros(0)
-        if labels is not None:
-            sys_scores[name] = {s: m.corpus_from_stats(stats[labels == s]).score
-                                for s in pd.unique(labels)}
-    system = pd.DataFrame(sys_scores) if labels is not None else None
-    if system is not None:
-        system.index.name = "system"
-    return LexicalEvaluation(pd.DataFrame(seg), system, {k: m.signature() for k, m in metrics.items()})

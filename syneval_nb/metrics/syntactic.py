@@ -140,7 +140,7 @@ __all__ = [
     "subtree_ids",
     "render_subtree",
     "depth_score",
-    "score_corpus",
+    "score_corpus", "depth_metrics", "by_depth",
     "clear_caches",
 ]
 
@@ -1170,6 +1170,39 @@ def _references(ref_parses: Sequence[Any], kind: str = "ptb") -> References:
     return refs
 
 
+def depth_metrics(metrics: Sequence[str] = METRICS, max_depth: int = 9, lam: float = 1.0,
+                  effective_order: bool = False, epsilon: float = EPSILON) -> dict[str, Metric]:
+    """The metric objects behind :func:`score_corpus`'s columns, keyed by ``"stm"``, ``"hwcm"``, ...: ``STM``,
+    ``DSTM`` and ``HWCM`` with maximum depth ``max_depth`` (their statistics hold every shallower depth too),
+    ``TKM`` and ``DTKM`` with decay ``lam``."""
+    unknown = set(metrics) - set(METRICS)
+    if unknown:
+        raise ValueError(f"unknown metrics {sorted(unknown)}; choose from {METRICS}")
+    D = int(max_depth)
+    make = {"stm": lambda: STM(D, effective_order), "dstm": lambda: DSTM(D, effective_order),
+            "hwcm": lambda: HWCM(D, effective_order, epsilon), "tkm": lambda: TKM(lam), "dtkm": lambda: DTKM(lam)}
+    return {m: make[m]() for m in metrics}
+
+
+def by_depth(key: str, metric: Metric, stats: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """One metric's statistics (:meth:`~syneval_nb.metrics.Metric.segment_stats`) as :func:`score_corpus`'s columns
+    and corpus scores: for a depth metric of maximum depth ``D``, ``key_1..key_D`` (the metric with maximum depth
+    ``d``, from the first ``d`` depths' statistics; corpus: summed statistics); for a kernel metric ``key`` (corpus:
+    the mean). NaN rows (no parsed reference) stay NaN and are left out of the corpus scores."""
+    S = np.asarray(stats, dtype=float)
+    ok = ~np.isnan(S).any(axis=1)
+    if not isinstance(metric, _DepthMetric):
+        return {key: S[:, 0]}, {key: float(np.mean(S[ok, 0])) if ok.any() else math.nan}
+    D = metric.depth
+    per = np.full((len(S), D), np.nan)
+    for i in np.flatnonzero(ok):
+        per[i] = _prefix_scores(S[i, :D], S[i, D:], metric.effective_order, metric.epsilon)
+    sums = S[ok].sum(axis=0) if ok.any() else np.zeros(2 * D)
+    totals = _prefix_scores(sums[:D], sums[D:], metric.effective_order, metric.epsilon)
+    return ({f"{key}_{d}": per[:, d - 1] for d in range(1, D + 1)},
+            {f"{key}_{d}": v for d, v in enumerate(totals, 1)})
+
+
 def score_corpus(hyp_parses: Sequence[Any], ref_parses: Sequence[Any], metrics: Sequence[str] = METRICS,
                  max_depth: int = 9, lam: float = 1.0, effective_order: bool = False, epsilon: float = EPSILON,
                  progress: bool = False, hyp_texts: Sequence[str] | None = None) -> pd.DataFrame:
@@ -1189,9 +1222,6 @@ def score_corpus(hyp_parses: Sequence[Any], ref_parses: Sequence[Any], metrics: 
     and the counts ``n_hyp_unparsed``, ``n_ref_unparsed``, ``n_no_reference``. ``progress`` is accepted for the
     callers' signature and unused (one system is quick).
     """
-    unknown = set(metrics) - set(METRICS)
-    if unknown:
-        raise ValueError(f"unknown metrics {sorted(unknown)}; choose from {METRICS}")
     if int(max_depth) < 1:
         raise ValueError(f"max_depth must be >= 1, got {max_depth}")
     hyp_parses, D = list(hyp_parses), int(max_depth)
@@ -1203,24 +1233,13 @@ def score_corpus(hyp_parses: Sequence[Any], ref_parses: Sequence[Any], metrics: 
     texts = list(hyp_texts) if hyp_texts is not None else [""] * len(hyp_parses)
     corpus = Corpus(texts, [[""] * len(r) for r in refs], hyp_ptb=hyp_parses, ref_ptb=refs,
                     ref_layout="segments", parse_source="given")
-    make = {"stm": lambda: STM(D, effective_order), "dstm": lambda: DSTM(D, effective_order),
-            "hwcm": lambda: HWCM(D, effective_order, epsilon), "tkm": lambda: TKM(lam), "dtkm": lambda: DTKM(lam)}
     cols: dict[str, Any] = {}
     totals: dict[str, float] = {}
-    objs = {m: make[m]() for m in metrics}
+    objs = depth_metrics(metrics, D, lam, effective_order, epsilon)
     for m, obj in objs.items():
-        S = obj.segment_stats(corpus)
-        ok = ~np.isnan(S).any(axis=1)
-        if isinstance(obj, _DepthMetric):
-            per = np.full((len(S), D), np.nan)
-            for i in np.flatnonzero(ok):
-                per[i] = _prefix_scores(S[i, :D], S[i, D:], effective_order, obj.epsilon)
-            sums = S[ok].sum(axis=0) if ok.any() else np.zeros(2 * D)
-            for d, v in enumerate(_prefix_scores(sums[:D], sums[D:], effective_order, obj.epsilon), 1):
-                cols[f"{m}_{d}"], totals[f"{m}_{d}"] = per[:, d - 1], v
-        else:
-            cols[m] = S[:, 0]
-            totals[m] = float(np.mean(S[ok, 0])) if ok.any() else math.nan
+        c, t = by_depth(m, obj, obj.segment_stats(corpus))
+        cols.update(c)
+        totals.update(t)
     R = _references(refs)
     df = pd.DataFrame(cols)
     df.attrs["corpus"] = totals

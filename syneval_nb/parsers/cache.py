@@ -29,7 +29,6 @@ that :func:`syneval_nb.trees.rst.validate_rst` accepts). An entry that fails is 
 """
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading

@@ -5,8 +5,8 @@ given, so a user without a cluster never imports Dask:
 
 - :func:`syneval_nb.parsers.frontend.parse` / :func:`~syneval_nb.parsers.frontend.parse_strings` (``stanford`` and ``spacy``
   backends), :func:`syneval_nb.parsers.frontend.parse_rst`, ``syneval-nb parse|rst --scheduler tcp://HOST:8786``;
-- :func:`syneval_nb.studies.depth_study.depth_scores` (one task per system) and :func:`syneval_nb.metrics.lexical.evaluate` (one task
-  per metric).
+- :func:`syneval_nb.metrics.score_systems` (the one scoring loop, behind :func:`syneval_nb.metrics.score_rows`) and
+  :func:`syneval_nb.studies.depth_study.depth_scores` (one task per system).
 
 ``scheduler`` is the address of a running ``dask scheduler`` (``"tcp://HOST:8786"``; a client is opened for the
 call and closed after it) or a :class:`distributed.Client` (used as it is, left open).

@@ -15,7 +15,7 @@ from syneval_nb.trees.ptb import read_ptb
 
 
 __all__ = ["FAMILIES", "worked_examples", "run", "Chapter08", "per_system_display", "ted_system_table",
-           "deen_reference_variants", "comet_anchor", "verdicts", "results"]
+           "deen_reference_variants", "comet_anchor", "results"]
 
 FAMILIES = ("STM", "HWCM", "DSTM", "TKM", "DTKM")
 

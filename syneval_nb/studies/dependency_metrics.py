@@ -178,16 +178,6 @@ def spacy_stats(frame: pd.DataFrame, ref_cols, lam: float = 1.0, cache=True, pro
     return out, {"parse_seconds": seconds, "distinct_sentences": n, "source": corpus.dep_source}
 
 
-def _segment_scores(stats_by_name: dict) -> dict:
-    out = {}
-    for name, (m, st) in stats_by_name.items():
-        v = np.full(len(st), np.nan)
-        ok = ~np.isnan(st).any(axis=1)
-        v[ok] = m.score_from_stats(st[ok])
-        out[name] = v
-    return out
-
-
 def _system_scores(stats_by_name: dict, systems: pd.Series) -> dict:
     """Each system's corpus score from its summed statistics rows (TKM/DTKM: the mean), as ``corpus_score``."""
     idx = systems.groupby(systems).indices
@@ -214,7 +204,7 @@ def parser_study(ch: depth_study.DepthChapter, cache=True, progress: bool = True
     dd = ch.deen_scores
     deen_stats, t2 = spacy_stats(dd.frame, ch.deen.references, p["lam"], cache, progress)
     timing = {k: timing[k] + t2[k] for k in ("parse_seconds", "distinct_sentences")} | {"source": timing["source"]}
-    seg = _segment_scores(ted_stats)
+    seg = {name: m.segment_scores(st) for name, (m, st) in ted_stats.items()}
     rows, pairs = {}, {}
     for fam, depth, name in _family_keys(p["lam"]):
         collins = stats.metric_name(fam, depth)

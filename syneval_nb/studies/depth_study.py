@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 from syneval_nb import stats
 from syneval_nb.metrics import chrf, lexical
-from syneval_nb.metrics.combine import _syntactic_by_system
-from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
+from syneval_nb.metrics.base import Corpus, score_rows, score_systems
+from syneval_nb.metrics.syntactic import PRIMARY_DEPTH, by_depth, depth_metrics
 from syneval_nb.studies.common import (
     ASPECTS,
     HUMANS,
@@ -82,6 +82,36 @@ LENGTH_CONTROLS = dict(stats.LENGTH_ROWS)
 """Row names of the length-only controls of :func:`syneval_nb.stats.length_controls`."""
 
 
+def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
+                         systems: Sequence[str], metrics: Sequence[str], max_depth: int,
+                         progress: bool = False, lam: float = 1.0, effective_order: bool = False,
+                         scheduler=None, hyp_texts: Sequence[str] | None = None
+                         ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
+    """The syntactic metrics by depth (:func:`syneval_nb.metrics.syntactic.depth_metrics`), every system scored
+    by the kit's one scoring loop (:func:`syneval_nb.metrics.score_systems`; ``scheduler``: one task per system on
+    a Dask cluster, same numbers): each column of :func:`syneval_nb.metrics.syntactic.score_corpus`
+    (:func:`~syneval_nb.metrics.syntactic.by_depth`) aligned with the input, and each system's corpus scores.
+    ``hyp_texts``: the hypotheses' texts, so that an unparsed hypothesis counts as its number of tokens."""
+    sys_arr = np.asarray(list(systems), dtype=object)
+    names = sorted(set(sys_arr))
+    index = {s: np.flatnonzero(sys_arr == s) for s in names}
+    texts = list(hyp_texts) if hyp_texts is not None else [""] * len(sys_arr)
+    corpora = {s: Corpus([texts[i] for i in idx], [[""] * len(ptb_refs[i]) for i in idx],
+                         hyp_ptb=[ptb_hyps[i] for i in idx], ref_ptb=[list(ptb_refs[i]) for i in idx],
+                         ref_layout="segments", parse_source="given") for s, idx in index.items()}
+    objs = depth_metrics(metrics, max_depth, lam, effective_order)
+    stats = dict(zip(objs, score_systems(list(objs.values()), corpora, progress=progress, scheduler=scheduler)))
+    seg: dict[str, np.ndarray] = {}
+    corpus: dict[str, dict[str, float]] = {s: {} for s in names}
+    for key, m in objs.items():
+        for s in names:
+            cols, totals = by_depth(key, m, stats[key][s])
+            for c, v in cols.items():
+                seg.setdefault(c, np.full(len(sys_arr), np.nan))[index[s]] = v
+            corpus[s].update(totals)
+    return seg, corpus
+
+
 def metric_key(column: str) -> tuple[str, int | None]:
     """``"stm_3"`` -> ``("STM", 3)``, ``"tkm"`` -> ``("TKM", None)`` (the keys of :func:`depth_scores`)."""
     name, _, depth = column.partition("_")
@@ -101,7 +131,7 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     ``txt_refs[i]`` / ``ptb_refs[i]``: the references (text / PTB) of segment ``i``; ``systems[i]`` its system.
     Returns ``(segment, corpus)``: ``segment`` maps ``(metric, depth)`` (depth ``None`` for TKM, DTKM, chrF, the
     controls and the covariates) to scores aligned with ``hyps``; ``corpus`` has one row per system
-    (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.metrics.lexical.evaluate`), the syntactic
+    (sorted) and the same keys as columns: corpus BLEU_n (:func:`syneval_nb.metrics.score_rows`), the syntactic
     corpus scores (:func:`syneval_nb.metrics.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
     of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts). ``lam``: the tree-kernel
     decay of TKM/DTKM (1.0, the paper's plain count). ``kernel_lams``: further decays of the kernel metrics among
@@ -114,8 +144,8 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     ``True`` (the variant) averages over the orders the hypothesis has (:class:`syneval_nb.metrics.lexical.BLEU` and
     :func:`syneval_nb.metrics.syntactic.score_corpus` ``effective_order``).
 
-    ``scheduler`` (a Dask scheduler address or ``distributed.Client``): the lexical statistics (one task per
-    metric) and the syntactic scores (one task per system) run on that cluster, with numbers identical to the local
+    ``scheduler`` (a Dask scheduler address or ``distributed.Client``): the lexical statistics and the syntactic
+    scores (one task per system each) run on that cluster, with numbers identical to the local
     run; without it Dask is not imported.
 
     Corpus BLEU_n uses the same epsilon smoothing as the segments; that only matters when a system has no matching
@@ -129,11 +159,12 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
                          f"{len(ptb_hyps)}, {len(ptb_refs)}, {len(sys_arr)} entries")
     bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon", effective_order=effective_order)
             for n in range(1, max_depth + 1)}
-    ev = lexical.evaluate({**bleu, "chrF": chrf.CHRF()}, hyps, txt_refs, sys_arr, progress, scheduler=scheduler)
+    seg_lex, corpus_lex = score_rows({**bleu, "chrF": chrf.CHRF()}, hyps, txt_refs, sys_arr, progress=progress,
+                                     scheduler=scheduler)
     keys = {c: metric_key(c) for c in bleu} | {"chrF": CHRF_KEY}
-    segment = {k: ev.segment[c].to_numpy() for c, k in keys.items()}
+    segment = {k: seg_lex[c].to_numpy() for c, k in keys.items()}
     names = sorted(set(sys_arr))
-    corpus: dict[str, dict] = {s: {k: float(ev.system.loc[s, c]) for c, k in keys.items()} for s in names}
+    corpus: dict[str, dict] = {s: {k: float(corpus_lex.loc[s, c]) for c, k in keys.items()} for s in names}
     syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress,
                                            lam, effective_order, scheduler, hyps)
     segment.update({metric_key(c): v for c, v in syn.items()})

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from syneval_nb import stats
 from syneval_nb.metrics import chrf, lexical
+from syneval_nb.metrics.base import score_rows
 from syneval_nb.studies.common import (
     ASPECTS,
     HUMANS,
@@ -84,30 +85,41 @@ class LexicalScores:
 
 def make_metrics(bleu_max_n: int = 4, bleu_smooth: str = "epsilon", tokenizer: str = "13a", lowercase: bool = False,
                  **options) -> dict:
-    """The chapter's metrics: BLEU-1..``bleu_max_n`` (the table shows every order), the other eight metrics of
-    :func:`syneval_nb.metrics.lexical.make_metrics` and chrF (the headline baseline, sacrebleu's CHRF)."""
-    base = lexical.make_metrics(tokenizer=tokenizer, lowercase=lowercase, bleu_max_n=bleu_max_n,
-                                bleu_smooth=bleu_smooth, **options)
-    bleu = {f"BLEU-{n}": lexical.BLEU(n, smooth=bleu_smooth, tokenizer=tokenizer, lowercase=lowercase)
-            for n in range(1, bleu_max_n)}
-    bleu[f"BLEU-{bleu_max_n}"] = base.pop("BLEU")
-    return {**bleu, **base, "chrF": chrf.CHRF()}
+    """The chapter's metrics, configured as the papers use them: BLEU-1..``bleu_max_n`` (the table shows every
+    order) with Liu & Gildea's epsilon smoothing by default, NIST-5, WER, PER, F-measure, GTM e = 2, ROUGE-S window 9,
+    METEOR exact, TER, and chrF (the headline baseline, sacrebleu's CHRF). One tokenizer/case for all of them except
+    TER, which keeps sacrebleu's TER preprocessing unless ``ter_tokenizer``/``ter_lowercase`` are given."""
+    unknown = set(options) - {"nist_max_n", "gtm_exponent", "rouge_window", "ter_tokenizer", "ter_lowercase"}
+    if unknown:
+        raise TypeError(f"unknown metric options {sorted(unknown)}")
+    tl = dict(tokenizer=tokenizer, lowercase=lowercase)
+    ter_low = options.get("ter_lowercase")
+    return {**{f"BLEU-{n}": lexical.BLEU(n, smooth=bleu_smooth, **tl) for n in range(1, bleu_max_n + 1)},
+            "NIST": lexical.NIST(options.get("nist_max_n", 5), **tl), "WER": lexical.WER(**tl),
+            "PER": lexical.PER(**tl), "F-measure": lexical.FMeasure(**tl),
+            "GTM": lexical.GTM(options.get("gtm_exponent", 2.0), **tl),
+            "ROUGE-S": lexical.RougeS(options.get("rouge_window", 9), **tl), "METEOR": lexical.MeteorExact(**tl),
+            "TER": lexical.TER(tokenizer=options.get("ter_tokenizer") or "none",
+                               lowercase=True if ter_low is None else ter_low),
+            "chrF": chrf.CHRF()}
 
 
 def score(frame: pd.DataFrame, ref_cols=("reference",), progress: bool = True, **metric_options) -> LexicalScores:
     """Score ``frame`` (``target``, ``system``, reference columns) with :func:`make_metrics` (``metric_options``)
-    through :func:`syneval_nb.metrics.lexical.evaluate`; the length controls and covariates from 13a token counts."""
+    through :func:`syneval_nb.metrics.score_rows` (error rates negated); the length controls and covariates from
+    13a token counts."""
     metrics = make_metrics(**metric_options)
     refs = frame[list(ref_cols)].values.tolist()
-    ev = lexical.evaluate(metrics, frame["target"].tolist(), refs, frame["system"].tolist(), progress)
-    oriented = {m: (-ev.segment[m] if m in lexical.LOWER_IS_BETTER else ev.segment[m]).to_numpy(dtype=float)
-                for m in ev.segment.columns}
+    segment, system = score_rows(metrics, frame["target"].tolist(), refs, frame["system"].tolist(), progress=progress)
+    oriented = {k: (segment[k] if m.higher_is_better else -segment[k]).to_numpy(dtype=float)
+                for k, m in metrics.items()}
     tok = metric_options.get("tokenizer", "13a")
     low = metric_options.get("lowercase", False)
     ref_lens = [[len(lexical.tokenize(r, tok, low)) for r in rs] for rs in refs]
     hyp_lens = [len(lexical.tokenize(h, tok, low)) for h in frame["target"]]
     return LexicalScores(frame, oriented, stats.length_rows(hyp_lens, ref_lens),
-                         stats.length_covariates(hyp_lens, ref_lens), ev.system, dict(ev.signatures),
+                         stats.length_covariates(hyp_lens, ref_lens), system,
+                         {k: m.signature() for k, m in metrics.items()},
                          int(metrics["METEOR"].last_inexact))
 
 
