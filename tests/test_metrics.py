@@ -140,15 +140,32 @@ def test_sentence_result_explains_and_draws(real):
     assert s.draw(2) is not None
 
 
-def test_depth_scores_match_syntactic_depth_score():
+def _depth_mean_by_hand(m, t, eff, eps):
+    """Liu & Gildea's mean over depths, from the definition: the fraction matches/totals of each depth (0 for an
+    empty depth; left out with effective order), a zero fraction replaced by epsilon when one is given."""
+    ps = [a / b if b else 0.0 for a, b in zip(m, t) if b or not eff]
+    ps = [eps if (p == 0.0 and eps is not None) else p for p in ps]
+    return sum(ps) / len(ps) if ps else math.nan
+
+
+def test_depth_mean_equals_the_definition_by_hand():
+    """The one depth mean (metrics.depth_scores), its scalar form (syntactic.depth_score) and the prefix table of
+    score_corpus's m_1..m_D columns (syntactic.prefix_scores), against the definition written out by hand."""
     rng = np.random.default_rng(0)
     T = rng.integers(0, 4, size=(200, 5))
     M = np.minimum(rng.integers(0, 4, size=(200, 5)), T)
     for eff in (True, False):
         for eps in (None, 1e-3):
-            got = metrics.depth_scores(M, T, eff, eps)
-            want = [syntactic.depth_score(m, t, eff, eps) for m, t in zip(M, T)]
-            np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+            want = [_depth_mean_by_hand(m, t, eff, eps) for m, t in zip(M, T)]
+            np.testing.assert_allclose(metrics.depth_scores(M, T, eff, eps), want, rtol=0, atol=1e-15)
+            np.testing.assert_allclose([syntactic.depth_score(m, t, eff, eps) for m, t in zip(M, T)], want,
+                                       rtol=0, atol=1e-15)
+            table = syntactic.prefix_scores(M, T, eff, eps)
+            for d in range(1, 6):
+                np.testing.assert_allclose(table[:, d - 1], [_depth_mean_by_hand(m[:d], t[:d], eff, eps)
+                                                             for m, t in zip(M, T)], rtol=0, atol=1e-15)
+    assert math.isnan(syntactic.depth_score([0, 0], [0, 0], True, None))
+    assert syntactic.depth_score([1, 0], [2, 0], False, 1e-3) == pytest.approx((0.5 + 1e-3) / 2, abs=1e-15)
 
 
 def test_family_defaults_are_taken(real):

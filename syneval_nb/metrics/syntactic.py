@@ -139,7 +139,7 @@ __all__ = [
     "asiya_hwcm",
     "subtree_ids",
     "render_subtree",
-    "depth_score",
+    "depth_score", "prefix_scores",
     "score_corpus", "depth_metrics", "by_depth",
     "clear_caches",
 ]
@@ -574,20 +574,14 @@ def _clip_chains_py(hyp: Counter, ceiling: dict, depth: int) -> tuple[list[int],
     return matches, totals
 
 
-def _prefix_scores(matches: Sequence[float], totals: Sequence[float], effective_order: bool = False,
-                   epsilon: float | None = None) -> list[float]:
-    """``out[d-1]`` = :func:`depth_score` of the first ``d`` depths, for every ``d`` in one pass (the one place
-    where the mean over depths is defined; ``scores_by_depth``, the ``m_1..m_D`` columns and the corpus scores use
-    it)."""
-    out: list[float] = []
-    acc, n = 0.0, 0
-    for m, t in zip(matches, totals):
-        if t or not effective_order:
-            p = m / t if t else 0.0
-            acc += epsilon if (p == 0.0 and epsilon is not None) else p
-            n += 1
-        out.append(acc / n if n else math.nan)
-    return out
+def prefix_scores(matches: np.ndarray, totals: np.ndarray, effective_order: bool = False,
+                  epsilon: float | None = None) -> np.ndarray:
+    """Column ``d-1`` = :func:`depth_score` of the first ``d`` depths of each row (``(B, D) -> (B, D)``): the
+    metric with maximum depth ``d``, for every ``d`` at once (``scores_by_depth``, :func:`score_corpus`'s
+    ``m_1..m_D`` columns and their corpus scores), by the one depth mean :func:`syneval_nb.metrics.base.depth_scores`."""
+    M, T = np.atleast_2d(matches), np.atleast_2d(totals)
+    return np.column_stack([depth_scores(M[:, :d], T[:, :d], effective_order, epsilon)
+                            for d in range(1, T.shape[1] + 1)]) if T.shape[1] else np.zeros((len(T), 0))
 
 
 def depth_score(matches: Sequence[float], totals: Sequence[float], effective_order: bool = False,
@@ -598,8 +592,10 @@ def depth_score(matches: Sequence[float], totals: Sequence[float], effective_ord
     ``effective_order=True`` (the variant) it is left out of the mean. A zero fraction becomes ``epsilon`` when one
     is given (HWCM). ``NaN`` when no depth is left (only possible with ``effective_order=True``).
     """
-    scores = _prefix_scores(matches, totals, effective_order, epsilon)
-    return scores[-1] if scores else math.nan
+    if len(totals) == 0:
+        return math.nan
+    return float(depth_scores(np.asarray(matches, dtype=float), np.asarray(totals, dtype=float), effective_order,
+                              epsilon)[0])
 
 
 # ============================================================================================ reference sets
@@ -786,7 +782,7 @@ class _DepthMetric(Metric):
         D = self.depth
         m, t = tuple(int(round(x)) for x in sums[:D]), tuple(int(round(x)) for x in sums[D:2 * D])
         parts = {"fractions": tuple(a / b if b else math.nan for a, b in zip(m, t)),
-                 "scores_by_depth": tuple(_prefix_scores(m, t, self.effective_order, self.epsilon)),
+                 "scores_by_depth": tuple(float(x) for x in prefix_scores(m, t, self.effective_order, self.epsilon)[0]),
                  "matches": m, "totals": t}
         if self.brevity_penalty:
             c, r = sums[2 * D], sums[2 * D + 1]
@@ -1195,12 +1191,12 @@ def by_depth(key: str, metric: Metric, stats: np.ndarray) -> tuple[dict[str, np.
         return {key: S[:, 0]}, {key: float(np.mean(S[ok, 0])) if ok.any() else math.nan}
     D = metric.depth
     per = np.full((len(S), D), np.nan)
-    for i in np.flatnonzero(ok):
-        per[i] = _prefix_scores(S[i, :D], S[i, D:], metric.effective_order, metric.epsilon)
+    if ok.any():
+        per[ok] = prefix_scores(S[ok, :D], S[ok, D:2 * D], metric.effective_order, metric.epsilon)
     sums = S[ok].sum(axis=0) if ok.any() else np.zeros(2 * D)
-    totals = _prefix_scores(sums[:D], sums[D:], metric.effective_order, metric.epsilon)
+    totals = prefix_scores(sums[:D], sums[D:2 * D], metric.effective_order, metric.epsilon)[0]
     return ({f"{key}_{d}": per[:, d - 1] for d in range(1, D + 1)},
-            {f"{key}_{d}": v for d, v in enumerate(totals, 1)})
+            {f"{key}_{d}": float(v) for d, v in enumerate(totals, 1)})
 
 
 def score_corpus(hyp_parses: Sequence[Any], ref_parses: Sequence[Any], metrics: Sequence[str] = METRICS,
