@@ -199,6 +199,37 @@ def test_vectorised_bootstrap_equals_explicit_resamples():
     np.testing.assert_allclose(fast, np.array(slow), atol=1e-10)
 
 
+def test_vectorised_spearman_equals_scipy_on_explicit_resamples():
+    """bootstrap_spearman_samples against scipy.stats.spearmanr on each resample written out item by item: tied
+    values (rounded scores), drawn copies of one item (which tie), resamples of groups of unequal size, and a tiny
+    set whose resamples are often constant (NaN, as spearman gives there)."""
+    rng = np.random.default_rng(7)
+    for n, n_groups, decimals in ((60, None, 1), (45, 9, 0), (4, None, 0)):
+        h = np.round(rng.normal(size=n) * 3, decimals)
+        x = np.round(h + rng.normal(size=n) * 2, decimals)
+        z = np.round(rng.normal(size=n), decimals)
+        groups = None if n_groups is None else np.sort(rng.integers(0, n_groups, size=n))
+        fast = S.bootstrap_spearman_samples(np.vstack([x, z]), h, n_resamples=120, seed=5, groups=groups)
+        slow = []
+        for w in S.bootstrap_weights(n, 120, seed=5, groups=groups):
+            for row in w:
+                idx = np.repeat(np.arange(n), row.astype(int))
+                slow.append([S.spearman(x[idx], h[idx]), S.spearman(z[idx], h[idx])])
+        slow = np.array(slow)
+        assert fast.shape == (120, 2)
+        np.testing.assert_array_equal(np.isnan(fast), np.isnan(slow))
+        if n == 4:
+            assert np.isnan(slow).any()  # the constant resamples are exercised
+        ok = ~np.isnan(slow)
+        np.testing.assert_allclose(fast[ok], slow[ok], rtol=0, atol=1e-12)
+        if n == 4:
+            continue
+        expanded = [sps.spearmanr(x[np.repeat(np.arange(n), row.astype(int))],
+                                  h[np.repeat(np.arange(n), row.astype(int))])[0]
+                    for w in S.bootstrap_weights(n, 5, seed=5, groups=groups) for row in w]
+        np.testing.assert_allclose(fast[:5, 0], expanded, rtol=0, atol=1e-12)
+
+
 def test_bootstrap_ci_and_groups():
     x, h = _data(9, n=400)
     res = S.bootstrap_ci(x, h, n_resamples=300, seed=1)

@@ -59,6 +59,7 @@ from syneval_nb.stats.resampling import (
     bootstrap_ci,
     bootstrap_partial_samples,
     bootstrap_pearson_samples,
+    bootstrap_spearman_samples,
     bootstrap_weights,
     holm,
     paired_bootstrap,
@@ -103,7 +104,7 @@ from syneval_nb.stats.verdicts import (
 
 __all__ = [
     "LENGTH", "METHODS", "PLACEBO", "TABLE_COLUMNS", "ArrayLike", "BootstrapResult", "PairedBootstrapResult",
-    "TableBootstrap", "average_ranks", "better_worse_pairs", "bootstrap_ci", "bootstrap_pearson_samples",
+    "TableBootstrap", "average_ranks", "better_worse_pairs", "bootstrap_ci", "bootstrap_pearson_samples", "bootstrap_spearman_samples",
     "bootstrap_weights", "center_within", "concordance_counts", "correlation", "correlation_table",
     "correlation_tables", "depth_baselines", "fisher_ci", "holm", "kendall_tau_b", "length_controls", "metric_name",
     "paired_bootstrap", "partial_correlation", "pearson", "percentile_ci", "permute_human", "placebo", "spearman",

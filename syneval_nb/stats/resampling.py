@@ -4,8 +4,9 @@ Every interval and every paired difference comes from a **paired percentile boot
 segments** (``segments``; talks/documents as the variant ``clusters=``), all metrics of a table on the same
 resamples: :func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`holm` (the table itself is
 :func:`syneval_nb.stats.tables.correlation_table`). Pearson and ``within`` are vectorised (resampling weights times
-sufficient statistics, :func:`bootstrap_pearson_samples`), ``darr`` too (per-segment pair counts); Spearman and
-Kendall recompute scipy's statistic on each resample.
+sufficient statistics, :func:`bootstrap_pearson_samples`), ``darr`` too (per-segment pair counts), Spearman too
+(ranks from the draw counts, :func:`bootstrap_spearman_samples`); Kendall recomputes scipy's statistic on each
+resample.
 
 Controls: :func:`placebo` (a random column) and :func:`permute_human` (the ``permute_human`` switch: shuffled human
 scores, under which no "beats" or "correlates" claim may hold).
@@ -94,6 +95,53 @@ def bootstrap_pearson_samples(metrics: np.ndarray, human: ArrayLike, n_resamples
     for w in bootstrap_weights(len(h), n_resamples, seed, groups):
         out.append(_r_from_sums(w @ cols, k))
     return np.clip(np.concatenate(out), -1.0, 1.0)
+
+
+def _weighted_ranks(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The average rank (``scipy.stats.rankdata``, 'average') of each item in each resample written out item by
+    item: with weights ``w`` (B, n) = how often each item is drawn, an item's rank is the number of drawn values
+    below it plus (the number of drawn values equal to it + 1) / 2. Items not drawn get a rank of no weight."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    cs = np.cumsum(w[:, order], axis=1)
+    new = np.r_[True, xs[1:] != xs[:-1]]  # the first item of each group of tied values, in sorted order
+    start = np.flatnonzero(new)
+    first = start[np.cumsum(new) - 1]  # each sorted item's group start
+    last = np.r_[start[1:], len(xs)][np.cumsum(new) - 1] - 1  # and end
+    before = np.where(first > 0, cs[:, np.maximum(first - 1, 0)], 0.0)
+    ranks = np.empty_like(cs)
+    ranks[:, order] = before + (cs[:, last] - before + 1.0) / 2.0
+    return ranks
+
+
+def bootstrap_spearman_samples(metrics: np.ndarray, human: ArrayLike, n_resamples: int = 1000, seed: int = 0,
+                               groups: Sequence | None = None) -> np.ndarray:
+    """Spearman's rho of each metric (rows of ``metrics``, shape (k, n)) with ``human`` in each bootstrap resample
+    (the resamples of :func:`bootstrap_weights`): the Pearson r of the average ranks of the resample written out
+    item by item (a drawn item's copies tie), computed from the draw counts (:func:`_weighted_ranks`) without
+    writing the resample out. Returns (n_resamples, k); NaN where a resample is constant (one distinct value).
+    ``tests/test_stats.py`` checks it against ``scipy.stats.spearmanr`` on the expanded resamples."""
+    h = _vec(human, "human")
+    m = np.atleast_2d(np.asarray(metrics, dtype=float))
+    if m.shape[1] != len(h):
+        raise ValueError(f"metrics has {m.shape[1]} columns but human has {len(h)} values")
+    if not (np.isfinite(m).all() and np.isfinite(h).all()):
+        raise ValueError("metrics and human must be finite")
+    out = []
+    for w in bootstrap_weights(len(h), n_resamples, seed, groups):
+        n = w.sum(axis=1, keepdims=True)
+        rh = _weighted_ranks(h, w)
+        dh = rh - (w * rh).sum(axis=1, keepdims=True) / n
+        vh = (w * dh * dh).sum(axis=1)
+        cols = []
+        for row in m:
+            rm = _weighted_ranks(row, w)
+            dm = rm - (w * rm).sum(axis=1, keepdims=True) / n
+            vm = (w * dm * dm).sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                cols.append(np.where((vm > 0) & (vh > 0), (w * dm * dh).sum(axis=1) / np.sqrt(vm * vh), np.nan))
+        out.append(np.column_stack(cols))
+    return np.clip(np.concatenate(out), -1.0, 1.0) if out else np.empty((0, len(m)))
 
 
 def _r_from_sums(s: np.ndarray, k: int) -> np.ndarray:
@@ -186,6 +234,8 @@ def _boot_matrix(mat: np.ndarray, h: np.ndarray, method: str | Callable, segment
         return _weighted_pearson(mc, center_within(h, seg)[keep], units[keep], n_units, n_resamples, seed), n_units
     if method == "darr":
         return _darr_samples(mat, h, seg, units, n_resamples, seed, threshold, metric_ties), n_units
+    if method == "spearman":
+        return bootstrap_spearman_samples(mat, h, n_resamples, seed, units), n_units
     fn = _BASIC[method]
     return np.column_stack([_resample_stat(fn, row, h, n_resamples, seed, units) for row in mat]), n_units
 
