@@ -31,7 +31,7 @@ from syneval_nb.data import WMT21_SYSTEMS, dataset_dir, read_lines
 from syneval_nb.evaluate import evaluate
 from syneval_nb.metrics.base import Corpus
 from syneval_nb.parsers.cache import ParseCache
-from syneval_nb.parsers.stanford import _close_parsers, compiled_classes, deps_backend_key, find_java
+from syneval_nb.parsers.stanford import close_shared_parsers, compiled_classes, deps_backend_key, find_java
 
 METRICS = ["stm", "hwcm", "dr", "dr-lex"]
 
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
                 keys = store.backend_keys()
             finally:
                 store.close()
-        _close_parsers()  # the next path starts its own JVMs
+        close_shared_parsers()  # the next path starts its own JVMs
         scores[path] = ev.table if hasattr(ev, "table") else ev
         lines = sum(v for k, v in keys.items() if k.startswith("stanford-lexparser"))
         sents = keys.get(deps_backend_key(), 0)

@@ -150,9 +150,9 @@ def _compare_workers(texts: list[str], shipped: dict, paths: list[str], workers:
 
 
 def _close_shared() -> None:
-    from syneval_nb.parsers.stanford import _close_parsers
+    from syneval_nb.parsers.stanford import close_shared_parsers
 
-    _close_parsers()
+    close_shared_parsers()
 
 
 def _timed(obj, name: str, clock: collections.Counter, key: str) -> None:

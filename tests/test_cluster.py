@@ -31,7 +31,7 @@ from syneval_nb.parsers import frontend
 from syneval_nb.parsers import spacy as spacy_parser
 from syneval_nb.trees import rst
 from syneval_nb.parsers.cache import ParseCache
-from syneval_nb.parsers.stanford import StanfordParser, _close_parsers
+from syneval_nb.parsers.stanford import StanfordParser, close_shared_parsers
 from syneval_nb.parsers.frontend import parse, parse_strings
 from syneval_nb.textio import read_lines as read_sentences
 from syneval_nb.trees import read_ptb
@@ -261,7 +261,7 @@ def test_one_parse_for_both_families_on_the_cluster_workers(client, ref_a, tmp_p
     try:
         prepare([local], ("ptb", "rst"), cache=None, progress=False, rst_syntax="package")
     finally:  # the local one-line trees come from the shared parser (kept for reuse until exit): stop its JVM,
-        _close_parsers()  # which later tests' "no JVM left behind by this process" checks would see
+        close_shared_parsers()  # which later tests' "no JVM left behind by this process" checks would see
     assert (remote.hyp_ptb, remote.ref_ptb, remote.hyp_rst, remote.ref_rst) == (
         local.hyp_ptb, local.ref_ptb, local.hyp_rst, local.ref_rst)
     jvms = client.run(_jvm_commands)

@@ -547,6 +547,21 @@ def test_meteor_alignment_fallback_search_keeps_maximum_matches():
     assert n_choice > 20 and n_optimal == 99
 
 
+def test_meteor_statistics_count_the_inexact_searches():
+    """METEOR's fifth statistic is the number of the segment's references whose alignment search was not
+    exhaustive (meteor_alignment's flag, counted here call by call); the score reads only the first four, and
+    last_inexact is the column's sum over the last call."""
+    rng = random.Random(8)
+    hyps = [" ".join(rng.choice("abc") for _ in range(rng.randint(2, 7))) for _ in range(40)]
+    refs = [[" ".join(rng.choice("abc") for _ in range(rng.randint(2, 7))) for _ in range(2)] for _ in range(40)]
+    m = MeteorExact(max_combinations=3)
+    stats = m.segment_stats(hyps, refs)
+    want = [sum(not meteor_alignment(h.split(), r.split(), 3)[1] for r in rs) for h, rs in zip(hyps, refs)]
+    assert stats.shape == (40, 5) and stats[:, 4].tolist() == want and 0 < sum(want) < 80
+    assert m.last_inexact == sum(want)
+    np.testing.assert_allclose(m.score_from_stats(stats), m.score_from_stats(stats[:, :4]), rtol=0, atol=0)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # TER
 # ---------------------------------------------------------------------------------------------------------------
@@ -614,7 +629,7 @@ def test_score_rows_agrees_with_per_system_corpus_scores(deen):
     refs = [[a, b] for _ in names for a, b in zip(ref_a[:30], ref_b[:30])]
     labels = [s for s in names for _ in range(30)]
     metrics = {name: BLEU(smooth="epsilon") if name == "BLEU" else cls() for name, cls in ALL_METRICS.items()}
-    segment, system = score_rows(metrics, hyps, refs, labels)
+    segment, system, stats = score_rows(metrics, hyps, refs, labels)
     assert segment.shape == (90, 9) and list(system.index) == names
     for s in names:
         k = labels.index(s)
@@ -623,6 +638,10 @@ def test_score_rows_agrees_with_per_system_corpus_scores(deen):
             want = fresh.corpus_score(hyps[k:k + 30], refs[k:k + 30]).score
             assert system.loc[s, name] == pytest.approx(want, abs=1e-12), (s, name)
     np.testing.assert_allclose(segment["WER"], WER().sentence_scores(hyps, refs))
+    for name, m in metrics.items():  # the statistics come back too: each system's rows, as segment_stats gives them
+        k = labels.index("SMU")
+        np.testing.assert_array_equal(stats[name]["SMU"], type(m)(**({"smooth": "epsilon"} if name == "BLEU" else {}))
+                                      .segment_stats(hyps[k:k + 30], refs[k:k + 30]))
     assert "smooth:epsilon[0.001]" in metrics["BLEU"].signature() and "nrefs:2" in metrics["BLEU"].signature()
     with pytest.raises(ValueError, match="labels"):
         score_rows(metrics, hyps, refs, labels[:-1])

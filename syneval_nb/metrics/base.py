@@ -47,10 +47,11 @@ Pass a :class:`Corpus` (or :class:`Segment`) anywhere a metric takes ``hyps`` / 
 """
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -65,7 +66,7 @@ from syneval_nb.trees.ptb import FlatTree, is_empty_parse
 
 
 __all__ = ["Score", "Metric", "Corpus", "Segment", "ReferenceLayoutError", "make_signature", "prepare",
-           "normalize_refs", "depth_scores", "mean_rows", "score_systems", "score_rows"]
+           "normalize_refs", "depth_scores", "mean_rows", "score_systems", "score_rows", "RowScores"]
 
 
 # ============================================================================================== results
@@ -529,8 +530,10 @@ _SCRATCH = {"_info"}  # NIST's information weights: recomputed by every segment_
 
 def _system_stats(item: tuple, metrics: Sequence[Metric]) -> tuple:
     """One system's statistics by every metric (a task of the Dask path of :func:`score_systems`), with the state
-    each call leaves on its metric object (``signature()``'s reference count, METEOR's ``last_inexact``)."""
+    each call leaves on its metric object (``signature()``'s reference count, METEOR's ``last_inexact``). The
+    worker's tasks share the scattered metric objects, so each task scores with its own copies."""
     system, corpus = item
+    metrics = copy.deepcopy(list(metrics))
     out = [(m.segment_stats(corpus), {k: v for k, v in vars(m).items() if k not in _SCRATCH}) for m in metrics]
     return system, out
 
@@ -568,15 +571,24 @@ def score_systems(metrics: Sequence[Metric], corpora: Mapping[str, Corpus], *, p
     return out
 
 
+class RowScores(NamedTuple):
+    """What :func:`score_rows` returns: ``segment`` (one column per metric key, aligned with the rows; NaN where
+    unscorable), ``corpus`` (one row per system, in order of appearance: each metric's corpus score of that
+    system's rows, from summed statistics; kernel metrics: the mean) and ``stats`` (``{metric key: {system:
+    statistics matrix}}``, for resampling or the counts a family keeps in its statistics)."""
+
+    segment: pd.DataFrame
+    corpus: pd.DataFrame
+    stats: dict
+
+
 def score_rows(metrics: Mapping[str, Metric], hyps: Sequence[str], refs: Sequence[Sequence[str]],
                systems: Sequence[str] | None = None, *, progress: bool = False, scheduler: Any = None,
-               **parses: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+               **parses: Any) -> RowScores:
     """Rows of several systems, scored by :func:`score_systems`: ``systems[i]`` names the system of row ``i``
     (default: one system ``"all"``), ``refs[i]`` its references; ``parses``: ``hyp_ptb``, ``ref_ptb``, ``hyp_rst``,
-    ... aligned with the rows, as :class:`Corpus` takes them. Returns ``(segment, corpus)``: ``segment`` has one
-    column per key of ``metrics``, aligned with the rows (NaN where unscorable); ``corpus`` one row per system (in
-    order of appearance) with each metric's corpus score of that system's rows (summed statistics; kernel metrics:
-    the mean)."""
+    ... aligned with the rows, as :class:`Corpus` takes them. Each system is scored alone (NIST's information
+    weights from that system's references). Returns a :class:`RowScores` ``(segment, corpus, stats)``."""
     labels = np.asarray(["all"] * len(hyps) if systems is None else list(systems), dtype=object)
     if len(labels) != len(hyps):
         raise ValueError(f"systems has {len(labels)} labels for {len(hyps)} hypotheses")
@@ -595,7 +607,7 @@ def score_rows(metrics: Mapping[str, Metric], hyps: Sequence[str], refs: Sequenc
             corpus[s][k] = m.corpus_from_stats(stats[k][s]).score
     frame = pd.DataFrame.from_dict(corpus, orient="index", columns=list(metrics))
     frame.index.name = "system"
-    return pd.DataFrame(segment, index=range(len(labels))), frame
+    return RowScores(pd.DataFrame(segment, index=range(len(labels))), frame, stats)
 
 
 def depth_scores(M: np.ndarray, T: np.ndarray, effective_order: bool, epsilon: float | None) -> np.ndarray:

@@ -103,9 +103,10 @@ def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Se
         raise ValueError(f"unknown base metrics {unknown}; choose from {list(BASE_METRICS)}")
     parsed = ptb_hyps is not None and ptb_refs is not None
     keep = [n for n in names if parsed or BASE_METRICS[n].kind == "text"]
-    return score_rows({n: BASE_METRICS[n].make() for n in keep}, list(hyps), [list(r) for r in refs], systems,
+    rows = score_rows({n: BASE_METRICS[n].make() for n in keep}, list(hyps), [list(r) for r in refs], systems,
                       progress=progress, hyp_ptb=list(ptb_hyps) if parsed else None,
                       ref_ptb=[list(r) for r in ptb_refs] if parsed else None)
+    return rows.segment, rows.corpus
 
 
 def system_base_scores(segment_scores: pd.DataFrame, systems: Sequence[str],

@@ -964,15 +964,16 @@ class MeteorExact(LexicalMetric):
     Penalty = 0.5 (chunks/m)^3 (``gamma`` = 0.5, ``beta`` = 3), Score = Fmean (1 - Penalty); 0 when m = 0.
     Several references: the highest score (Banerjee & Lavie: "the best scoring reference"). Corpus: the summed
     statistics of each segment's best reference (matches, chunks, lengths), as METEOR's system-level score.
-    Statistics row: ``[matches, chunks, hyp_len, ref_len]``. ``last_inexact`` counts segment/reference pairs of the
-    last call whose alignment search was not exhaustive (more than ``max_combinations`` combinations: 2 of 600
+    Statistics row: ``[matches, chunks, hyp_len, ref_len, inexact]`` (the best reference's counts, and how many of
+    the segment's references had an alignment search that was not exhaustive; the score reads the first four).
+    ``last_inexact`` counts the segment/reference pairs of the last call whose alignment search was not exhaustive (more than ``max_combinations`` combinations: 2 of 600
     real WMT21/TED segments; a 300-word paragraph always). That search runs at most 50 rounds
     (``meteor_alignment``'s ``max_rounds``, the limit the kit always had) of one dynamic program per word type,
     so a 337-word paragraph takes about 0.1 s and a 100,000-character line seconds, not hours.
     """
 
     name = "METEOR"
-    n_stats = 4
+    n_stats = 5
 
     def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5, tokenizer: str = "13a",
                  lowercase: bool = False, max_combinations: int = 20000) -> None:
@@ -986,16 +987,17 @@ class MeteorExact(LexicalMetric):
                 "gamma": f"{self.gamma:g}"}
 
     def _stats_matrix(self, th: list[Tokens], tr: list[list[Tokens]]) -> np.ndarray:
-        self.last_inexact = 0
-        return super()._stats_matrix(th, tr)
+        out = super()._stats_matrix(th, tr)
+        self.last_inexact = int(out[:, 4].sum())
+        return out
 
     def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
-        rows = []
+        rows, inexact = [], 0
         for r in refs:
             al, exact = meteor_alignment(hyp, r, self.max_combinations)
-            self.last_inexact += not exact
+            inexact += not exact
             rows.append([len(al), _chunks(al), len(hyp), len(r)])
-        return self._best_row(rows)
+        return self._best_row(rows) + [inexact]
 
     def _parts(self, stats: np.ndarray) -> tuple[np.ndarray, ...]:
         m, ch = stats[:, 0], stats[:, 1]

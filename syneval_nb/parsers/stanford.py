@@ -602,7 +602,7 @@ _PARSERS: dict[tuple, StanfordParser] = {}
 def get_stanford_parser(workers: int = 1, max_length: int = 150, timeout: float = 60.0,
                         memory: str = "2g", dependencies: bool = False) -> StanfordParser:
     """A shared :class:`StanfordParser` per option set, so repeated :func:`parse` calls reuse running JVMs
-    (closed at interpreter exit)."""
+    (closed at interpreter exit, or by :func:`close_shared_parsers`)."""
     key = (workers, max_length, float(timeout), memory, bool(dependencies))
     if key not in _PARSERS:
         _PARSERS[key] = StanfordParser(workers=workers, max_length=max_length, timeout=timeout, memory=memory,
@@ -611,7 +611,10 @@ def get_stanford_parser(workers: int = 1, max_length: int = 150, timeout: float 
 
 
 @atexit.register
-def _close_parsers() -> None:
+def close_shared_parsers() -> None:
+    """Stop the JVMs of the parsers :func:`get_stanford_parser` shares (otherwise they live until the interpreter
+    exits); the next call starts new ones. For a long session that is done parsing, or a benchmark that compares
+    two paths on a cold start."""
     for p in _PARSERS.values():
         p.close()
     _PARSERS.clear()

@@ -159,8 +159,8 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
                          f"{len(ptb_hyps)}, {len(ptb_refs)}, {len(sys_arr)} entries")
     bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon", effective_order=effective_order)
             for n in range(1, max_depth + 1)}
-    seg_lex, corpus_lex = score_rows({**bleu, "chrF": chrf.CHRF()}, hyps, txt_refs, sys_arr, progress=progress,
-                                     scheduler=scheduler)
+    seg_lex, corpus_lex, _ = score_rows({**bleu, "chrF": chrf.CHRF()}, hyps, txt_refs, sys_arr, progress=progress,
+                                        scheduler=scheduler)
     keys = {c: metric_key(c) for c in bleu} | {"chrF": CHRF_KEY}
     segment = {k: seg_lex[c].to_numpy() for c, k in keys.items()}
     names = sorted(set(sys_arr))

@@ -110,7 +110,8 @@ def score(frame: pd.DataFrame, ref_cols=("reference",), progress: bool = True, *
     13a token counts."""
     metrics = make_metrics(**metric_options)
     refs = frame[list(ref_cols)].values.tolist()
-    segment, system = score_rows(metrics, frame["target"].tolist(), refs, frame["system"].tolist(), progress=progress)
+    segment, system, stats_by = score_rows(metrics, frame["target"].tolist(), refs, frame["system"].tolist(),
+                                           progress=progress)
     oriented = {k: (segment[k] if m.higher_is_better else -segment[k]).to_numpy(dtype=float)
                 for k, m in metrics.items()}
     tok = metric_options.get("tokenizer", "13a")
@@ -120,7 +121,7 @@ def score(frame: pd.DataFrame, ref_cols=("reference",), progress: bool = True, *
     return LexicalScores(frame, oriented, stats.length_rows(hyp_lens, ref_lens),
                          stats.length_covariates(hyp_lens, ref_lens), system,
                          {k: m.signature() for k, m in metrics.items()},
-                         int(metrics["METEOR"].last_inexact))
+                         int(sum(st[:, 4].sum() for st in stats_by["METEOR"].values())))
 
 
 def segment_tables(ls: LexicalScores, humans=None, method: str = "pearson", n_resamples: int = 1000, seed: int = 0,
