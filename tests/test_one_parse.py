@@ -13,7 +13,7 @@ import pytest
 from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.parsers.feng_hirst import FengHirstParser, KitSyntaxParser, backend_key, sentences
 from syneval_nb.parsers.frontend import parse_rst, parse_strings
-from syneval_nb.parsers.stanford import (ALONE_SENTINEL, SENTINEL, ParseWarning, StanfordParser, _JvmWorker,
+from syneval_nb.parsers.stanford import (ALONE_SENTINEL, classify, SENTINEL, ParseWarning, StanfordParser, _JvmWorker,
                                          _record, combined_parser, compiled_classes, deps_backend_key,
                                          feng_hirst_answer, record_parts, record_tree, split_answer)
 from syneval_nb.trees.rst import load_rst_jsonl
@@ -178,6 +178,35 @@ def test_split_answer_reports_as_the_two_programs_workers():
     assert split_answer(("", None), "\x01") == {
         "line": (None, "no tokens after PTB tokenization", False),
         "alone": (None, "ParserDemo gives no record for this sentence (no words, or it fails)", False)}
+
+
+def test_stanford_fallback_x_tree_is_no_parse():
+    """Stanford's fallback when a parse fails, a flat X tree, is a failure with its cause wherever an answer is
+    read (the one-line answer, the record), not a parse: a cache would otherwise keep it as one."""
+    x_record = "(X (X word) (X word) (X .))\n\n"
+    got = split_answer(("(X (X word) (X word) (X .))", x_record), "word word .")
+    for part in ("line", "alone"):
+        result, why, storable = got[part]
+        assert result is None and storable
+        assert why == ("the parser gave no parse: Stanford's flat X tree, its answer when parsing fails (e.g. out "
+                       "of memory on a long sentence: the line has 3 white-space words); give each worker more "
+                       "memory with --memory, or split the line")
+    assert classify(LINE, "He left at 5 p.m.") == (LINE, None, True)
+
+
+def test_a_301_word_sentence_gets_no_record_from_the_kits_workers():
+    """The kit's ParserDemo workers (serial collector, -Xmx2g) on one 301-word sentence: Stanford catches the
+    OutOfMemoryError and prints its flat X fallback (measured: 4.5-5.2 s, every run). Before ``stanford.classify``
+    the ``stanford-deps`` backend returned that as the sentence's record; now it is a failure that names the cause.
+    (Should the JVM die instead, the record is missing too, with the out-of-memory cause.) The next sentence is
+    parsed as usual."""
+    words = ("the committee said that the new rules would apply to every member state and that " * 21).split()
+    out = parse_strings([" ".join(words[:301]) + ".", "The cat sat on the mat."], backend="stanford-deps",
+                        cache=None, timeout=300, progress=False, warn=False)
+    assert out[0] is None and out[1].startswith("(ROOT\n  (S\n    (NP (DT The) (NN cat))")
+    why = out.report.failures[0]
+    assert why.startswith("the parser gave no parse: Stanford's flat X tree") or "ran out of memory" in why, why
+    assert list(out.report.failures) == [0]
 
 
 def test_without_javac_one_message_and_the_two_programs(tmp_path, monkeypatch):

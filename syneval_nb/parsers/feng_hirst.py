@@ -219,7 +219,7 @@ class KitSyntaxParser:
         rec = self.record(sentence)
         if rec is None or rec == "(())":
             raise RuntimeError("Syntactic parsing of the following sentence failed:" + sentence + "--")
-        if not rec.startswith("(ROOT"):  # Stanford's fallback when the parse fails (e.g. out of memory): (X (X w) ..)
+        if not rec.startswith("(ROOT"):  # the flat X fallback, in a cache row written before stanford.classify
             raise RuntimeError(f"the Stanford parser gave no parse for a sentence of {len(sentence.split())} words "
                                "(its fallback, a flat X tree)")
         return feng_hirst_answer(rec)

@@ -478,9 +478,6 @@ class StanfordParser:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _fail_reason(self, text: str) -> str:
-        return _fail_reason(text, self.max_length)
-
     def parse_stream(self, items: Sequence[tuple[int, str] | tuple[int, str, str]],
                      on_result: Callable[[int, str | None, str | None, bool], None]) -> None:
         """Parse ``(index, text)`` pairs; call ``on_result(index, ptb_or_None, failure_reason, storable)`` in the
@@ -560,8 +557,8 @@ class StanfordParser:
                 head = inflight[0]
                 if kind == "ok":
                     inflight.popleft()
-                    if value == FAILED_PARSE:
-                        results.put((head.index, None, self._fail_reason(head.text), True))
+                    if isinstance(value, str):  # (with both=True a pair, classified by split_answer)
+                        results.put((head.index, *classify(value, head.text, self.max_length)))
                     else:
                         results.put((head.index, value, None, True))
                     continue
@@ -727,6 +724,27 @@ def _fail_reason(text: str, max_length: int) -> str:
             f"(the line has {len(text.split())} white-space words), or no parse / out of memory")
 
 
+def classify(answer: str, text: str, max_length: int = 150) -> tuple[str | None, str | None, bool]:
+    """One answer of the parser (a one-line tree or a record) as ``(result or None, failure reason or None,
+    storable)``. Two answers are no parse: ``(())`` (longer than ``max_length``, or no parse), and Stanford's
+    fallback, a flat ``X`` tree ``(X (X w1) (X w2) ...)``, which ``ParserDemo`` prints when the parse fails (with the
+    kit's serial collector, Stanford catches the ``OutOfMemoryError`` of a very long sentence and prints it).
+    Every parse of the English PCFG is ``(ROOT ...)``.
+
+    >>> classify("(ROOT (NP (DT a) (NN b)))", "a b")
+    ('(ROOT (NP (DT a) (NN b)))', None, True)
+    >>> classify("(X (X a) (X b))", "a b")[0] is None
+    True
+    """
+    if answer == FAILED_PARSE:
+        return None, _fail_reason(text, max_length), True
+    if not answer.startswith("(ROOT"):
+        return None, (f"the parser gave no parse: Stanford's flat X tree, its answer when parsing fails (e.g. out "
+                      f"of memory on a long sentence: the line has {len(text.split())} white-space words); give "
+                      f"each worker more memory with --memory, or split the line"), True
+    return answer, None, True
+
+
 def split_answer(answer: tuple[str, str | None], text: str, max_length: int = 150
                  ) -> dict[str, tuple[str | None, str | None, bool]]:
     """``{"line": ..., "alone": ...}``: the one-line result and the record of a ``both=True`` answer, each as
@@ -737,11 +755,11 @@ def split_answer(answer: tuple[str, str | None], text: str, max_length: int = 15
     elif line == "%error":
         one = (None, "the parser failed on this sentence", False)
     else:
-        one = (None, _fail_reason(text, max_length), True) if line == FAILED_PARSE else (line, None, True)
+        one = classify(line, text, max_length)
     if record is None:
         rec = (None, "ParserDemo gives no record for this sentence (no words, or it fails)", False)
     else:
-        rec = (None, _fail_reason(text, max_length), True) if record == FAILED_PARSE else (record, None, True)
+        rec = classify(record, text, max_length)
     return {"line": one, "alone": rec}
 
 
