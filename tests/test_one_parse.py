@@ -13,7 +13,7 @@ import pytest
 from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.parsers.feng_hirst import FengHirstParser, KitSyntaxParser, backend_key, sentences
 from syneval_nb.parsers.frontend import parse_rst, parse_strings
-from syneval_nb.parsers.stanford import (ALONE_SENTINEL, classify, SENTINEL, ParseWarning, StanfordParser, _JvmWorker,
+from syneval_nb.parsers.stanford import (ALONE_SENTINEL, classify, close_shared_parsers, SENTINEL, ParseWarning, StanfordParser, _JvmWorker,
                                          _record, combined_parser, compiled_classes, deps_backend_key,
                                          feng_hirst_answer, record_parts, record_tree, split_answer)
 from syneval_nb.trees.rst import load_rst_jsonl
@@ -201,8 +201,11 @@ def test_a_301_word_sentence_gets_no_record_from_the_kits_workers():
     (Should the JVM die instead, the record is missing too, with the out-of-memory cause.) The next sentence is
     parsed as usual."""
     words = ("the committee said that the new rules would apply to every member state and that " * 21).split()
-    out = parse_strings([" ".join(words[:301]) + ".", "The cat sat on the mat."], backend="stanford-deps",
-                        cache=None, timeout=300, progress=False, warn=False)
+    try:
+        out = parse_strings([" ".join(words[:301]) + ".", "The cat sat on the mat."], backend="stanford-deps",
+                            cache=None, timeout=300, progress=False, warn=False)
+    finally:  # the shared parser's JVM would live until exit, where later files check that no JVM is left
+        close_shared_parsers()
     assert out[0] is None and out[1].startswith("(ROOT\n  (S\n    (NP (DT The) (NN cat))")
     why = out.report.failures[0]
     assert why.startswith("the parser gave no parse: Stanford's flat X tree") or "ran out of memory" in why, why
