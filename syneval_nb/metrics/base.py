@@ -587,13 +587,14 @@ def score_rows(metrics: Mapping[str, Metric], hyps: Sequence[str], refs: Sequenc
                **parses: Any) -> RowScores:
     """Rows of several systems, scored by :func:`score_systems`: ``systems[i]`` names the system of row ``i``
     (default: one system ``"all"``), ``refs[i]`` its references; ``parses``: ``hyp_ptb``, ``ref_ptb``, ``hyp_rst``,
-    ... aligned with the rows, as :class:`Corpus` takes them. Each system is scored alone (NIST's information
+    ... aligned with the rows, as :class:`Corpus` takes them (a single string in ``refs`` is one reference). Each
+    system is scored alone (NIST's information
     weights from that system's references). Returns a :class:`RowScores` ``(segment, corpus, stats)``."""
     labels = np.asarray(["all"] * len(hyps) if systems is None else list(systems), dtype=object)
     if len(labels) != len(hyps):
         raise ValueError(f"systems has {len(labels)} labels for {len(hyps)} hypotheses")
     index = {s: np.flatnonzero(labels == s) for s in pd.unique(labels)}
-    corpora = {s: Corpus([hyps[i] for i in idx], [list(refs[i]) for i in idx], ref_layout="segments",
+    corpora = {s: Corpus([hyps[i] for i in idx], [refs[i] for i in idx], ref_layout="segments",
                          **{k: None if v is None else [v[i] for i in idx] for k, v in parses.items()})
                for s, idx in index.items()}
     stats = dict(zip(metrics, score_systems(list(metrics.values()), corpora, progress=progress,
