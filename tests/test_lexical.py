@@ -645,6 +645,10 @@ def test_score_rows_agrees_with_per_system_corpus_scores(deen):
     assert "smooth:epsilon[0.001]" in metrics["BLEU"].signature() and "nrefs:2" in metrics["BLEU"].signature()
     with pytest.raises(ValueError, match="labels"):
         score_rows(metrics, hyps, refs, labels[:-1])
+    # a single string is one reference, as Corpus reads it; one system "all" by default
+    bleu = BLEU()
+    one = score_rows({"BLEU": bleu}, ["the cat sat on the mat"], ["the cat sat on the mat"])
+    assert one.corpus.loc["all", "BLEU"] == 1.0 and "|nrefs:1|" in bleu.signature()
 
 
 # ---------------------------------------------------------------------------------------------------------------
