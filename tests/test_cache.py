@@ -164,6 +164,8 @@ GOOD_PTB = "(ROOT (S (NP (NNS Cats)) (VP (VBP sleep)) (. .)))"
     ("", "a tree without words"),
     ("(ROOT (-NONE- *))", "a tree without words"),
     (GOOD_PTB + "\n" + GOOD_PTB, "a parse must be one line"),
+    # a row written before stanford.classify: the fallback is parsed again (and then stored as a failure)
+    ("(X (X Cats) (X sleep) (X .))", "Stanford's flat X fallback, which is no parse"),
 ])
 def test_check_result_refuses_damaged_ptb(result, why):
     got = check_result(STANFORD, result)

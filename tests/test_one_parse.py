@@ -71,11 +71,13 @@ def test_cached_records_are_checked(tmp_path):
         c.put(deps_backend_key(), "He left at 5 p.m.", ALONE)
         c.put(deps_backend_key(), "Hi", "(ROOT\n  (NP (NNP Hi)))\n\nnot a dependency")
         c.put(deps_backend_key(), "Ho", HI)  # a valid record of another sentence
-        got = c.get_many(deps_backend_key(), ["He left at 5 p.m.", "Hi", "Ho"])
+        c.put(deps_backend_key(), "Ha ha .", "(X (X Ha) (X ha) (X .))\n\n")  # the fallback, stored before classify
+        got = c.get_many(deps_backend_key(), ["He left at 5 p.m.", "Hi", "Ho", "Ha ha ."])
         assert got == {"He left at 5 p.m.": ALONE}
-        assert set(c.last_rejected) == {"Hi", "Ho"}
+        assert set(c.last_rejected) == {"Hi", "Ho", "Ha ha ."}
         assert "not a typed dependency" in c.last_rejected["Hi"]
         assert "words of another sentence" in c.last_rejected["Ho"]
+        assert "Stanford's flat X fallback, which is no parse" in c.last_rejected["Ha ha ."]
 
 
 def test_kit_syntax_parser_answers_from_records():

@@ -795,7 +795,9 @@ def feng_hirst_answer(record: str) -> tuple[str, str]:
 def check_result(result: str, text: str | None = None) -> None:
     """A stored Stanford result is one readable bracketed tree on one line, or the "no parse" marker ``(())``, and,
     when ``text`` is given, holds its words (:func:`syneval_nb.trees.ptb.same_words`: a cache row with a valid
-    tree of another sentence is rejected, and the sentence parsed again)."""
+    tree of another sentence is rejected, and the sentence parsed again). A tree that :func:`classify` calls no
+    parse (Stanford's flat X fallback, in a row written before that rule) is rejected too: the sentence is parsed
+    again and gets its failure."""
     if "\n" in result or "\r" in result:
         raise ValueError("a parse must be one line (the output is one tree per input line)")
     if result.strip() and is_empty_parse(result):
@@ -804,6 +806,8 @@ def check_result(result: str, text: str | None = None) -> None:
         flat = read_ptb_flat(result)
     except EmptyParseError as e:
         raise ValueError(f"a tree without words ({e})") from None
+    if classify(result, text or "")[0] is None:
+        raise ValueError("Stanford's flat X fallback, which is no parse")
     if text is not None and not same_words([w for w in flat.words if w is not None], text):
         raise ValueError("the tree holds the words of another sentence")
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from syneval_nb import stats
 from syneval_nb.metrics import chrf, lexical
-from syneval_nb.metrics.base import Corpus, score_rows, score_systems
+from syneval_nb.metrics.base import score_rows
 from syneval_nb.metrics.syntactic import PRIMARY_DEPTH, by_depth, depth_metrics
 from syneval_nb.studies.common import (
     ASPECTS,
@@ -82,32 +82,26 @@ LENGTH_CONTROLS = dict(stats.LENGTH_ROWS)
 """Row names of the length-only controls of :func:`syneval_nb.stats.length_controls`."""
 
 
-def _syntactic_by_system(ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
+def _syntactic_by_system(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]],
+                         ptb_hyps: Sequence[str | None], ptb_refs: Sequence[Sequence[str | None]],
                          systems: Sequence[str], metrics: Sequence[str], max_depth: int,
                          progress: bool = False, lam: float = 1.0, effective_order: bool = False,
-                         scheduler=None, hyp_texts: Sequence[str] | None = None
-                         ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
-    """The syntactic metrics by depth (:func:`syneval_nb.metrics.syntactic.depth_metrics`), every system scored
-    by the kit's one scoring loop (:func:`syneval_nb.metrics.score_systems`; ``scheduler``: one task per system on
-    a Dask cluster, same numbers): each column of :func:`syneval_nb.metrics.syntactic.score_corpus`
-    (:func:`~syneval_nb.metrics.syntactic.by_depth`) aligned with the input, and each system's corpus scores.
-    ``hyp_texts``: the hypotheses' texts, so that an unparsed hypothesis counts as its number of tokens."""
+                         scheduler=None) -> tuple[dict[str, np.ndarray], dict[str, dict[str, float]]]:
+    """The syntactic metrics by depth (:func:`syneval_nb.metrics.syntactic.depth_metrics`), each system scored by
+    :func:`syneval_nb.metrics.score_rows` (``scheduler``: one task per system on a Dask cluster, same numbers): each
+    column of :func:`syneval_nb.metrics.syntactic.score_corpus` (:func:`~syneval_nb.metrics.syntactic.by_depth`)
+    aligned with the input, and each system's corpus scores. The texts count an unparsed hypothesis's tokens."""
     sys_arr = np.asarray(list(systems), dtype=object)
-    names = sorted(set(sys_arr))
-    index = {s: np.flatnonzero(sys_arr == s) for s in names}
-    texts = list(hyp_texts) if hyp_texts is not None else [""] * len(sys_arr)
-    corpora = {s: Corpus([texts[i] for i in idx], [[""] * len(ptb_refs[i]) for i in idx],
-                         hyp_ptb=[ptb_hyps[i] for i in idx], ref_ptb=[list(ptb_refs[i]) for i in idx],
-                         ref_layout="segments", parse_source="given") for s, idx in index.items()}
     objs = depth_metrics(metrics, max_depth, lam, effective_order)
-    stats = dict(zip(objs, score_systems(list(objs.values()), corpora, progress=progress, scheduler=scheduler)))
+    rows = score_rows(objs, hyps, txt_refs, sys_arr, progress=progress, scheduler=scheduler, hyp_ptb=ptb_hyps,
+                      ref_ptb=ptb_refs)
     seg: dict[str, np.ndarray] = {}
-    corpus: dict[str, dict[str, float]] = {s: {} for s in names}
+    corpus: dict[str, dict[str, float]] = {s: {} for s in rows.corpus.index}
     for key, m in objs.items():
-        for s in names:
-            cols, totals = by_depth(key, m, stats[key][s])
+        for s in rows.corpus.index:
+            cols, totals = by_depth(key, m, rows.stats[key][s])
             for c, v in cols.items():
-                seg.setdefault(c, np.full(len(sys_arr), np.nan))[index[s]] = v
+                seg.setdefault(c, np.full(len(sys_arr), np.nan))[sys_arr == s] = v
             corpus[s].update(totals)
     return seg, corpus
 
@@ -165,8 +159,8 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     segment = {k: seg_lex[c].to_numpy() for c, k in keys.items()}
     names = sorted(set(sys_arr))
     corpus: dict[str, dict] = {s: {k: float(corpus_lex.loc[s, c]) for c, k in keys.items()} for s in names}
-    syn, syn_corpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth, progress,
-                                           lam, effective_order, scheduler, hyps)
+    syn, syn_corpus = _syntactic_by_system(hyps, txt_refs, ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth,
+                                           progress, lam, effective_order, scheduler)
     segment.update({metric_key(c): v for c, v in syn.items()})
     for s in names:
         corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})
@@ -174,8 +168,8 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     for extra in (x for x in dict.fromkeys(float(x) for x in kernel_lams) if x != float(lam)):
         if not kernels:
             break
-        ksyn, kcorpus = _syntactic_by_system(ptb_hyps, ptb_refs, sys_arr, kernels, max_depth, progress, extra,
-                                             effective_order, scheduler, hyps)
+        ksyn, kcorpus = _syntactic_by_system(hyps, txt_refs, ptb_hyps, ptb_refs, sys_arr, kernels, max_depth,
+                                             progress, extra, effective_order, scheduler)
         segment.update({(kernel_name(metric_key(c)[0], extra), None): v for c, v in ksyn.items()})
         for s in names:
             corpus[s].update({(kernel_name(metric_key(c)[0], extra), None): v for c, v in kcorpus[s].items()})
