@@ -879,6 +879,7 @@ class MtmeFiles:
     source: Path | None = None  # sources/LP.txt
     documents: Path | None = None  # documents/LP.docs
     human: dict[tuple[str, str], Path] = field(default_factory=dict)  # (NAME, LEVEL) -> human-scores/LP.NAME.LEVEL.score
+    ignored: list[Path] = field(default_factory=list)  # human-scores/LP.* files not named LP.NAME.LEVEL.score
 
 
 def mtme_files(folder: str | os.PathLike, lp: str) -> MtmeFiles:
@@ -898,15 +899,25 @@ def mtme_files(folder: str | os.PathLike, lp: str) -> MtmeFiles:
         refs[name] = p
     if not refs:
         raise MtmeFormatError(f"{d}: no references for {lp} (expected {d / 'references'}/{lp}.<name>.txt)")
-    human = {}
+    human, ignored = {}, []
     for p in sorted((d / "human-scores").glob(f"{lp}.*.score")):
         parts = p.name.split(".")
         if len(parts) < 4 or parts[-2] not in MTME_LEVELS:
-            raise MtmeFormatError(f"{p}: not named {lp}.NAME.LEVEL.score (LEVEL one of {', '.join(MTME_LEVELS)})")
+            ignored.append(p)  # a stray file: an error only when human scores are looked for (mtme_human_file)
+            continue
         human[(".".join(parts[1:-2]), parts[-2])] = p
     src = d / "sources" / f"{lp}.txt"
     docs = d / "documents" / f"{lp}.docs"
-    return MtmeFiles(d, lp, systems, refs, src if src.is_file() else None, docs if docs.is_file() else None, human)
+    return MtmeFiles(d, lp, systems, refs, src if src.is_file() else None, docs if docs.is_file() else None, human,
+                     ignored)
+
+
+def _ignored_note(files: MtmeFiles) -> str:
+    if not files.ignored:
+        return ""
+    return (f" ({', '.join(p.name for p in files.ignored)} "
+            f"{'is' if len(files.ignored) == 1 else 'are'} not named {files.lp}.NAME.LEVEL.score, LEVEL one of "
+            f"{', '.join(MTME_LEVELS)})")
 
 
 def read_mtme_documents(path: str | os.PathLike) -> tuple[list[str], list[str]]:
@@ -936,6 +947,13 @@ def mtme_seg_scores(path: str | os.PathLike, systems: Sequence[str], n: int) -> 
     than ``n`` is a :class:`MtmeFormatError`."""
     raw = read_mtme_scores(path)
     out = {}
+    exact = set(systems)
+    for name in raw:  # a scored system spelled in another case is refused, as the TSV path refuses unknown names
+        if name not in exact:
+            hits = [s for s in systems if s.casefold() == name.casefold() and s not in raw]
+            if hits:
+                raise MtmeFormatError(f"{path}: system {name!r} is not {hits[0]!r} (system names are "
+                                      f"case-sensitive): its scores would be lost; rename it in the file")
     for s in systems:
         vals = raw.get(s)
         if vals is None:
@@ -977,7 +995,11 @@ def load_mtme(folder: str | os.PathLike, lp: str, refs: str | Sequence[str] | No
     wanted = sorted(seg_human) if human is None else [human] if isinstance(human, str) else list(human)
     for h in wanted:
         if h not in seg_human:
-            raise MtmeFormatError(f"no segment-level human scores {lp}.{h}.seg.score in {files.folder / 'human-scores'}")
+            raise MtmeFormatError(f"no segment-level human scores {lp}.{h}.seg.score in {files.folder / 'human-scores'}"
+                                  + _ignored_note(files))
+    if human is None and files.ignored:
+        raise MtmeFormatError(f"{files.folder / 'human-scores'}: every seg file is read and one is not in the "
+                              f"layout{_ignored_note(files)}: rename or remove it, or name the human scores (human=)")
     cols: dict[str, list] = {"system": [], "seg_id": [], "target": []}
     for s, p in systems.items():
         lines = read_lines(p)

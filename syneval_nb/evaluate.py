@@ -18,7 +18,8 @@ from syneval_nb.trees.ptb import TreeFormatError, is_empty_parse, read_ptb_flat,
 from syneval_nb.trees.rst import edus, load_rst_jsonl
 
 
-__all__ = ["Evaluation", "ScoreInputError", "evaluate", "load_files", "find_parse_file", "system_names",
+__all__ = ["Evaluation", "ScoreInputError", "evaluate", "comparison_metrics", "monte_carlo_p", "unestimable",
+           "load_files", "find_parse_file", "system_names",
            "file_aliases", "alias_note"]
 
 
@@ -36,8 +37,9 @@ class Evaluation:
     ``table``: one row per (system, metric): ``system, metric, score, ci_low, ci_high, n, n_missing`` (segments left
     out: no parsed reference), ``n_empty`` (empty hypotheses), ``n_unparsed`` (non-empty hypotheses without the
     parse or RST tree the metric needs; both kinds count with the metric's worst value), ``higher_is_better,
-    signature`` and, with a baseline, ``delta, delta_low, delta_high, p`` (share of resamples
-    where the system is not better than the baseline) and ``p_worse`` (share where it is not worse).
+    signature`` and, with a baseline, ``delta, delta_low, delta_high, p`` (bootstrap p of "better than the
+    baseline": ``(k + 1) / (B + 1)``, ``k`` resamples where the system is not better) and ``p_worse`` (the same
+    for "worse"); ``note``: why an interval or test is NaN (one resampling unit), else "".
     ``segments``: one row per (system, segment) with ``system, seg`` (0-based line) and one column per metric.
     ``scores``: ``{(system, metric): Score}``; ``stats``: ``{(system, metric): statistics matrix}``;
     ``metrics``: the metric objects in order; ``failures``: ``{system: Corpus.failures}``."""
@@ -54,6 +56,8 @@ class Evaluation:
     signatures: dict = field(default_factory=dict)
     unit: str = "segment"  # the bootstrap's resampling unit ("document" with the metrics-task layout's documents)
     human: dict = field(default_factory=dict)  # metric -> its Pearson r with human scores (syneval-nb score)
+    brevity_penalty: dict = field(default_factory=dict)  # requested name -> the -BP variant scored (see evaluate)
+    empty: dict = field(default_factory=dict)  # system -> its empty hypothesis lines (0-based), counted as empty
 
 
 def _weighted_scores(metric: M.Metric, S: np.ndarray, n_resamples: int, seed: int,
@@ -67,18 +71,78 @@ def _weighted_scores(metric: M.Metric, S: np.ndarray, n_resamples: int, seed: in
     return np.concatenate(out) if out else np.zeros(0)
 
 
+def comparison_metrics(metric_specs: Sequence[Any], brevity_penalty: bool = True) -> tuple[list, dict]:
+    """The metric objects :func:`evaluate` compares systems with, and ``{requested name: name scored}`` for the
+    metrics it replaced. ``brevity_penalty=True`` (the default of ``evaluate``, ``score`` and ``report``): the
+    precision-only STM, DSTM and HWCM and the kernel metrics TKM and DTKM (and their ``@spacy`` and decay variants)
+    are scored as their ``-BP`` variants (BLEU's brevity penalty, ``bp:yes``), so that no system gains by deleting
+    or truncating lines (issue 37: emptying 3 of the example's 30 lines, or 10 of WMT21's 1000, already raised the
+    precision-only scores significantly, a shortfall of 1-3% of the words, within the spread of honest systems'
+    lengths; cutting the scrambled example system's lines to 5 words raised TKM; with the penalty none did). The chapters keep the paper's precision-only definitions (the metric classes' default). Two specs that
+    come to the same metric raise ``ValueError``."""
+    objs, replaced = [], {}
+    for spec in metric_specs:
+        m = M.get(spec)
+        if brevity_penalty and getattr(m, "brevity_penalty", True) is False and hasattr(m, "variant"):
+            bp = m.variant(brevity_penalty=True)
+            replaced[m.name] = bp.name
+            m = bp
+        objs.append(m)
+    names = [m.name for m in objs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        why = (" (with the brevity penalty of comparisons, " + ", ".join(f"{a} is scored as {b}" for a, b in
+                                                                       replaced.items() if b in twice) + ")"
+               if any(b in twice for b in replaced.values()) else "")
+        raise ValueError(f"a metric is named twice: {', '.join(twice)}{why}")
+    return objs, replaced
+
+
+def unestimable(n_units: int, unit: str) -> str:
+    """Why an interval or a paired test cannot be estimated from ``n_units`` resampling units ("" when it can)."""
+    if n_units == 0:
+        return f"no scorable {unit}: nothing to estimate"
+    if n_units == 1:
+        return f"one {unit}: an interval or a test needs at least two {unit}s"
+    return ""
+
+
+def monte_carlo_p(stat: np.ndarray) -> float:
+    """The bootstrap p of a one-sided claim whose resampled statistic is ``stat`` (the claim fails in a resample
+    where ``stat <= 0``): ``(k + 1) / (B + 1)`` with ``k`` such resamples out of ``B`` finite ones, so never 0
+    (Davison & Hinkley 1997, eq. 4.11); NaN without a finite resample."""
+    stat = np.asarray(stat, dtype=float)
+    ok = np.isfinite(stat)
+    if not ok.any():
+        return math.nan
+    return float((np.count_nonzero(stat[ok] <= 0) + 1) / (ok.sum() + 1))
+
+
 def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_resamples: int = 1000,
              seed: int = 0, baseline: str | None = None, alpha: float = 0.05, progress: bool = True,
              workers: int = 1, cache: Any = True, scheduler: Any = None, groups: Sequence | None = None,
-             rst_syntax: str = "kit") -> Evaluation:
+             rst_syntax: str = "kit", brevity_penalty: bool = True, unit: str | None = None,
+             max_length: int | None = None, split: str | None = None) -> Evaluation:
     """Score every system (``{name: Corpus}``, same segments) with every metric; intervals and paired tests from
     resampling segments (``n_resamples = 0``: no intervals), or the units of ``groups`` (one label per segment,
     e.g. the document of the WMT metrics-task layout; whole units are drawn). Parses/RST trees the metrics need and the corpora
     lack are made first, all at once (:func:`syneval_nb.metrics.prepare`; on a Dask cluster with ``scheduler``;
-    ``rst_syntax``: who parses the RST parser's sentences, see there)."""
+    ``rst_syntax``: who parses the RST parser's sentences, see there; ``max_length``, ``split``: the Stanford
+    parse's length limit and mode, ``None`` for the kit's defaults).
+
+    ``unit``: the name of the resampling unit in notes and output (default ``"segment"``, or ``"group"`` with
+    ``groups``; ``syneval-nb score --documents`` says ``"document"``).
+
+    ``brevity_penalty`` (default ``True``): STM, DSTM, HWCM, TKM and DTKM are compared as their ``-BP`` variants
+    (:func:`comparison_metrics`; ``Evaluation.brevity_penalty`` maps the requested names to them), so that no
+    system gains by deleting or truncating lines; ``False`` scores the paper's precision-only definitions.
+
+    Statistics that cannot be estimated are NaN with the reason in the table's ``note`` column (one resampling
+    unit, or none), never a point interval or p = 0; bootstrap p-values are ``(k + 1) / (B + 1)``
+    (:func:`monte_carlo_p`)."""
     import pandas as pd
 
-    objs = [M.get(s) for s in metric_specs]
+    objs, replaced = comparison_metrics(metric_specs, brevity_penalty)
     systems = list(corpora)
     if not systems:
         raise ValueError("no systems to score")
@@ -91,7 +155,7 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
         raise ValueError(f"baseline {baseline!r} is not one of the systems {systems}")
     needs = {i for m in objs for i in m.inputs}
     M.prepare(list(corpora.values()), tuple(needs - {"text"}), workers=workers, cache=cache, progress=progress,
-              scheduler=scheduler, rst_syntax=rst_syntax)
+              scheduler=scheduler, rst_syntax=rst_syntax, max_length=max_length, split=split)
     scores, boot, rows = {}, {}, []
     seg = {s: {"system": [s] * len(c), "seg": list(range(len(c)))} for s, c in corpora.items()}
     stats = {(s, m.name): by_system[s] for m, by_system in zip(objs, M.score_systems(objs, corpora,
@@ -105,35 +169,39 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
             if n_resamples:
                 boot[(s, m.name)] = _weighted_scores(m, S, n_resamples, seed, groups)
     empty = {s: {i for i, h in enumerate(c.hyps) if not h.strip()} for s, c in corpora.items()}
+    unit = unit or ("segment" if groups is None else "group")
+    labels = np.arange(next(iter(n))) if groups is None else np.asarray(list(groups), dtype=object)
     for m in objs:
         for s in systems:
             sc = scores[(s, m.name)]
             unparsed = set().union(*(corpora[s].failures.get((k, "hyp"), ()) for k in m.inputs)) - empty[s]
+            scorable = ~np.isnan(stats[(s, m.name)]).any(axis=1) if stats[(s, m.name)].ndim == 2 else \
+                np.zeros(len(labels), bool)
+            note = unestimable(len(set(labels[scorable].tolist())), unit) if n_resamples else ""
             row = {"system": s, "metric": m.name, "score": sc.score, "ci_low": math.nan, "ci_high": math.nan,
                    "n": sc.n, "n_missing": sc.n_missing, "n_empty": len(empty[s]), "n_unparsed": len(unparsed),
                    "higher_is_better": m.higher_is_better,
                    "signature": sc.signature}
-            if n_resamples:
+            if n_resamples and not note:
                 lo, hi = percentile_ci(boot[(s, m.name)], alpha)
                 row["ci_low"], row["ci_high"] = float(lo), float(hi)
             if baseline is not None:
                 row.update(delta=sc.score - scores[(baseline, m.name)].score, delta_low=math.nan,
                            delta_high=math.nan, p=math.nan, p_worse=math.nan)
-                if n_resamples and s != baseline:
+                if n_resamples and s != baseline and not note:
                     d = boot[(s, m.name)] - boot[(baseline, m.name)]
                     lo, hi = percentile_ci(d, alpha)
                     better = d if m.higher_is_better else -d
-                    ok = np.isfinite(better)
-                    row.update(delta_low=float(lo), delta_high=float(hi),
-                               p=float((better[ok] <= 0).mean()) if ok.any() else math.nan,
-                               p_worse=float((better[ok] >= 0).mean()) if ok.any() else math.nan)
+                    row.update(delta_low=float(lo), delta_high=float(hi), p=monte_carlo_p(better),
+                               p_worse=monte_carlo_p(-better))
+            row["note"] = note
             rows.append(row)
     table = pd.DataFrame(rows)
     segments = pd.concat([pd.DataFrame(v) for v in seg.values()], ignore_index=True)
     failures = {s: {f"{k[0]} {k[1]}": v for k, v in c.failures.items() if v} for s, c in corpora.items()}
     return Evaluation(table, segments, scores, stats, objs, failures, baseline, n_resamples, seed,
                       {m.name: scores[(systems[0], m.name)].signature for m in objs},
-                      "segment" if groups is None else "group")
+                      unit, brevity_penalty=replaced, empty={s: sorted(v) for s, v in empty.items()})
 
 
 # ============================================================================================== files

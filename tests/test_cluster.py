@@ -250,7 +250,7 @@ def test_one_parse_for_both_families_on_the_cluster_workers(client, ref_a, tmp_p
     lines once for both (the client caches the one-line trees and the records; none runs on the client), and the
     trees equal the local two-program path's."""
     from syneval_nb.metrics import Corpus, prepare
-    from syneval_nb.parsers.stanford import deps_backend_key
+    from syneval_nb.parsers.stanford import DEFAULT_MAX_LENGTH, deps_backend_key
 
     hyps, refs = ref_a[10:13], [[r] for r in ref_a[13:16]]
     remote, local = Corpus(hyps, refs), Corpus(hyps, refs)
@@ -265,7 +265,8 @@ def test_one_parse_for_both_families_on_the_cluster_workers(client, ref_a, tmp_p
     assert (remote.hyp_ptb, remote.ref_ptb, remote.hyp_rst, remote.ref_rst) == (
         local.hyp_ptb, local.ref_ptb, local.hyp_rst, local.ref_rst)
     jvms = client.run(_jvm_commands)
-    both = {w: sum(c.endswith(" SynevalParser 150 The syneval-sentinel") for c in cmds) for w, cmds in jvms.items()}
+    both = {w: sum(c.endswith(f" SynevalParser {DEFAULT_MAX_LENGTH} The syneval-sentinel") for c in cmds)
+            for w, cmds in jvms.items()}
     assert max(both.values()) == 1 and sum(both.values()) >= 1, jvms  # one per worker that got work, for both uses
     assert not any("SynevalParser" in c for c in _jvm_commands()), _jvm_commands()  # none on the client
 

@@ -73,6 +73,10 @@ TABLE_ROWS = [
     ("(QP ($ $) (CD 5) (CD million))", "$", "$ first"),
     ("(QP (IN between) (CD 5) (CC and) (CD 6))", "between", "IN"),
     ("(QP (CD 5) (TO to) (CD 6))", "5", "leftmost CD"),
+    # ROOT left, nothing listed (the kit's multi-sentence root, issue 33): the first sentence heads the line
+    ("(ROOT (S (NP (PRP It)) (VP (VBZ rains)) (. .)) (S (NP (PRP We)) (VP (VBP stay)) (. .)))", "rains",
+     "first sentence"),
+    ("(ROOT (FRAG (NP (NNS Thanks)) (. .)) (S (NP (PRP We)) (VP (VBP stay))))", "Thanks", "first sentence"),
     # RRC right: VP NP ADVP ADJP PP
     ("(RRC (ADVP (RB now)) (PP (IN in) (NP (NN power))))", "now", "ADVP before PP"),
     # S left: TO IN VP S SBAR ADJP UCP NP

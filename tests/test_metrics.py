@@ -57,8 +57,8 @@ def family_corpus(name: str, real: dict, learned_model) -> float:
         return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"]).score
     if name in ("TKM", "DTKM"):
         return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"]).score
-    if name in ("STM-BP", "DSTM-BP", "HWCM-BP"):  # the plain family times sacrebleu's own brevity penalty
-        from sacrebleu.metrics.bleu import BLEU as SacreBLEU
+    if name in ("STM-BP", "DSTM-BP", "HWCM-BP", "TKM-BP", "DTKM-BP"):  # the plain family times sacrebleu's own
+        from sacrebleu.metrics.bleu import BLEU as SacreBLEU                # brevity penalty (TKM-BP: issue 37)
 
         plain = getattr(syntactic, name[:-3])().corpus_score(real["trees_h"], real["trees_r"]).score
         c = [len(t.leaves()) for t in real["trees_h"]]

@@ -106,16 +106,17 @@ def test_score_mtme_round_trip(ted, layout, tmp_path, capsys):
     assert captured.err.splitlines() == [f"syneval-nb score: wrote 4 score files to {out}"]
     result = json.loads(captured.out)
     assert result["bootstrap"]["unit"] == "document" and result["n_segments"] == 529
+    # "-m stm" compares systems with STM's brevity-penalty variant (issue 37)
     assert sorted(p.name for p in out.iterdir()) == ["BLEU-refB.seg.score", "BLEU-refB.sys.score",
-                                                     "STM-4-refB.seg.score", "STM-4-refB.sys.score"]
+                                                     "STM-BP-4-refB.seg.score", "STM-BP-4-refB.sys.score"]
     systems = sorted(set(ted["system"]) - {"refB"})
-    seg = _read_back(out / "STM-4-refB.seg.score")
-    sys_ = _read_back(out / "STM-4-refB.sys.score")
+    seg = _read_back(out / "STM-BP-4-refB.seg.score")
+    sys_ = _read_back(out / "STM-BP-4-refB.sys.score")
     assert list(seg) == systems and list(sys_) == systems  # every system but the reference, in file order
     assert all(len(v) == 529 for v in seg.values()) and all(len(v) == 1 for v in sys_.values())
 
-    # the STM-4 segment scores written equal the registry's STM-4 on the same segments and the shipped parses
-    stm = metrics.get("stm-4")
+    # the STM-BP-4 segment scores written equal the registry's STM-BP-4 on the same segments and the shipped parses
+    stm = metrics.get("stm-bp-4")
     refb = ted[ted["system"] == "refB"]
     for system in ("SMU", "ref", "metricsystem3"):
         g = ted[ted["system"] == system]
@@ -133,12 +134,12 @@ def test_score_mtme_round_trip(ted, layout, tmp_path, capsys):
     stm_all = np.concatenate([seg[s] for s in systems])
     ok = ~np.isnan(mt["mqm"].to_numpy())
     r_seg = pearsonr(stm_all[ok], mt["mqm"].to_numpy()[ok])[0]
-    assert result["human"]["STM-4"]["seg_pearson"] == pytest.approx(r_seg, abs=1e-12)
-    assert result["human"]["STM-4"]["n_seg"] == int(ok.sum()) == 14 * 529
+    assert result["human"]["STM-BP-4"]["seg_pearson"] == pytest.approx(r_seg, abs=1e-12)
+    assert result["human"]["STM-BP-4"]["n_seg"] == int(ok.sum()) == 14 * 529
     sys_mqm = mt.groupby("system")["mqm"].mean().loc[systems].to_numpy()
     r_sys = pearsonr([sys_[s][0] for s in systems], sys_mqm)[0]
-    assert result["human"]["STM-4"]["sys_pearson"] == pytest.approx(r_sys, abs=1e-12)
-    assert round(r_seg, 4) == round(float(result["human"]["STM-4"]["seg_pearson"]), 4)
+    assert result["human"]["STM-BP-4"]["sys_pearson"] == pytest.approx(r_sys, abs=1e-12)
+    assert round(r_seg, 4) == round(float(result["human"]["STM-BP-4"]["seg_pearson"]), 4)
 
 
 def test_score_mtme_bad_input_is_one_line(layout, tmp_path, capsys):

@@ -91,21 +91,20 @@ def test_alignment_with_empty_and_tokenless_lines(stanford, shipped):
 
 @pytest.mark.slow
 def test_too_long_sentence_is_none_and_reported(stanford, tmp_path):
-    long = " ".join(["word"] * 160) + " ."  # 161 tokens > max_length 150: the parser prints (())
+    assert stanford.max_length == 200  # the default (issue 33)
+    long = " ".join(["word"] * 210) + " ."  # 211 tokens > max_length 200: the parser prints (()) at once
     sents = ["Cats sleep.", long]
     cache = ParseCache(tmp_path / "c.sqlite")
     with pytest.warns(ParseWarning, match=r"1 of 2 sentences have no parse"):
         res = parse_strings(sents, parser=stanford, cache=cache, progress=False)
     assert res[1] is None and res[0].startswith("(ROOT")
-    assert "max_length=150" in res.report.failures[1] and "161 white-space words" in res.report.failures[1]
-    # the deterministic failure is stored as None: served from the cache and reported again ...
-    with pytest.warns(ParseWarning):
-        again = parse_strings(sents, parser=stanford, cache=cache, progress=False)
-    assert (again.report.n_cached, again.report.n_parsed) == (2, 0) and 1 in again.report.failures
-    # ... and parsed again on request
-    with pytest.warns(ParseWarning):
-        retry = parse_strings(sents, parser=stanford, cache=cache, progress=False, retry_failed=True)
-    assert (retry.report.n_cached, retry.report.n_parsed) == (1, 1)
+    # the token count is the parser's own (its log line "Parsing [sent. N len. 211]")
+    assert res.report.failures == {1: "the line has 211 tokens > max_length 200"}
+    # a failure for length is not stored (it would lose the length; the parser answers at once): parsed again
+    again = parse_strings(sents, parser=stanford, cache=cache, progress=False, warn=False)
+    assert (again.report.n_cached, again.report.n_parsed) == (1, 1)
+    assert again.report.failures == {1: "the line has 211 tokens > max_length 200"}
+    assert cache.get_many(stanford.backend_key, sents) == {sents[0]: res[0]}
 
 
 @pytest.mark.slow
@@ -141,7 +140,7 @@ def test_hung_sentence_times_out_and_worker_restarts(stanford, deen_dir, shipped
     stanford.timeout = 0.3
     try:
         with pytest.warns(ParseWarning):
-            res = parse_strings([ref[longest]], parser=stanford, cache=None, progress=False)
+            res = parse_strings([ref[longest]], parser=stanford, cache=None, progress=False, split="lines")
     finally:
         stanford.timeout = 120.0
     assert res[0] is None and res.report.failures[0].startswith("timed out after 0.3 s")
@@ -187,7 +186,7 @@ def test_resume_after_interrupted_cli_run(deen_dir, tmp_path):
     before = dict(con.execute("SELECT text, created FROM parses"))
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert f"{stored} from cache, {len(idx) - stored} parsed" in done.stderr
+    assert f"{stored} sentences from cache, {len(idx) - stored} parsed" in done.stderr
     after = dict(con.execute("SELECT text, created FROM parses"))
     con.close()
     assert {t: after[t] for t in before} == before  # stored rows untouched: re-parsed count for them is 0
@@ -214,7 +213,7 @@ def test_backend_key_encodes_options():
     a, b = StanfordParser(max_length=150), StanfordParser(max_length=40)
     assert a.backend_key != b.backend_key
     assert "maxLength=150" in a.backend_key and "3.3.1" in a.backend_key and "englishPCFG" in a.backend_key
-    assert StanfordParser(timeout=5).backend_key == a.backend_key  # the time limit does not change trees
+    assert StanfordParser(max_length=150, timeout=5).backend_key == a.backend_key  # the time limit: no change
 
 
 def test_jars_are_found_through_importlib():
@@ -630,7 +629,7 @@ def test_cli_out_of_memory_is_named_and_suggests_memory(deen_dir, tmp_path):
     src = tmp_path / "long.txt"
     src.write_text(" ".join(words) + "\n", encoding="utf-8")
     done = _cli("parse", src, "-o", tmp_path / "long.ptb", "--no-cache", "--quiet", "--max-length", "400",
-                "--memory", "300m")
+                "--memory", "300m", "--split", "lines")  # the 40 sentences as one (sentence mode parses them)
     assert done.returncode == 1, done.stderr
     assert ("line 1: the parser ran out of memory on this sentence twice (java.lang.OutOfMemoryError with a Java "
             "heap of -Xmx300m; worker restarted): give each worker more memory with --memory") in done.stderr

@@ -276,18 +276,26 @@ def test_report_cli_on_the_example(tmp_path):
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-2000:]
     page = (out / "09_evaluate_your_system.html").read_text(encoding="utf-8")
-    for section in ("Your systems: scores with 95% intervals", "Scores by depth", "Do the metrics agree?",
+    for section in ("What the human scores say", "Your systems by the metrics: scores with 95% intervals",
+                    "Scores by depth", "Do the metrics agree?",
                     "Where syntactic and lexical metrics disagree most", "Segment lengths",
                     "Agreement with human scores", "Verdict"):
         assert section in page, section
     assert page.count("data:image/png;base64") + page.count("<svg") >= 5
-    assert "does not hold: system_scrambled is better than system_good" in r.stdout
+    assert ("does not hold: system_scrambled is better than system_good by the metrics (human scores: agree)"
+            in r.stdout)
     # a quiet console (issue 25): the verdicts (as the results file has them), the page, and on stderr papermill's
     # progress bar only
     result = json.loads((out / "09_evaluate_your_system.json").read_text(encoding="utf-8"))
-    assert r.stdout.splitlines() == [f"{v['verdict']}: {claim}" for claim, v in result["verdicts"].items()] + [
-        f"report: {(out / '09_evaluate_your_system.html').resolve()}"]
-    assert len(result["verdicts"]) == 8
+    assert r.stdout.splitlines() == [
+        f"{v['verdict']}: {claim}" + (f" (human scores: {v['human_view']})" if "human_view" in v else "")
+        for claim, v in result["verdicts"].items()] + [f"report: {(out / '09_evaluate_your_system.html').resolve()}"]
+    # 2 system claims, and for STM-4 against chrF and BLEU: beats, beyond length, within; correlates (twice), placebo
+    assert len(result["verdicts"]) == 11
+    # the humans first: their ranking of the three systems, and each metric's agreement with it
+    assert [r["system"] for r in result["human_ranking"]] == ["system_good", "system_literal", "system_scrambled"]
+    assert [r["human"] for r in result["human_ranking"]] == pytest.approx([93.1, 74.2666667, 40.3333333])
+    assert {r["metric"]: r["pairwise_accuracy"] for r in result["system_agreement"]}["chrF"] == 1.0
     assert result["parameters"]["cache"] is None  # --no-cache reached the notebook (issue 24)
     assert [p for p in re.split(r"[\r\n]+", r.stderr) if p.strip() and not p.startswith("Executing:")] == []
 
@@ -315,10 +323,10 @@ def test_the_report_table_counts_empty_and_unparsed_lines(tmp_path):
     study = E.load_study([ex["hyp_files"][1], str(hyp)], ex["ref_files"], metrics=["bleu", "stm"],
                          parses_dir=str(parses), n_resamples=0, progress=False, cache=None)
     t = E.system_table(study)
-    assert list(t.columns) == ["BLEU", "STM-4", "empty lines", "unparsed lines"]
+    assert list(t.columns) == ["BLEU", "STM-BP-4", "empty lines", "unparsed lines"]
     assert t.loc["system_literal", ["empty lines", "unparsed lines"]].tolist() == [0, 0]
     assert t.loc["literal_cut", ["empty lines", "unparsed lines"]].tolist() == [2, 1]
     assert E.headline(study)["line_faults"] == {"system_literal": {"empty": 0, "unparsed": 0},
                                                 "literal_cut": {"empty": 2, "unparsed": 1}}
     s = E.headline(study)["scores"]
-    assert s["literal_cut"]["STM-4"] < s["system_literal"]["STM-4"]
+    assert s["literal_cut"]["STM-BP-4"] < s["system_literal"]["STM-BP-4"]

@@ -17,6 +17,7 @@ from syneval_nb import metrics
 from syneval_nb.trees import rst
 from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.textio import read_lines
+from syneval_nb.evaluate import comparison_metrics
 
 LINES = list(range(0, 1000, 25))
 SYSTEMS = ["UEdin", "Online-W"]
@@ -69,8 +70,7 @@ def test_json_equals_python_api(files, json_out):
     assert len(recs) == 2 * 10
     for f in files["hyps"]:
         c = api_corpus(files, f)
-        for spec in METRICS.split(","):
-            m = metrics.get(spec)
+        for m in comparison_metrics(METRICS.split(","))[0]:  # STM, HWCM, DSTM as their -BP variants (issue 37)
             want = m.corpus_score(c)
             rec = recs[(Path(f).stem, m.name)]
             assert rec["score"] == pytest.approx(want.score, abs=1e-12), (f, m.name)
@@ -90,20 +90,20 @@ def test_bleu_equals_sacrebleu(files, json_out):
 
 
 def test_intervals_and_paired_p_recomputed(files, json_out):
-    """TKM's corpus score is the mean segment score, so its bootstrap can be redone by hand: the same resamples
+    """DR's corpus score is the mean segment score (TKM is compared as TKM-BP, issue 37), so its bootstrap can be redone by hand: the same resamples
     (numpy's generator, seed 0, chunks of 100 resamples drawing 40 segment indices each), the percentile interval
     and the one-sided paired p-value."""
-    seg = {s: np.array(json_out["segments"][Path(f).stem]["TKM"]) for s, f in zip(SYSTEMS, files["hyps"])}
+    seg = {s: np.array(json_out["segments"][Path(f).stem]["DR"]) for s, f in zip(SYSTEMS, files["hyps"])}
     rng = np.random.default_rng(0)
     idx = np.concatenate([rng.integers(0, len(LINES), size=(100, len(LINES))) for _ in range(10)])
     boot = {s: v[idx].mean(axis=1) for s, v in seg.items()}
-    recs = {r["system"]: r for r in json_out["scores"] if r["name"] == "TKM"}
+    recs = {r["system"]: r for r in json_out["scores"] if r["name"] == "DR"}
     for s, f in zip(SYSTEMS, files["hyps"]):
         lo, hi = np.quantile(boot[s], [0.025, 0.975])
         assert recs[Path(f).stem]["ci"] == pytest.approx([lo, hi], abs=1e-12)
     d = boot["Online-W"] - boot["UEdin"]
     r = recs[Path(files["hyps"][1]).stem]
-    assert r["p"] == pytest.approx(float((d <= 0).mean()), abs=1e-12)
+    assert r["p"] == pytest.approx(float(((d <= 0).sum() + 1) / (len(d) + 1)), abs=1e-12)  # (k+1)/(B+1)
     assert r["delta"] == pytest.approx(seg["Online-W"].mean() - seg["UEdin"].mean(), abs=1e-12)
     assert recs[Path(files["hyps"][0]).stem]["p"] is None  # the baseline against itself: no test
 
@@ -119,7 +119,7 @@ def test_ter_paired_direction(json_out):
 def test_text_and_tsv(files):
     r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu,stm-9", "--parses", files["parses"])
     assert r.returncode == 0, r.stderr
-    assert "STM-9|depth:9" in r.stdout and "BLEU|n:4|smooth:exp" in r.stdout and "95% CI" in r.stdout
+    assert "STM-BP-9|depth:9" in r.stdout and "BLEU|n:4|smooth:exp" in r.stdout and "95% CI" in r.stdout
     t = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "--format", "tsv")
     assert t.returncode == 0, t.stderr
     rows = [line.split("\t") for line in t.stdout.strip().split("\n")]
@@ -139,13 +139,13 @@ def test_unparsed_lines_reported_and_scored_with_the_worst_value(files, tmp_path
     r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu,stm", "--parses", str(p), "--format", "json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    stm = {x["system"]: x for x in out["scores"] if x["name"] == "STM-4"}
+    stm = {x["system"]: x for x in out["scores"] if x["name"] == "STM-BP-4"}
     bleu = {x["system"]: x for x in out["scores"] if x["name"] == "BLEU"}
     one, zero = Path(files["hyps"][1]).stem, Path(files["hyps"][0]).stem
     assert (stm[one]["n_missing"], stm[one]["n_unparsed"], stm[one]["n_empty"]) == (0, 1, 0)
     assert (stm[zero]["n_unparsed"], bleu[one]["n_unparsed"]) == (0, 0)  # BLEU needs no parse
     assert out["unparsed"] == {one: {"ptb hyp": [5]}} and out["line_numbers"] == "1-based"  # as stderr says
-    assert "1 ptb hyp sentences without a parse (lines 5); scored with the worst value" in r.stderr
+    assert "1 ptb hyp sentences without a parse (lines 5): scored with the worst value" in r.stderr
     c = api_corpus(files, files["hyps"][1])
     keep = [i for i in range(len(LINES)) if i != 4]
     sub = metrics.Corpus([c.hyps[i] for i in keep], [c.refs[i] for i in keep],
@@ -153,8 +153,9 @@ def test_unparsed_lines_reported_and_scored_with_the_worst_value(files, tmp_path
     rest = metrics.get("stm").segment_stats(sub).sum(axis=0)
     n_tok = len(c.hyps[4].split())
     by_hand = sum(rest[d] / (rest[4 + d] + n_tok) for d in range(4)) / 4
-    assert stm[one]["score"] == pytest.approx(by_hand, abs=1e-12)
-    assert stm[one]["score"] < metrics.get("stm").corpus_score(sub).score
+    bp = metrics.get("stm-bp")
+    assert stm[one]["score"] == pytest.approx(by_hand * bp._parts(bp.segment_stats(c).sum(axis=0))["bp"], abs=1e-12)
+    assert stm[one]["score"] < bp.corpus_score(sub).score
 
 
 def _one_error_line(r: subprocess.CompletedProcess, *needles: str) -> None:
@@ -230,7 +231,7 @@ def test_really_parses_through_the_jvm(files, tmp_path):
     c = metrics.Corpus(texts[0], texts[1:], ref_layout="streams", hyp_ptb=[got[t] for t in texts[0]],
                        ref_ptb=[[got[t] for t in lines] for lines in texts[1:]])
     out = {r["name"]: r for r in json.loads(cold.stdout)["scores"]}
-    for spec in ("stm", "hwcm"):
+    for spec in ("stm-bp", "hwcm-bp"):  # what "-m stm,hwcm" scores (issue 37)
         assert out[metrics.canonical_name(spec)]["score"] == pytest.approx(
             metrics.get(spec).corpus_score(c).score, abs=1e-12)
     store.close()
@@ -310,7 +311,7 @@ def test_a_healthy_cache_in_a_read_only_folder_is_used_with_one_note(files, tmp_
         f"syneval-nb score: note: the parse cache {path} is read-only (its folder {folder} is read-only): its "
         "parses are used, new parses are not stored (to keep them, make it writable or give --cache PATH in a "
         "writable place)"]
-    assert [x["name"] for x in json.loads(r.stdout)["scores"]] == ["BLEU", "STM-4"]
+    assert [x["name"] for x in json.loads(r.stdout)["scores"]] == ["BLEU", "STM-BP-4"]
 
 
 def test_a_cache_path_that_is_a_folder_is_one_error_line(files, tmp_path):

@@ -217,6 +217,10 @@ def test_score_command_needs_no_java(tmp_path):
     assert r.returncode == 0, r.stderr
     out = {s["name"]: s for s in json.loads(r.stdout)["scores"]}
     c = Corpus(read_lines(hyp), [read_lines(f) for f in refs], ref_layout="streams", cache=str(tmp_path / "c.sqlite"))
+    from syneval_nb.evaluate import comparison_metrics
+
     for name in ("HWCM@spacy-4", "DSTM@spacy-2", "DTKM@spacy"):
-        assert out[name]["score"] == pytest.approx(M.get(name).corpus_score(c).score, abs=1e-12)
-        assert f"deps:{spacy_backend_key()}" in out[name]["signature"]
+        (m,), _ = comparison_metrics([name])  # score compares systems with the brevity-penalty variant (issue 37)
+        assert m.name != name and m.brevity_penalty
+        assert out[m.name]["score"] == pytest.approx(m.corpus_score(c).score, abs=1e-12)
+        assert f"deps:{spacy_backend_key()}" in out[m.name]["signature"]

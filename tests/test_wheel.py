@@ -30,14 +30,17 @@ pytestmark = pytest.mark.slow
 EXAMPLE_FILES = ["ref.A.txt", "ref.B.txt", "system_good.txt", "system_literal.txt", "system_scrambled.txt",
                  "human_scores.tsv"]
 VERDICTS_EXAMPLE = [  # the report on the embedded example (the same lines as from the checkout)
-    "cannot tell: STM-4 beats BLEU (human scores, Pearson)",
-    "cannot tell: STM-4 beats BLEU beyond length (human scores, partial r given log lengths)",
-    "cannot tell: STM-4 beats BLEU within source segments (human scores)",
-    "holds: STM-4 beats the placebo (human scores)",
-    "holds: STM-4 correlates with the human scores",
-    "holds: STM-4 correlates with the human scores beyond length",
-    "does not hold: system_literal is better than system_good",
-    "does not hold: system_scrambled is better than system_good",
+    "cannot tell: STM-BP-4 beats BLEU (human scores, Pearson)",
+    "cannot tell: STM-BP-4 beats BLEU beyond length (human scores, partial r given log lengths)",
+    "cannot tell: STM-BP-4 beats BLEU within source segments (human scores)",
+    "cannot tell: STM-BP-4 beats chrF (human scores, Pearson)",
+    "cannot tell: STM-BP-4 beats chrF beyond length (human scores, partial r given log lengths)",
+    "cannot tell: STM-BP-4 beats chrF within source segments (human scores)",
+    "holds: STM-BP-4 beats the placebo (human scores)",
+    "holds: STM-BP-4 correlates with the human scores",
+    "holds: STM-BP-4 correlates with the human scores beyond length",
+    "does not hold: system_literal is better than system_good by the metrics (human scores: agree)",
+    "does not hold: system_scrambled is better than system_good by the metrics (human scores: agree)",
 ]
 # lines a user cannot act on, which no command may print on a normal run
 NOISE = ["Kernel is running over TCP", "Unable to parse line", "Passed unknown parameter", "WARNING",
@@ -159,7 +162,8 @@ def test_wheel_report_on_own_files(installed):
               "system_literal.txt", "system_scrambled.txt", "--names", "system_good,system_literal,system_scrambled", "--parses", "parses",
               "--human-scores", "xx-en.toy.seg.score", "-m", "bleu,stm,hwcm", "-o", str(away / "rep-mine")], mine, env)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert "does not hold: system_scrambled is better than system_good" in r.stdout.splitlines()
+    assert ("does not hold: system_scrambled is better than system_good by the metrics (human scores: agree)"
+            in r.stdout.splitlines())
     result = json.loads((away / "rep-mine" / "09_evaluate_your_system.json").read_text())
     assert result["parameters"]["hyp_files"] == [str(mine / f"system_{s}.txt") for s in ("good", "literal", "scrambled")]
     assert result["parameters"]["human_scores"] == str(away / "rep-mine" / "human_scores.tsv")
@@ -167,7 +171,8 @@ def test_wheel_report_on_own_files(installed):
     assert converted[0] == "system\tseg_id\tscore"
     assert {(s, int(i)): float(v) for s, i, v in (line.split("\t") for line in converted[1:])} == \
         {k: float(v) for k, v in rows.items()}
-    assert any(line.endswith(": STM-4 correlates with the human scores") for line in r.stdout.splitlines()), r.stdout
+    assert any(line.endswith(": STM-BP-4 correlates with the human scores") for line in r.stdout.splitlines()), \
+        r.stdout
     for noise in NOISE:
         assert noise not in r.stderr, r.stderr
 
@@ -188,8 +193,8 @@ def test_wheel_score_equals_the_api(installed):
     got = {(row["system"], row["name"]): row["score"] for row in out["scores"]}
     assert got[("system_good", "BLEU")] == bleu
     assert round(bleu, 4) == 0.8075
-    assert round(got[("system_good", "STM-4")], 4) == 0.8728
-    assert round(got[("system_literal", "STM-4")], 4) == 0.7376
+    assert round(got[("system_good", "STM-BP-4")], 4) == 0.8728  # compared with the brevity penalty (issue 37)
+    assert round(got[("system_literal", "STM-BP-4")], 4) == 0.7376
 
 
 def test_wheel_run_says_what_it_needs(installed):
@@ -214,7 +219,8 @@ def test_wheel_parse(installed):
     # the summary and the file written, nothing else (no Java start-up lines)
     lines = (r.stdout + r.stderr).splitlines()
     assert len(lines) == 2, lines
-    assert lines[0].startswith("2 sentences: 0 from cache, 2 parsed, 0 empty, 0 without a parse, 0 worker restarts")
+    assert lines[0].startswith("2 lines (2 sentences): 0 sentences from cache, 2 parsed, 0 empty lines, 0 lines "
+                               "without a parse, 0 worker restarts")
     assert lines[1] == "wrote 2 lines to two.ptb"
 
 
@@ -257,10 +263,11 @@ def test_wheel_score_mtme_round_trip(installed):
     assert r.stderr.splitlines() == [f"syneval-nb score: wrote 4 score files to {out}"]
     result = json.loads(r.stdout)
     assert result["bootstrap"]["unit"] == "document"
-    seg = [line.split("\t") for line in (out / "STM-4-refA.seg.score").read_text(encoding="utf-8").splitlines()]
+    seg = [line.split("\t") for line in (out / "STM-BP-4-refA.seg.score").read_text(encoding="utf-8").splitlines()]
     assert [s for s, _ in seg] == ["good"] * 30 + ["literal"] * 30 + ["scrambled"] * 30
-    sys_ = dict(line.split("\t") for line in (out / "STM-4-refA.sys.score").read_text(encoding="utf-8").splitlines())
-    got = {row["system"]: row["score"] for row in result["scores"] if row["name"] == "STM-4"}
+    sys_ = dict(line.split("\t") for line in (out / "STM-BP-4-refA.sys.score").read_text(encoding="utf-8").splitlines())
+    got = {row["system"]: row["score"] for row in result["scores"] if row["name"] == "STM-BP-4"}
     assert {k: float(v) for k, v in sys_.items()} == got
-    # the registry's STM-4 against reference A alone, on the shipped parses (computed in the checkout)
-    assert {k: round(v, 6) for k, v in got.items()} == {"good": 0.841336, "literal": 0.705865, "scrambled": 0.465174}
+    # the registry's STM-BP-4 against reference A alone, on the shipped parses (computed in the checkout; the
+    # shorter scrambled system's precision-only STM-4 is 0.465174)
+    assert {k: round(v, 6) for k, v in got.items()} == {"good": 0.841336, "literal": 0.705865, "scrambled": 0.454261}

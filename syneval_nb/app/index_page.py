@@ -1,9 +1,9 @@
 """The index page of ``syneval-nb run`` (``reports/index.html``): one card per chapter, to read at a glance: its
 question, its headline verdicts (at most :data:`MAX_HEADLINE_VERDICTS`, declared by the chapter in its results
 file under ``"headline_verdicts"``; every other verdict folds away in a ``<details>``), its headline figure (the
-first image of the code cell tagged :data:`HEADLINE_FIGURE_TAG`), time and a link. A run on toy data (the
-shipped example of notebook 09, :func:`toy_note`) says so on its card; p-values read "p < 0.001", never "p = 0"
-(:func:`format_p`)."""
+first image of the code cell tagged :data:`HEADLINE_FIGURE_TAG`; a click opens it full size, offline and with no
+script), time and a link. A run on toy data (the shipped example of notebook 09, :func:`toy_note`) says so on its
+card; p-values read "p < 0.001", never "p = 0" (:func:`format_p`)."""
 
 import base64
 import datetime as _dt
@@ -230,9 +230,22 @@ def chapter_card(row: Mapping[str, Any], reports_dir: str | Path) -> str:
         parts.append("<ul class='numbers'>" + "".join(f"<li>{x}</li>" for x in _headline_items(results)) + "</ul>")
     img = headline_image(nb)
     if img:
-        parts.append(f"<img alt='headline figure of {html.escape(stem)}' src='{img}'>")
+        parts.append(_figure(img, stem))
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _figure(src: str, stem: str) -> str:
+    """A card's headline figure: a thumbnail that opens full size in the page, with no script (a CSS lightbox on
+    ``:target``: the link sets ``#figure-<stem>`` and the figure fills the window at its own size, scrolling when
+    larger; a click anywhere, the close mark or the browser's Back closes it and returns to the card). One ``<img>``
+    (the ``data:`` URI once), so the page stays one file that reads offline."""
+    fid = html.escape(f"figure-{stem}")
+    return (f"<figure class='headline' id='{fid}'>"
+            f"<a class='open' href='#{fid}' title='open the figure full size'>"
+            f"<img alt='headline figure of {html.escape(stem)}' src='{src}'></a>"
+            f"<a class='close' href='#{html.escape(stem)}' title='close' aria-label='close'><span>&times;</span></a>"
+            "<figcaption>click the figure to see it full size</figcaption></figure>")
 
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
@@ -244,7 +257,16 @@ _CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px
 .card img{max-width:100%;margin-top:.6em}.v.ok{color:#1a9641}.v.no{color:#d7191c}.v.meh{color:#b8860b}
 ul{padding-left:1.2em}li{margin:.2em 0}
 .card.toy{border-color:#b8860b;background:#fffbea}p.toy{color:#7a5a00;font-size:.9em}
-details{margin:.4em 0;font-size:.92em}summary{cursor:pointer;color:#444}"""
+details{margin:.4em 0;font-size:.92em}summary{cursor:pointer;color:#444}
+figure.headline{margin:.6em 0 0}figure.headline img{display:block;cursor:zoom-in;margin:0}
+figure.headline figcaption{color:#777;font-size:.8em}figure.headline a.close{display:none}
+figure.headline:target{position:fixed;inset:0;z-index:10;margin:0;padding:1.5em;box-sizing:border-box;
+  background:rgba(20,20,20,.88);display:flex;overflow:auto}
+figure.headline:target a.open{margin:auto;pointer-events:none;position:relative;z-index:2}
+figure.headline:target img{max-width:none;margin:0;background:#fff;cursor:zoom-out}
+figure.headline:target figcaption{display:none}
+figure.headline:target a.close{display:block;position:fixed;inset:0;z-index:1;cursor:zoom-out;text-decoration:none}
+figure.headline:target a.close span{position:fixed;top:.2em;right:.5em;color:#fff;font-size:2.2em;line-height:1}"""
 
 
 def index_page(rows: Sequence[Mapping[str, Any]], title: str = "syneval-nb report",

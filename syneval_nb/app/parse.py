@@ -1,4 +1,4 @@
-"""``syneval-nb parse``: parse a text file (one sentence per line) into PTB trees or spaCy dependencies, cached."""
+"""``syneval-nb parse``: parse a text file (one segment per line) into PTB trees or spaCy dependencies, cached."""
 from __future__ import annotations
 
 import argparse
@@ -8,26 +8,34 @@ import warnings
 from typing import Any
 from syneval_nb.app.files import OutputPathError, check_output_path, interrupted_message, read_input_lines, write_output
 from syneval_nb.parsers.cache import default_cache_path
-from syneval_nb.parsers.frontend import parse_strings
+from syneval_nb.parsers.frontend import parse_strings, resolve_split
 from syneval_nb.parsers.spacy import spacy_backend_key
-from syneval_nb.parsers.stanford import FAILED_PARSE, ParserSetupError, ParseWarning, StanfordParser
+from syneval_nb.parsers.sentences import SPLITS, split_sentences
+from syneval_nb.parsers.stanford import (DEFAULT_MAX_LENGTH, DEFAULT_MEMORY, FAILED_PARSE, ParserSetupError,
+                                         ParseWarning, StanfordParser)
 from syneval_nb.textio import InputEncodingError
 
 
 def _build_argparser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="syneval-nb parse",
-        description="Parse a text file (one sentence per line) into one tree per line, aligned with the input. "
-                    "Stanford: one-line PTB trees, '(())' for a sentence without a parse (an empty line stays "
-                    "empty). spaCy: one JSON object per line ({words, tags, heads, deps}), 'null' for none.")
-    ap.add_argument("input", help="UTF-8 text file, one sentence per line")
+        description="Parse a text file (one segment per line) into one tree per line, aligned with the input. "
+                    "Stanford: one-line PTB trees, '(())' for a line without a parse (an empty line stays "
+                    "empty); by default each sentence of a line is parsed on its own and the line's tree joins "
+                    "them under one ROOT (--split lines: the line as one sentence). spaCy: one JSON object per "
+                    "line ({words, tags, heads, deps}), 'null' for none.")
+    ap.add_argument("input", help="UTF-8 text file, one segment per line")
     ap.add_argument("-o", "--output", required=True, help="output file (e.g. INPUT.txt.ptb)")
     ap.add_argument("--backend", choices=["stanford", "spacy"], default="stanford")
     ap.add_argument("--workers", type=int, default=1, help="parallel parser processes (default 1)")
-    ap.add_argument("--max-length", type=int, default=150, help="longest sentence in tokens (default 150)")
+    ap.add_argument("--max-length", type=int, default=None,
+                    help=f"Stanford: longest sentence in tokens (default {DEFAULT_MAX_LENGTH}; README: Parsing)")
+    ap.add_argument("--split", choices=SPLITS, default=None,
+                    help="Stanford: 'sentences' (default) parses each sentence of a line on its own and joins the "
+                         "trees; 'lines' parses each line as one sentence (the shipped parses)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per sentence (default 60)")
-    ap.add_argument("--memory", default="2g", help="Java heap (-Xmx) of each worker JVM (default 2g); raise it when "
-                    "long sentences run out of memory (e.g. --memory 4g with --max-length 400)")
+    ap.add_argument("--memory", default=None, help=f"Stanford: Java heap (-Xmx) of each worker JVM (default "
+                    f"{DEFAULT_MEMORY}); raise it with --max-length (README: Parsing)")
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--cache", default=None, help="parse cache file (default ~/.cache/syneval-nb/parses.sqlite)")
     group.add_argument("--no-cache", action="store_true", help="do not read or write the parse cache")
@@ -41,7 +49,7 @@ def _build_argparser() -> argparse.ArgumentParser:
 
 def cli(argv: list[str]) -> int:
     """``syneval-nb parse INPUT.txt -o OUTPUT.ptb [--backend stanford] [--workers 2] [--cache PATH | --no-cache]
-    [--max-length 150] [--timeout 60] [--memory 2g]``. Returns 0, 1 if some sentences have no parse, 2 on errors
+    [--max-length 200] [--split sentences|lines] [--timeout 60] [--memory 2g]``. Returns 0, 1 if some sentences have no parse, 2 on errors
     (one line naming the problem; input and output paths are checked before any work), 130 when interrupted
     (Ctrl-C: the results so far stay in the cache, and the same command resumes)."""
     args = _build_argparser().parse_args(argv)
@@ -52,6 +60,12 @@ def cli(argv: list[str]) -> int:
 
     if args.workers < 1:
         return fail(f"--workers must be >= 1, got {args.workers}")
+    if args.backend == "spacy":
+        given = [o for o, v in (("--max-length", args.max_length), ("--memory", args.memory),
+                                ("--split", args.split)) if v is not None]
+        if given:
+            return fail(f"{', '.join(given)}: options of the Stanford parser; spaCy parses each line as one sentence "
+                        "whatever its length (give none of them with --backend spacy)")
     try:
         sentences = read_input_lines(args.input)
         out = check_output_path(args.output, args.input)
@@ -64,14 +78,15 @@ def cli(argv: list[str]) -> int:
     try:
         try:
             if args.backend == "stanford":
-                parser = StanfordParser(workers=args.workers, max_length=args.max_length, timeout=args.timeout,
-                                        memory=args.memory)
+                parser = StanfordParser(workers=args.workers, timeout=args.timeout,
+                                        max_length=DEFAULT_MAX_LENGTH if args.max_length is None else args.max_length,
+                                        memory=DEFAULT_MEMORY if args.memory is None else args.memory)
                 key = parser.backend_key
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ParseWarning)
                 res = parse_strings(sentences, backend=args.backend, workers=args.workers, cache=cache,
                                     parser=parser, retry_failed=args.retry_failed, progress=not args.quiet,
-                                    warn=False, scheduler=args.scheduler)
+                                    warn=False, scheduler=args.scheduler, split=args.split)
         except (ParserSetupError, ValueError, RuntimeError) as e:
             return fail(e)
         finally:
@@ -87,7 +102,9 @@ def cli(argv: list[str]) -> int:
                         "and run the same command again)")
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not turn the message into a traceback
-        print(f"syneval-nb parse: {interrupted_message(cache_path, key, sentences) if key else 'interrupted'}",
+        units = ([x for s in sentences for x in split_sentences(s)]
+                 if resolve_split(args.backend, args.split) == "sentences" else sentences)  # what the cache holds
+        print(f"syneval-nb parse: {interrupted_message(cache_path, key, units) if key else 'interrupted'}",
               file=sys.stderr)
         return 130
     print(res.report.summary(), file=sys.stderr)

@@ -8,9 +8,12 @@ numbers; :func:`run_notebook` adds the parameters the notebook ran with under ``
 from __future__ import annotations
 
 import argparse
+import functools
+import html
 import json
 import os
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -107,14 +110,106 @@ class QuietShutdownKernelManager(AsyncKernelManager):
 
 
 def to_html(nb_path: Path, html_path: Path) -> Path:
-    """Export an executed notebook to a standalone HTML page."""
+    """Export an executed notebook to a standalone HTML page that reads offline: every formula is MathML, written
+    at export (:func:`_math_html`; browsers render it with no script), and the page loads nothing from the network
+    (nbconvert's lab template without its CDN scripts: MathJax, require.js, the widget manager, mermaid)."""
     import nbformat
-    from nbconvert import HTMLExporter
 
     nb = nbformat.read(str(nb_path), as_version=4)
-    body, _ = HTMLExporter().from_notebook_node(nb)
+    body, _ = _offline_exporter()().from_notebook_node(nb)
     html_path.write_text(body, encoding="utf-8")
     return html_path
+
+
+def _math_html(tex: str, display: bool = False) -> str:
+    """One TeX formula (without its ``$`` delimiters) as a MathML ``<math>`` element (latex2mathml); a formula it
+    cannot read stays its TeX source, in a ``<code class='tex'>``."""
+    from latex2mathml.converter import convert
+
+    try:
+        return convert(tex.strip(), display="block" if display else "inline")
+    except Exception:  # noqa: BLE001 - latex2mathml raises many kinds on TeX it does not know
+        delim = "$$" if display else "$"
+        return f"<code class='tex'>{html.escape(delim + tex + delim)}</code>"
+
+
+def _latex_output(text: str) -> str:
+    """A ``text/latex`` output as MathML: its ``$$..$$``, ``\\[..\\]``, ``$..$``, ``\\(..\\)`` or a bare
+    environment (then shown as display math)."""
+    m = re.fullmatch(r"\s*(\$\$|\\\[|\$|\\\()(.*?)(\$\$|\\\]|\$|\\\))\s*", str(text), flags=re.S)
+    if m:
+        return _math_html(m.group(2), display=m.group(1) in ("$$", "\\["))
+    return _math_html(str(text), display=True)
+
+
+_OFFLINE_TEMPLATE = r"""{%- extends 'index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}
+<style type="text/css">
+math { font-family: "Latin Modern Math", "STIX Two Math", "Cambria Math", math; }
+math[display="block"] { margin: 0.6em 0; }
+code.tex { white-space: pre-wrap; }
+</style>
+{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{% block data_latex scoped %}
+<div class="jp-RenderedLatex jp-OutputArea-output {{ extra_class }}" data-mime-type="text/latex">
+{{ output.data['text/latex'] | latex_output }}
+</div>
+{%- endblock data_latex %}
+"""
+"""nbconvert's ``lab`` page with no script or style from the network: no MathJax (the formulas are MathML), no
+require.js and no widget manager (the reports' only widgets are tqdm's progress bars), no mermaid."""
+
+
+@functools.cache
+def _offline_exporter():
+    """The HTML exporter of :func:`to_html` (a class, built on first use: nbconvert loads only when exporting)."""
+    from jinja2 import DictLoader, pass_context
+    from nbconvert import HTMLExporter
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    class MathMLRenderer(IPythonRenderer):
+        """nbconvert's markdown renderer (its math parser finds the formulas) writing each formula as MathML."""
+
+        def block_math(self, body: str) -> str:
+            return _math_html(body, display=True)
+
+        def inline_math(self, body: str) -> str:
+            return _math_html(body)
+
+        def latex_environment(self, name: str, body: str) -> str:
+            return _math_html(f"\\begin{{{name}}}{body}\\end{{{name}}}", display=True)
+
+    class OfflineHTMLExporter(HTMLExporter):
+        """``HTMLExporter`` on :data:`_OFFLINE_TEMPLATE`, its markdown formulas rendered by ``MathMLRenderer``."""
+
+        def __init__(self, **kw: Any) -> None:
+            kw.setdefault("template_name", "lab")
+            kw.setdefault("template_file", "syneval_offline.html.j2")
+            kw.setdefault("extra_loaders", [DictLoader({"syneval_offline.html.j2": _OFFLINE_TEMPLATE})])
+            super().__init__(**kw)
+
+        @pass_context
+        def markdown2html(self, context, source):  # nbconvert's own, with the renderer above
+            cell = context.get("cell", {})
+            renderer = MathMLRenderer(
+                escape=False,
+                attachments=cell.get("attachments", {}),
+                embed_images=self.embed_images,
+                path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+                anchor_link_text=self.anchor_link_text,
+                exclude_anchor_links=self.exclude_anchor_links,
+                **self.lexer_options,
+            )
+            return MarkdownWithMath(renderer=renderer).render(source)
+
+        def default_filters(self):
+            yield from super().default_filters()
+            yield ("latex_output", _latex_output)
+
+    return OfflineHTMLExporter
 
 
 class ParameterError(ValueError):

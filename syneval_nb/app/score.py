@@ -15,11 +15,18 @@ out). Every hypothesis line counts: an empty one, or one the parser could not pa
 value (reported by line number; the output gives the counts per system and metric, ``empty`` and ``unparsed``);
 only a segment without any parsed reference is left out, for every system alike (``missing``).
 
+**No gain from deleting or truncating lines.** STM, DSTM, HWCM, TKM and DTKM are scored as their ``-BP``
+variants (``-m stm`` gives ``STM-BP-4``, ``-m tkm`` ``TKM-BP``): the paper's corpus scores are precisions, which a system raises by emptying or
+cutting its hard lines; BLEU's brevity penalty removes that gain (``--no-brevity-penalty``: the paper's
+precision-only definitions, with a warning). Statistics that cannot be estimated (one segment or document, fewer
+than three systems for a system-level r) are printed as ``-`` with the reason, never as a point interval or p 0.
+
 Output: every system's corpus score (the Python API's ``corpus_score``; 0-1 scale, NIST in bits) with a 95%
 percentile interval from resampling segments (``--n-bootstrap`` resamples, ``--seed``), and each metric's
 signature. ``--paired-bootstrap`` compares every system with ``--baseline`` (default: the first ``-i`` file) on the
 same resamples: ``delta`` = system - baseline (so for TER, WER and PER, where lower is better, a negative delta is an
-improvement) and ``p`` = the share of resamples in which the system is not better than the baseline (one-sided).
+improvement) and ``p`` = ``(k + 1) / (B + 1)``, ``k`` the resamples in which the system is not better than the
+baseline, out of ``B`` (one-sided; never 0).
 The BLEU named ``BLEU`` is sacrebleu's ``corpus_bleu`` (13a tokens, exp smoothing) divided by 100.
 
 **The WMT metrics-task layout** (google-research/mt-metrics-eval): ``--mtme DIR --lp zh-en [--ref refA]`` scores
@@ -37,13 +44,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from syneval_nb import data as D
-from syneval_nb.evaluate import Evaluation, ScoreInputError, alias_note, evaluate, file_aliases, find_parse_file, load_files, system_names  # noqa: F401
+from syneval_nb.evaluate import Evaluation, ScoreInputError, alias_note, comparison_metrics, evaluate, file_aliases, find_parse_file, load_files, system_names  # noqa: F401
 from syneval_nb.app.files import OutputPathError, check_output_path, write_output
 from syneval_nb.parsers.cache import CacheError, ParseCache, read_only_note
 from syneval_nb.parsers.stanford import ParserSetupError, find_java
@@ -59,6 +68,31 @@ def _fmt(v: float) -> str:
     return f"{v:.4f}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
 
 
+def _sfmt(v: float) -> str:
+    return f"{v:+.4f}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+
+
+def _lines(idx, k: int) -> str:
+    return ", ".join(str(i + 1) for i in idx[:k]) + (" ..." if len(idx) > k else "")
+
+
+def failure_lists(ev: Evaluation) -> tuple[list, list]:
+    """The sentences without a parse: ``[(system, "ptb hyp", [0-based lines])]`` for non-empty hypotheses (an
+    empty line is counted as empty, not as unparsed), and ``[("ptb ref k", [lines])]`` for the references, once
+    (the references are the same for every system)."""
+    hyp, ref = [], {}
+    for s, f in ev.failures.items():
+        blank = set(ev.empty.get(s, ()))
+        for what, idx in f.items():
+            if what.endswith(" hyp"):
+                idx = [i for i in idx if i not in blank]
+                if idx:
+                    hyp.append((s, what, idx))
+            elif idx:
+                ref.setdefault(what, idx)
+    return hyp, list(ref.items())
+
+
 def _records(ev: Evaluation, segment_level: bool) -> dict:
     scores = []
     for r in ev.table.to_dict("records"):
@@ -68,6 +102,8 @@ def _records(ev: Evaluation, segment_level: bool) -> dict:
                "higher_is_better": bool(r["higher_is_better"])}
         if ev.baseline is not None:
             rec.update(baseline=ev.baseline, delta=r["delta"], delta_ci=[r["delta_low"], r["delta_high"]], p=r["p"])
+        if r.get("note"):
+            rec["note"] = r["note"]
         scores.append(rec)
     out = {"scores": scores, "signatures": ev.signatures, "n_segments": int(ev.table["n"].iloc[0]),
            "bootstrap": {"n_resamples": ev.n_resamples, "seed": ev.seed, "unit": ev.unit, "ci": 0.95},
@@ -75,6 +111,8 @@ def _records(ev: Evaluation, segment_level: bool) -> dict:
            "line_numbers": "1-based"}
     if ev.human:
         out["human"] = ev.human
+    if ev.brevity_penalty:
+        out["brevity_penalty"] = ev.brevity_penalty
     if segment_level:
         out["segments"] = {s: {m.name: g[m.name].tolist() for m in ev.metrics}
                            for s, g in ev.segments.groupby("system", sort=False)}
@@ -102,10 +140,10 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
     if ev.baseline is not None:
         cols += ["delta", "delta_low", "delta_high", "p"]
     if fmt == "tsv":
-        lines = ["\t".join(cols + ["signature"])]
+        lines = ["\t".join(cols + ["signature", "note"])]
         for r in t.to_dict("records"):
             lines.append("\t".join(repr(float(r[c])) if isinstance(r[c], float) else str(r[c])
-                                   for c in cols + ["signature"]))
+                                   for c in cols + ["signature"]) + "\t" + str(r.get("note", "")))
         if segment_level:
             lines.append("")
             lines.append(ev.segments.to_csv(sep="\t", index=False, float_format="%.17g").rstrip("\n"))
@@ -120,33 +158,44 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
         head += f"  {'delta':>8s}  {'95% CI of delta':>19s}  {'p':>6s}"
     lines = [f"{t['n'].iloc[0]} segments, {len(ev.scores) // max(1, len(ev.metrics))} systems; 95% intervals from "
              f"{ev.n_resamples} bootstrap resamples of {ev.unit}s (seed {ev.seed})"
-             + (f"; paired against {ev.baseline!r} (p: one-sided, system not better)" if ev.baseline else ""),
-             "", head]
+             + (f"; paired against {ev.baseline!r} (p: one-sided, system not better)" if ev.baseline else "")]
+    if ev.brevity_penalty:
+        lines.append("with BLEU's brevity penalty, so that no system gains by deleting or truncating lines: "
+                     + ", ".join(f"{a} scored as {b}" for a, b in ev.brevity_penalty.items()))
+    lines += ["", head]
     for r in t.to_dict("records"):
+        ci = f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"
         line = (f"{r['metric']:{wm}s}  {r['system']:{wsys}s}  {_fmt(r['score']):>7s}  "
-                f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]  {r['n_missing']:>7d}  {r['n_empty']:>5d}  "
+                f"{ci:>17s}  {r['n_missing']:>7d}  {r['n_empty']:>5d}  "
                 f"{r['n_unparsed']:>8d}")
         if ev.baseline is not None:
             if r["system"] == ev.baseline:
                 line += f"  {'baseline':>8s}"
             else:
-                line += (f"  {r['delta']:+8.4f}  [{r['delta_low']:+.4f}, {r['delta_high']:+.4f}]  "
-                         f"{_fmt(r['p']):>6s}")
+                dci = f"[{_sfmt(r['delta_low'])}, {_sfmt(r['delta_high'])}]"
+                line += f"  {_sfmt(r['delta']):>8s}  {dci:>19s}  {_fmt(r['p']):>6s}"
         lines.append(line)
+    notes = list(dict.fromkeys(r["note"] for r in t.to_dict("records") if r.get("note")))
+    if notes:
+        lines += [""] + [f"not estimated ({note}): shown as -" for note in notes]
     if ev.human:
         lines += ["", "Pearson r with the human scores:", f"{'metric':{wm}s}  {'segments':>8s}  {'n':>6s}  "
                   f"{'systems':>8s}  {'n':>3s}"]
         lines += [f"{k:{wm}s}  {_fmt(v['seg_pearson']):>8s}  {v['n_seg']:>6d}  {_fmt(v['sys_pearson']):>8s}  "
                   f"{v['n_sys']:>3d}" for k, v in ev.human.items()]
+        hnotes = list(dict.fromkeys(n for v in ev.human.values() for n in (v.get("seg_note"), v.get("sys_note"))
+                                    if n))
+        lines += [f"note: {n}" for n in hnotes]
     lines += ["", "signatures:"] + [f"  {k}: {v}" for k, v in ev.signatures.items()]
-    unp = {s: f for s, f in ev.failures.items() if f}
-    if unp:
-        lines += ["", "sentences without a parse (1-based lines; a hypothesis gets the worst value of the metrics "
-                      "that need the parse, a segment without any parsed reference is left out):"]
-        for s, f in unp.items():
-            for what, idx in f.items():
-                shown = ", ".join(str(i + 1) for i in idx[:20]) + (" ..." if len(idx) > 20 else "")
-                lines.append(f"  {s}: {what}: {len(idx)} ({shown})")
+    hyp_f, ref_f = failure_lists(ev)
+    if hyp_f or ref_f:
+        lines += ["", "sentences without a parse (1-based lines; an unparsed hypothesis gets the worst value of the "
+                      "metrics that need the parse; a segment none of whose references is parsed is left out, for "
+                      "every system):"]
+        for s, what, idx in hyp_f:
+            lines.append(f"  {s}: {what}: {len(idx)} ({_lines(idx, 20)})")
+        for what, idx in ref_f:
+            lines.append(f"  {what}: {len(idx)} ({_lines(idx, 20)})")
     if segment_level:
         lines += ["", ev.segments.to_string(index=False, float_format=lambda v: f"{v:.4f}")]
     return "\n".join(lines) + "\n"
@@ -161,24 +210,67 @@ def write_mtme(ev: Evaluation, out: str | Path, ref_names: list[str]) -> dict:
     reference names joined by ``.`` (``refA.refB``). A segment without a parse (no score) is written as 0: the
     task allows no missing metric score; the counts are returned under ``"zeros"``."""
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ScoreInputError(f"--write-mtme {out} is a file, not a folder")
+    systems = list(dict.fromkeys(ev.segments["system"]))
+    check_mtme_output(out, systems, [m.name for m in ev.metrics])
     tag = ".".join(ref_names)
     files, zeros = [], {}
-    systems = list(dict.fromkeys(ev.segments["system"]))
     for m in ev.metrics:
-        if any(c.isspace() or c == "/" for c in m.name):
-            raise ScoreInputError(f"metric name {m.name!r} cannot be a file name of the layout")
         seg = {}
         zeros[m.name] = 0
         for s in systems:
             col = ev.segments.loc[ev.segments["system"] == s, m.name].to_numpy(dtype=float)
             zeros[m.name] += int(np.isnan(col).sum())
             seg[s] = np.nan_to_num(col, nan=0.0).tolist()
-        files.append(D.write_mtme_scores(out / f"{m.name}-{tag}.seg.score", seg))
-        files.append(D.write_mtme_scores(out / f"{m.name}-{tag}.sys.score",
+        files.append(D.write_mtme_scores(out / f"{mtme_metric_name(m.name)}-{tag}.seg.score", seg))
+        files.append(D.write_mtme_scores(out / f"{mtme_metric_name(m.name)}-{tag}.sys.score",
                                          {s: [float(ev.scores[(s, m.name)].score)] for s in systems}))
     return {"files": files, "zeros": zeros}
+
+
+def mtme_metric_name(name: str) -> str:
+    """A metric's name in the layout's file names: the ASCII spelling of a decay variant (``"TKM λ=0.4"`` ->
+    ``"TKM-lam0.4"``, which ``-m`` also reads)."""
+    return name.replace(" λ=", "-lam")
+
+
+def check_mtme_output(out: str | Path, systems: list[str], metrics: list[str]) -> None:
+    """``--write-mtme OUT``, checked before any work: OUT is a folder (or can be made) that can be written, and
+    every system and metric name can be a field and a file name of the layout (no white space, no ``/``).
+    Raises :class:`ScoreInputError` with one line."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ScoreInputError(f"--write-mtme {out} is a file, not a folder")
+    bad = [s for s in systems if not s or any(c.isspace() for c in s)]
+    if bad:
+        raise ScoreInputError(f"--write-mtme: system name {bad[0]!r} holds white space, which the layout's "
+                              f"'SYSTEM SCORE' lines cannot hold; rename its file")
+    for name in metrics:
+        if any(c.isspace() or c in "/\\" for c in mtme_metric_name(name)):
+            raise ScoreInputError(f"--write-mtme: metric name {name!r} cannot be a file name of the layout")
+    probe = out
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ScoreInputError(f"--write-mtme {out}: {probe} is a file, not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as e:
+        raise ScoreInputError(f"--write-mtme {out}: cannot write in {probe} ({e.strerror or type(e).__name__})") \
+            from None
+
+
+def _left_out(ev: Evaluation, n_refs: int) -> dict[str, set[int]]:
+    """``{kind: segments none of whose ``n_refs`` references has a parse of that kind}`` (left out for every
+    system)."""
+    out: dict[str, set[int]] = {}
+    f = next(iter(ev.failures.values()), {}) if ev.failures else {}
+    for kind in {k.split()[0] for k in f if " ref " in k}:
+        refs = [set(v) for k, v in f.items() if k.startswith(f"{kind} ref ")]
+        out[kind] = set.intersection(*refs) if len(refs) == n_refs else set()
+    return out
 
 
 def _documents(args: argparse.Namespace, n: int) -> list[str] | None:
@@ -206,10 +298,11 @@ def _human_scores(args: argparse.Namespace, systems: list[str], n: int) -> dict[
     spec = args.human_scores
     path = Path(spec)
     if not path.is_file() and args.mtme is not None:
-        found = D.mtme_files(args.mtme, args.lp).human.get((spec, "seg"))
+        files = D.mtme_files(args.mtme, args.lp)
+        found = files.human.get((spec, "seg"))
         if found is None:
             raise ScoreInputError(f"--human-scores {spec}: neither a file nor {args.lp}.{spec}.seg.score in "
-                                  f"{Path(args.mtme) / 'human-scores'}")
+                                  f"{Path(args.mtme) / 'human-scores'}" + D._ignored_note(files))
         path = found
     if not path.is_file():
         raise ScoreInputError(f"--human-scores {spec}: no such file")
@@ -224,6 +317,11 @@ def _human_scores(args: argparse.Namespace, systems: list[str], n: int) -> dict[
             scores[s][g["seg_id"].to_numpy(dtype=int)] = g["score"].to_numpy(dtype=float)
     if all(np.isnan(v).all() for v in scores.values()):
         raise ScoreInputError(f"--human-scores {path}: no score for any of the systems {systems}")
+    unrated = [s for s, v in scores.items() if np.isnan(v).all()]
+    if unrated:
+        print(f"syneval-nb score: note: --human-scores {path} has no score for {len(unrated)} of the "
+              f"{len(systems)} systems ({', '.join(unrated[:5])}{', ...' if len(unrated) > 5 else ''}): the "
+              f"correlations leave them out", file=sys.stderr)
     return scores
 
 
@@ -239,12 +337,27 @@ def human_correlations(ev: Evaluation, human: dict[str, np.ndarray]) -> dict[str
         x = np.concatenate([ev.segments.loc[ev.segments["system"] == s, m.name].to_numpy(dtype=float)
                             for s in systems])
         ok = np.isfinite(x) & np.isfinite(h)
-        seg_r = pearson(x[ok], h[ok]) if ok.sum() > 2 else math.nan
+        seg_r, seg_note = _r_or_reason(x[ok], h[ok], "segment", "(system, segment) pairs with both scores")
         xs = np.array([ev.scores[(s, m.name)].score for s in systems], dtype=float)
         oks = np.isfinite(xs) & np.isfinite(h_sys)
-        sys_r = pearson(xs[oks], h_sys[oks]) if oks.sum() > 2 else math.nan
-        out[m.name] = {"seg_pearson": seg_r, "n_seg": int(ok.sum()), "sys_pearson": sys_r, "n_sys": int(oks.sum())}
+        sys_r, sys_note = _r_or_reason(xs[oks], h_sys[oks], "system", "rated systems")
+        if not sys_note and oks.sum() == 3:
+            sys_note = ("system-level r from only 3 rated systems: one degree of freedom, so |r| near 1 is likely by "
+                        "chance")
+        out[m.name] = {"seg_pearson": seg_r, "n_seg": int(ok.sum()), "sys_pearson": sys_r, "n_sys": int(oks.sum()),
+                       "seg_note": seg_note, "sys_note": sys_note}
     return out
+
+
+def _r_or_reason(x: np.ndarray, h: np.ndarray, level: str, what: str) -> tuple[float, str]:
+    """Pearson r, or NaN and why it cannot be estimated (fewer than 3 items, constant scores)."""
+    if len(x) < 3:
+        return math.nan, f"{level}-level r not estimated: {len(x)} {what} (at least 3 are needed)"
+    if np.ptp(h) == 0:
+        return math.nan, f"{level}-level r not estimated: the human scores are constant"
+    if np.ptp(x) == 0:
+        return math.nan, f"{level}-level r not estimated: a metric's scores are constant"
+    return float(pearson(x, h)), ""
 
 
 # ============================================================================================== CLI
@@ -269,19 +382,27 @@ def _argparser() -> argparse.ArgumentParser:
                          "the --mtme folder's documents/LP.docs)")
     ap.add_argument("--write-mtme", default=None, metavar="OUT",
                     help="write every metric as OUT/<metric>-<ref>.seg.score and .sys.score (needs --mtme)")
-    ap.add_argument("-m", "--metrics", default="bleu,ter,stm,hwcm",
-                    help="comma-separated metric names (default: bleu,ter,stm,hwcm); known: "
-                         + ", ".join(M.names()))
+    ap.add_argument("-m", "--metrics", default=",".join(M.DEFAULT_METRICS),
+                    help="comma-separated metric names (default: the kit's one list, " + ",".join(M.DEFAULT_METRICS)
+                         + "); known: " + ", ".join(M.names()))
     ap.add_argument("--names", default=None, help="comma-separated system names (default: the file stems, e.g. sysA for sysA.txt)")
     ap.add_argument("--format", choices=("text", "json", "tsv"), default="text")
     ap.add_argument("--segment-level", action="store_true", help="also print every segment's scores")
     ap.add_argument("--paired-bootstrap", action="store_true", help="test every system against --baseline")
+    ap.add_argument("--no-brevity-penalty", action="store_true",
+                    help="score STM, DSTM, HWCM, TKM and DTKM as the paper's definitions (default: their -BP "
+                         "variants, so that no system gains by deleting or truncating lines)")
     ap.add_argument("--baseline", default=None, help="baseline system (name or file; default: the first -i file)")
     ap.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000; 0: none)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--parses", default=None, metavar="DIR",
                     help="read ready parses: DIR/<file name>.ptb and .jsonl (also one folder below DIR)")
     ap.add_argument("--workers", type=int, default=1, help="parser processes (default 1)")
+    ap.add_argument("--max-length", type=int, default=None, metavar="N",
+                    help="longest sentence the Stanford parser parses, in tokens (default 200; README: Parsing)")
+    ap.add_argument("--split", choices=("sentences", "lines"), default=None,
+                    help="Stanford parses: each sentence of a line on its own, trees joined (default), or each line "
+                         "as one sentence (the shipped parses)")
     ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                     help="parse on this Dask cluster (see README: More than one machine)")
     g = ap.add_mutually_exclusive_group()
@@ -305,10 +426,7 @@ def cli(argv: list[str] | None = None) -> int:
         specs = [s.strip() for s in args.metrics.split(",") if s.strip()]
         if not specs:
             return _error("no metric given (-m)")
-        objs = [M.get(s) for s in specs]
-        canon = [m.name for m in objs]
-        if len(set(canon)) != len(canon):
-            return _error(f"a metric is named twice: {canon}")
+        objs, bp_map = comparison_metrics(specs, brevity_penalty=not args.no_brevity_penalty)
         need = {i for m in objs for i in m.inputs} - {"text"}
         names = [s.strip() for s in args.names.split(",")] if args.names else None
         cache: Any = None if args.no_cache else (args.cache or True)
@@ -329,6 +447,8 @@ def cli(argv: list[str] | None = None) -> int:
             return _error("--lp and --ref go with --mtme")
         if args.write_mtme is not None and frame is None:
             return _error("--write-mtme needs --mtme (the reference names of the file names come from the layout)")
+        if args.write_mtme is not None:  # before any work: a folder that can be written, names the layout can hold
+            check_mtme_output(args.write_mtme, names, [m.name for m in objs])
         if args.n_bootstrap < 0 or 0 < args.n_bootstrap < 100:
             return _error(f"--n-bootstrap {args.n_bootstrap}: give 0 (no intervals) or at least 100 resamples "
                           "(fewer cannot give a 95% interval)")
@@ -358,9 +478,15 @@ def cli(argv: list[str] | None = None) -> int:
                     return _error(f"--baseline {b!r} is not one of the systems {sysnames}")
                 b = hits[0]
             baseline = b
+        if args.no_brevity_penalty and any(getattr(m, "brevity_penalty", True) is False for m in objs):
+            print("syneval-nb score: warning: --no-brevity-penalty: STM, DSTM, HWCM, TKM and DTKM without BLEU's "
+                  "brevity penalty (the paper's definitions): a system can raise them by deleting or truncating "
+                  "lines", file=sys.stderr)
         ev = evaluate(corpora, objs, n_resamples=max(0, args.n_bootstrap), seed=args.seed, baseline=baseline,
                       progress=not args.quiet, workers=args.workers, cache=cache, scheduler=args.scheduler,
-                      groups=groups)
+                      groups=groups, brevity_penalty=False, unit=None if groups is None else "document",
+                      max_length=args.max_length, split=args.split)
+        ev.brevity_penalty = bp_map
         if groups is not None:
             ev.unit = "document"
         if human is not None:
@@ -380,13 +506,25 @@ def cli(argv: list[str] | None = None) -> int:
         if type(e).__name__ != "ClusterError":  # syneval_nb.parsers.dask (not imported without --scheduler)
             raise
         return _error(str(e).splitlines()[0])
-    for s, f in ev.failures.items():
-        for what, idx in f.items():
-            print(f"syneval-nb score: {s}: {len(idx)} {what} sentences without a parse (lines "
-                  f"{', '.join(str(i + 1) for i in idx[:10])}{' ...' if len(idx) > 10 else ''}); "
-                  + ("scored with the worst value" if what.endswith(" hyp") else "left out if no reference of the "
-                     "segment is parsed"),
-                  file=sys.stderr)
+    hyp_f, ref_f = failure_lists(ev)
+    left = _left_out(ev, len(args.refs))
+    for what, idx in ref_f:  # the references are the same for every system: said once
+        kind = what.split()[0]
+        out = sorted(set(idx) & left.get(kind, set()))
+        print(f"syneval-nb score: {len(idx)} {what} sentences without a parse (lines {_lines(idx, 10)})"
+              + (f"; {len(out)} segment(s) without any parsed reference are left out for every system (lines "
+                 f"{_lines(out, 10)})" if out else "; their segments are scored against the other references"),
+              file=sys.stderr)
+    for s, what, idx in hyp_f:
+        kind = what.split()[0]
+        scored = [i for i in idx if i not in left.get(kind, set())]
+        if scored:
+            print(f"syneval-nb score: {s}: {len(scored)} {what} sentences without a parse (lines "
+                  f"{_lines(scored, 10)}): scored with the worst value of the metrics that need it", file=sys.stderr)
+    blanks = {s: v for s, v in ev.empty.items() if v}
+    for s, idx in blanks.items():
+        print(f"syneval-nb score: {s}: {len(idx)} empty lines ({_lines(idx, 10)}): scored with every metric's "
+              f"worst value", file=sys.stderr)
     if args.write_mtme is not None:
         for metric, zeros in written["zeros"].items():
             if zeros:

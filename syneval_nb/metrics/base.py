@@ -62,10 +62,13 @@ from syneval_nb.parsers.stanford import combined_parser
 from nltk import Tree
 
 from syneval_nb.trees.heads import DependencyTree
-from syneval_nb.trees.ptb import FlatTree, is_empty_parse
+from syneval_nb.trees.ptb import FlatTree, TreeFormatError, is_empty_parse, read_ptb_flat, same_words
+from syneval_nb.trees.rst import edus
+from functools import lru_cache
 
 
-__all__ = ["Score", "Metric", "Corpus", "Segment", "ReferenceLayoutError", "make_signature", "prepare",
+__all__ = ["Score", "Metric", "Corpus", "Segment", "ReferenceLayoutError", "ParseMismatchError", "check_parse_words",
+           "make_signature", "prepare",
            "normalize_refs", "depth_scores", "mean_rows", "score_systems", "score_rows", "RowScores"]
 
 
@@ -205,6 +208,57 @@ def normalize_refs(refs: Any, n_segments: int, layout: str | None = None) -> lis
     return out
 
 
+class ParseMismatchError(ValueError):
+    """Given parses (or RST trees) that do not hold the words of their text line (the parses of another text)."""
+
+
+@lru_cache(maxsize=1 << 16)
+def _ptb_string_words(parse: str) -> tuple[str, ...] | None:
+    try:
+        return tuple(w for w in read_ptb_flat(parse).words if w is not None)
+    except TreeFormatError:
+        return None  # a malformed parse is reported where it is read, with its position
+
+
+@lru_cache(maxsize=1 << 16)
+def _same(words: tuple[str, ...], text: str) -> bool:
+    return same_words(words, text)
+
+
+def _tree_words(v: Any, kind: str) -> tuple[str, ...] | None:
+    """The words of a given parse / tree (``None``: nothing to check, e.g. unparsed or a JSON string)."""
+    if _missing(v):
+        return None
+    if kind == "ptb":
+        if isinstance(v, str):
+            return _ptb_string_words(v)
+        if isinstance(v, FlatTree):
+            return tuple(w for w in v.words if w is not None)
+        if isinstance(v, Tree):
+            return tuple(str(w) for w in v.leaves())
+        return None
+    if kind == "rst" and isinstance(v, Mapping):
+        try:
+            return tuple(" ".join(edus(v)).split())
+        except Exception:  # a malformed tree is refused where the metric reads it
+            return None
+    return None
+
+
+def check_parse_words(texts: Sequence[str], parses: Sequence[Any], kind: str, what: str) -> None:
+    """Refuse given parses of another text: each line's tree must hold the words of the same line's text, up to PTB
+    tokenization and escaping (:func:`syneval_nb.trees.ptb.same_words`, the check ``syneval-nb score --parses``
+    makes). Raises :class:`ParseMismatchError` naming the first line."""
+    for i, (t, v) in enumerate(zip(texts, parses)):
+        w = _tree_words(v, kind)
+        if w is not None and not _same(w, t):
+            shown = " ".join(w)
+            raise ParseMismatchError(
+                f"{what}[{i}] does not hold the words of its text ({shown[:50]!r}{'...' if len(shown) > 50 else ''} "
+                f"vs {t[:50]!r}{'...' if len(t) > 50 else ''}): these parses belong to another text (give the "
+                f"parses of these lines, or None to have them made)")
+
+
 class Corpus:
     """Hypotheses and references of one system, with whatever parses are available.
 
@@ -215,21 +269,35 @@ class Corpus:
     ``ref_rst`` (RST trees as dicts) may be given; :meth:`ptb`, :meth:`dep` and :meth:`rst` make the missing ones
     through the persistent cache (``cache``: as :func:`syneval_nb.parsers.cache.open_cache` reads it; ``workers`` parser
     processes). ``failures`` records the sentences without a parse: ``{("ptb"|"dep"|"rst", "hyp"|"ref k"): [0-based
-    line numbers]}``. ``parse_source`` / ``dep_source`` name where the parses came from (a backend key, or
-    ``"given"``).
+    line numbers]}``; ``failure_reasons`` the causes the parser gave, same keys: ``{(kind, side): {line: cause}}``
+    (e.g. ``"sentence 2 of 2 has 212 tokens > max_length 200"``; parses made here, not given ones).
+    ``parse_source`` / ``dep_source`` name where the parses came from (a parse source such as
+    :attr:`syneval_nb.parsers.frontend.ParseReport.source`, or ``"given"``).
+
+    Given constituency parses and RST trees are checked against their texts (``check_words=True``: each must hold
+    the words of its line, :func:`check_parse_words`; a :class:`ParseMismatchError` names the first that does not):
+    the parses of other lines are refused, not scored. ``check_words=False`` is for tree-only input whose texts are
+    placeholders (:meth:`of`).
     """
 
     def __init__(self, hyps: Sequence[str], refs: Any, *, hyp_ptb: Sequence[str | None] | None = None,
                  ref_ptb: Any = None, hyp_rst: Sequence[Any] | None = None, ref_rst: Any = None,
                  ref_layout: str | None = None, workers: int = 1, cache: Any = True, progress: bool = False,
                  parse_source: str | None = None, hyp_dep: Sequence[Any] | None = None, ref_dep: Any = None,
-                 dep_source: str | None = None) -> None:
+                 dep_source: str | None = None, check_words: bool = True) -> None:
         self.hyps = _as_list(hyps, "hyps")
         for i, h in enumerate(self.hyps):
             if not isinstance(h, str):
-                raise TypeError(f"hypothesis {i} is {type(h).__name__}, not str")
+                raise TypeError(f"hypothesis {i} is {type(h).__name__}, not str"
+                                + (": give texts, or trees to a metric that reads trees" if isinstance(
+                                    h, (Tree, FlatTree, DependencyTree, Mapping)) else ""))
         n = len(self.hyps)
         self.refs = normalize_refs(refs, n, ref_layout)
+        for i, rs in enumerate(self.refs):
+            for k, r in enumerate(rs):
+                if not isinstance(r, str):
+                    raise TypeError(f"reference {k} of segment {i} is {type(r).__name__}, not str: give reference "
+                                    "texts (their parses go to ref_ptb / ref_rst)")
         ref_layout = ref_layout or "segments"  # the trees follow the texts' layout
         self.hyp_ptb = None if hyp_ptb is None else _as_list(hyp_ptb, "hyp_ptb")
         self.ref_ptb = None if ref_ptb is None else normalize_refs(ref_ptb, n, ref_layout)
@@ -240,10 +308,21 @@ class Corpus:
         for what, v in (("hyp_ptb", self.hyp_ptb), ("hyp_rst", self.hyp_rst), ("hyp_dep", self.hyp_dep)):
             if v is not None and len(v) != n:
                 raise ValueError(f"{what} has {len(v)} entries for {n} segments")
+        if check_words:
+            for kind in ("ptb", "rst"):
+                hv, rv = getattr(self, f"hyp_{kind}"), getattr(self, f"ref_{kind}")
+                if hv is not None:
+                    check_parse_words(self.hyps, hv, kind, f"hyp_{kind}")
+                if rv is not None:
+                    for i, (ts, ps) in enumerate(zip(self.refs, rv)):
+                        if len(ps) != len(ts):
+                            raise ValueError(f"ref_{kind}[{i}] has {len(ps)} entries for {len(ts)} references")
+                        check_parse_words(ts, ps, kind, f"ref_{kind}[{i}]")
         self.workers, self.cache, self.progress = workers, cache, progress
         self.parse_source = parse_source or ("given" if hyp_ptb is not None else None)
         self.dep_source = dep_source or ("given" if hyp_dep is not None else None)
         self.failures: dict[tuple[str, str], list[int]] = {}
+        self.failure_reasons: dict[tuple[str, str], dict[int, str]] = {}  # same keys: {line: the parser's cause}
 
     def __len__(self) -> int:
         return len(self.hyps)
@@ -256,9 +335,11 @@ class Corpus:
         :class:`~syneval_nb.trees.heads.DependencyTree` objects or the spaCy backend's JSON strings. Given trees are
         used as they are; texts are parsed when needed."""
         hyps = _as_list(hyps, "hyps")
-        given = kind != "text" and any(not isinstance(h, str) for h in hyps)
+        given = kind != "text" and (any(not isinstance(h, str) for h in hyps) or _holds_trees(refs, kind))
         if not given:
             return cls(hyps, refs, ref_layout=ref_layout)
+        if kind == "ptb":  # trees given: a string beside them is a bracketed parse, read here or refused
+            hyps = [_as_tree(h, f"hypothesis {i}") for i, h in enumerate(hyps)]
         ok = {"ptb": (Tree, FlatTree, str, type(None)), "dep": (DependencyTree, str, type(None))}.get(
             kind, (Mapping, type(None)))
         for i, h in enumerate(hyps):
@@ -267,12 +348,16 @@ class Corpus:
         if kind == "ptb" and isinstance(refs, Tree):
             raise TypeError("refs must be a list of trees (one per reference), not a single tree")
         trees = normalize_refs(refs, len(hyps), ref_layout)
+        if kind == "ptb":
+            trees = [[_as_tree(r, f"a reference of segment {i}") for r in rs] for i, rs in enumerate(trees)]
         texts, ref_texts = [""] * len(hyps), [[""] * len(rs) for rs in trees]  # placeholders: the trees are scored
         if kind == "ptb":
-            return cls(texts, ref_texts, hyp_ptb=hyps, ref_ptb=trees, parse_source="given", ref_layout="segments")
+            return cls(texts, ref_texts, hyp_ptb=hyps, ref_ptb=trees, parse_source="given", ref_layout="segments",
+                       check_words=False)
         if kind == "dep":
-            return cls(texts, ref_texts, hyp_dep=hyps, ref_dep=trees, dep_source="given", ref_layout="segments")
-        return cls(texts, ref_texts, hyp_rst=hyps, ref_rst=trees, ref_layout="segments")
+            return cls(texts, ref_texts, hyp_dep=hyps, ref_dep=trees, dep_source="given", ref_layout="segments",
+                       check_words=False)
+        return cls(texts, ref_texts, hyp_rst=hyps, ref_rst=trees, ref_layout="segments", check_words=False)
 
 
     @property
@@ -304,6 +389,35 @@ class Corpus:
             self.failures[(kind, f"ref {k}")] = [i for i, rs in enumerate(ref) if k < len(rs) and _missing(rs[k])]
 
 
+def _holds_trees(refs: Any, kind: str) -> bool:
+    """Whether ``refs`` (any layout) holds a tree object of ``kind`` (then the metric was given trees)."""
+    kinds = {"ptb": (Tree, FlatTree), "dep": (DependencyTree,), "rst": (Mapping,)}.get(kind, ())
+    if isinstance(refs, kinds):
+        return True
+    if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
+        return False
+    for r in refs:
+        if isinstance(r, kinds):
+            return True
+        if not isinstance(r, (str, bytes, Tree)) and hasattr(r, "__iter__") and any(isinstance(x, kinds) for x in r):
+            return True
+    return False
+
+
+def _as_tree(v: Any, what: str) -> Any:
+    """A string beside given trees: a bracketed parse (read now; an empty one is unparsed), or a clear error."""
+    if not isinstance(v, str):
+        return v
+    if not v.strip() or is_empty_parse(v):
+        return None
+    try:
+        return read_ptb_flat(v)
+    except TreeFormatError as e:
+        raise TypeError(f"{what} is the string {v[:40]!r}{'...' if len(v) > 40 else ''} beside trees, and not a "
+                        f"bracketed parse ({str(e).splitlines()[0]}): give trees (or parse strings) for every "
+                        f"hypothesis and reference, or texts for all of them") from None
+
+
 def _missing(v: Any) -> bool:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return True
@@ -322,7 +436,8 @@ def Segment(hyp: str, refs: Sequence[str], **parses: Any) -> Corpus:
 
 
 def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 1, cache: Any = True,
-            progress: bool = True, scheduler: Any = None, rst_syntax: str = "kit") -> None:
+            progress: bool = True, scheduler: Any = None, rst_syntax: str = "kit", max_length: int | None = None,
+            split: str | None = None) -> None:
     """Fill the missing parses (``"ptb"``: Stanford; ``"dep"``: spaCy dependency parses, no Java) and RST trees
     (``"rst"``) of several corpora with one parser call each
     (all sentences of every corpus together: each distinct sentence is parsed once, through the cache).
@@ -334,15 +449,24 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
     ``"ptb"`` and ``"rst"``, one program parses each line once for both (its one-line tree and the RST parser's
     record, :func:`syneval_nb.parsers.stanford.combined_parser`; the same workers, local or on the cluster).
 
+    ``max_length`` / ``split``: the Stanford parse's length limit and mode (``None``: the kit's defaults; see
+    :func:`syneval_nb.parsers.frontend.parse_strings`); refused when no input needs a Stanford parse.
+
     Raises :class:`syneval_nb.parsers.stanford.ParserSetupError` when the parser cannot run (e.g. no Java)."""
-    both = combined_parser(workers) if {"ptb", "rst"} <= set(inputs) and rst_syntax == "kit" else None
+    if "ptb" not in inputs and (max_length is not None or split is not None):
+        raise ValueError("max_length and split are options of the Stanford parse, and no metric asked for needs one "
+                         "(spaCy parses every line whatever its length)")
+    both = (combined_parser(workers, max_length=max_length) if {"ptb", "rst"} <= set(inputs) and rst_syntax == "kit"
+            else None)
+    options = {"max_length": max_length, "split": split}
 
     def sentences(backend: str):
         def parse(uniq: list[str]):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # failures are reported per corpus (Corpus.failures)
                 return parse_strings(uniq, backend=backend, workers=workers, cache=cache, progress=progress,
-                                     scheduler=scheduler, parser=both if backend == "stanford" else None)
+                                     scheduler=scheduler, parser=both if backend == "stanford" else None,
+                                     **(options if backend == "stanford" else {}))
         return parse
 
     try:
@@ -351,8 +475,9 @@ def prepare(corpora: Sequence[Corpus], inputs: Sequence[str], *, workers: int = 
         if "dep" in inputs:
             _fill(corpora, "dep", sentences("spacy"))
         if "rst" in inputs:
-            _fill(corpora, "rst", lambda uniq: parse_rst(uniq, workers=workers, cache=cache, progress=progress,
-                                                         scheduler=scheduler, syntax=rst_syntax, parser=both))
+            _fill(corpora, "rst", lambda uniq, why: parse_rst(uniq, workers=workers, cache=cache, progress=progress,
+                                                              scheduler=scheduler, syntax=rst_syntax, parser=both,
+                                                              failures=why))
     finally:
         if both is not None:
             both.close()
@@ -371,14 +496,20 @@ def _fill(corpora: Sequence[Corpus], kind: str, parse_fn) -> None:
             if getattr(c, ref_a) is None:
                 texts += [r for rs in c.refs for r in rs]
         uniq = list(dict.fromkeys(t for t in texts if t.strip()))
-        got = parse_fn(uniq)
+        why: dict[int, str] = {}
+        got = parse_fn(uniq, why) if kind == "rst" else parse_fn(uniq)
         table = dict(zip(uniq, got))
-        source = got.report.backend_key if hasattr(got, "report") else None
+        source = got.report.source if hasattr(got, "report") else None
+        reasons = {uniq[i]: r for i, r in (got.report.failures if hasattr(got, "report") else why).items()}
         for c in todo:
             if getattr(c, hyp_a) is None:
                 setattr(c, hyp_a, [table.get(h) for h in c.hyps])
+                c.failure_reasons[(kind, "hyp")] = {i: reasons[h] for i, h in enumerate(c.hyps) if h in reasons}
             if getattr(c, ref_a) is None:
                 setattr(c, ref_a, [[table.get(r) for r in rs] for rs in c.refs])
+                for k in range(max(c.n_refs)):
+                    c.failure_reasons[(kind, f"ref {k}")] = {i: reasons[rs[k]] for i, rs in enumerate(c.refs)
+                                                             if k < len(rs) and rs[k] in reasons}
             if kind == "ptb":
                 c.parse_source = c.parse_source or source or "stanford"
             elif kind == "dep":
@@ -426,7 +557,8 @@ class Metric:
         if self._parse_source and ("ptb" in self.inputs or
                                    ("dep" in self.inputs and self._parse_source != opts.get("deps"))):
             opts["parses"] = self._parse_source  # (spaCy parses made by the kit: the ``deps`` field names them)
-        return make_signature(self.name, opts)
+        # a decay variant ("TKM λ=0.4") signs with its family name: the lam field tells the variants apart
+        return make_signature(self.name.split(" λ=")[0], opts)
 
     # -- the statistics protocol ----------------------------------------------------------------------------
     def _corpus_stats(self, corpus: Corpus) -> np.ndarray:  # pragma: no cover - abstract
@@ -590,6 +722,9 @@ def score_rows(metrics: Mapping[str, Metric], hyps: Sequence[str], refs: Sequenc
     ... aligned with the rows, as :class:`Corpus` takes them (a single string in ``refs`` is one reference). Each
     system is scored alone (NIST's information
     weights from that system's references). Returns a :class:`RowScores` ``(segment, corpus, stats)``."""
+    if isinstance(systems, (str, bytes)):
+        raise TypeError(f"systems must hold one label per row, got the single string {systems!r} (for one system: "
+                        f"[{systems!r}] * len(hyps), or systems=None)")
     labels = np.asarray(["all"] * len(hyps) if systems is None else list(systems), dtype=object)
     if len(labels) != len(hyps):
         raise ValueError(f"systems has {len(labels)} labels for {len(hyps)} hypotheses")

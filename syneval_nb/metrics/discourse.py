@@ -81,7 +81,8 @@ class DiscourseSimilarity(Metric):
         if not 0 < lam <= 1:
             raise ValueError(f"lam must be in (0, 1], got {lam}")
         self.lexicalized, self.lam, self.lowercase = lexicalized, lam, lowercase
-        self.name = "DR-lex" if lexicalized else "DR"
+        family = "DR-lex" if lexicalized else "DR"  # at another decay than the default: "DR λ=1" (as TKM's variants)
+        self.name = family if float(lam) == float(DEFAULT_LAM) else f"{family} λ={float(lam):g}"
         self._interner = Interner()
         self._trees: dict[str, Any] = {}
 

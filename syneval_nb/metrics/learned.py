@@ -207,7 +207,7 @@ def syntactic_frame(hyp_parses: Sequence[str | None], ref_parses: Sequence[Seque
     refs = [list(r) for r in ref_parses]
     # the syntactic metrics read only the parses: the texts are placeholders of the right shape
     corpus = Corpus([""] * len(refs), [[""] * len(r) for r in refs], hyp_ptb=list(hyp_parses), ref_ptb=refs,
-                    ref_layout="segments")
+                    ref_layout="segments", check_words=False)
     cols: dict[str, np.ndarray] = {}
     for fam in tqdm(("STM", "HWCM", "TKM"), desc="syntactic features", disable=not progress, leave=False):
         if fam == "TKM":

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+import numpy as np
 
 from .base import *  # noqa: F401,F403  (the former syneval_nb.metrics names)
 from syneval_nb.metrics import discourse, lexical, syntactic
@@ -16,8 +17,12 @@ from syneval_nb.metrics.learned import LearnedMetric
 
 __all__ = [
     "Score", "Metric", "Corpus", "Segment", "UnknownMetricError", "ReferenceLayoutError",
-    "make_signature", "parse_name", "canonical_name", "get", "names", "register", "prepare",
+    "make_signature", "parse_name", "canonical_name", "variant_name", "KERNEL_DEFAULT_LAM", "get", "names", "register", "prepare", "DEFAULT_METRICS",
 ]
+
+#: The one default metric list of ``syneval-nb score``, ``syneval-nb report`` and notebook 09: the lexical metrics
+#: with chrF (every chapter's headline baseline) and the syntactic metrics of Liu & Gildea at their default depths.
+DEFAULT_METRICS = ("bleu", "chrf", "ter", "meteor", "stm", "hwcm", "dstm", "tkm", "dtkm")
 
 
 # -- learned -----------------------------------------------------------------------------------------------------
@@ -65,27 +70,75 @@ def _valid_names() -> str:
     return ", ".join(f"{n}[-D]" if e.depth else n for n, e in _REGISTRY.items())
 
 
+#: The kernel metrics that take a decay ``lam`` (their default): a name at another decay is a variant,
+#: ``"TKM λ=0.4"`` (the chapters' row name) or in ASCII ``"tkm-lam0.4"``.
+KERNEL_DEFAULT_LAM = {"TKM": 1.0, "DTKM": 1.0, "DTKM@spacy": 1.0, "TKM-BP": 1.0, "DTKM-BP": 1.0, "DR": 0.4,
+                      "DR-lex": 0.4}
+_LAM = re.compile(r"(?P<family>.*?)[\s_\-]*(?:λ|lambda|lam)[\s_\-]*=?[\s_\-]*(?P<lam>\d+(?:\.\d+)?|\.\d+)", re.I)
+
+
+def _whole(depth: Any, spec: Any) -> int:
+    """A depth given as a number: a whole number (``4.5`` and ``True`` are refused, not rounded)."""
+    if isinstance(depth, bool) or not isinstance(depth, (int, float, np.integer, np.floating)) or \
+            not float(depth).is_integer():
+        raise UnknownMetricError(f"{spec!r}: the depth must be a whole number, got {depth!r}")
+    return int(depth)
+
+
+def _lam_variant(spec: str) -> tuple[str, float] | None:
+    """``(kernel family, lam)`` of a decay variant's name (``"TKM λ=0.4"``, ``"tkm-lam0.4"``, ``"dr-lex λ=1"``),
+    else ``None``."""
+    m = _LAM.fullmatch(spec.strip())
+    if m is None:
+        return None
+    family = _ALIASES.get(_key(m.group("family")))
+    if family not in KERNEL_DEFAULT_LAM:
+        raise UnknownMetricError(f"{spec!r}: a decay (λ) applies to the kernel metrics only: "
+                                 f"{', '.join(KERNEL_DEFAULT_LAM)}")
+    lam = float(m.group("lam"))
+    if not 0 < lam <= 1:
+        raise UnknownMetricError(f"{spec!r}: λ must be in (0, 1], got {lam:g}")
+    return family, lam
+
+
+def variant_name(family: str, lam: float) -> str:
+    """The name of a kernel metric at decay ``lam`` (its family name at the default decay)."""
+    return family if float(lam) == KERNEL_DEFAULT_LAM[family] else f"{family} λ={float(lam):g}"
+
+
 def parse_name(spec: Any) -> tuple[str, int | None]:
     """``(family name, depth or None)`` for any spelling: ``"HWCM-4"``, ``"hwcm_4"``, ``"stm4"``, ``("STM", 4)``,
     ``"dr-lex"``, ``"bleu"``. A depth metric named without a depth gets its family default; a depth on a metric
-    without depths, or an unknown name, raises :class:`UnknownMetricError` (listing the valid names)."""
+    without depths, a depth that is not a whole number, or an unknown name (``"stm-bp-4-4"``) raises
+    :class:`UnknownMetricError` (listing the valid names). A kernel metric at another decay than its default is
+    named ``"TKM λ=0.4"`` (the chapters' row name) or ``"tkm-lam0.4"``: its name is then ``"TKM λ=0.4"``
+    (:data:`KERNEL_DEFAULT_LAM`; at the default decay, the family name)."""
     depth: int | None = None
     if isinstance(spec, tuple):
         if len(spec) != 2:
             raise UnknownMetricError(f"metric tuple must be (name, depth), got {spec!r}")
-        spec, depth = spec[0], (None if spec[1] is None else int(spec[1]))
+        spec, depth = spec[0], (None if spec[1] is None else _whole(spec[1], spec))
     if not isinstance(spec, str) or not spec.strip():
         raise UnknownMetricError(f"metric name must be a non-empty string, got {spec!r}; valid names: {_valid_names()}")
+    lam = _lam_variant(spec)
+    if lam is not None:
+        if depth is not None:
+            raise UnknownMetricError(f"{lam[0]} has no depth (got {spec!r} with depth {depth})")
+        return variant_name(*lam), None
     k = _key(spec)
     name = _ALIASES.get(k)
     if name is None:
-        m = re.fullmatch(r"(.*?)(\d+)", k)
-        if m and _ALIASES.get(m.group(1)) and _REGISTRY[_ALIASES[m.group(1)]].depth:
+        # a depth is one trailing number, after at most one separator (``stm-bp-4-4`` is not STM-BP-44)
+        m = re.fullmatch(r"(.*?)[\s_\-]?(\d+)", spec.strip().lower())
+        fam = None if m is None or m.group(1)[-1:].isdigit() else _ALIASES.get(_key(m.group(1)))
+        if fam and _REGISTRY[fam].depth:
             if depth is not None and depth != int(m.group(2)):
                 raise UnknownMetricError(f"{spec!r} names depth {m.group(2)} but depth={depth} was given")
-            name, depth = _ALIASES[m.group(1)], int(m.group(2))
+            name, depth = fam, int(m.group(2))
     if name is None:
-        raise UnknownMetricError(f"unknown metric {spec!r}; valid names: {_valid_names()}")
+        raise UnknownMetricError(f"unknown metric {spec!r}; valid names: {_valid_names()}"
+                                 + ("; a kernel metric at another decay: 'TKM λ=0.4' or 'tkm-lam0.4'"
+                                    if "lam" in spec.lower() or "λ" in spec else ""))
     e = _REGISTRY[name]
     if depth is not None and not e.depth:
         raise UnknownMetricError(f"{name} has no depth (got {spec!r} with depth {depth}); depth metrics: "
@@ -109,12 +162,19 @@ def get(spec: Any, **options: Any) -> Metric:
     if isinstance(spec, Metric):
         return spec
     name, depth = parse_name(spec)
+    if name not in _REGISTRY:  # a kernel metric at another decay ("TKM λ=0.4")
+        family, lam = name.split(" λ=")
+        if "lam" in options and float(options["lam"]) != float(lam):
+            raise UnknownMetricError(f"{spec!r} names λ={lam} but lam={options['lam']} was given")
+        return _REGISTRY[family].factory(**{**options, "lam": float(lam)})
     e = _REGISTRY[name]
     if e.depth:
         d = options.pop("depth", None)
-        if d is not None and _key(str(spec)) != _key(name) and int(d) != depth:
-            raise UnknownMetricError(f"{spec!r} names depth {depth} but depth={d} was given")
-        options["depth"] = int(d) if d is not None else depth
+        if d is not None:
+            d = _whole(d, spec)
+            if _key(str(spec)) != _key(name) and d != depth:
+                raise UnknownMetricError(f"{spec!r} names depth {depth} but depth={d} was given")
+        options["depth"] = d if d is not None else depth
     return e.factory(**options)
 
 
@@ -144,6 +204,9 @@ def _register_defaults() -> None:
     for cls in (syntactic.TKM, syntactic.DTKM):
         register(cls.name, cls,
                  description=(cls.__doc__ or "").split("\n")[0])
+    for cls in (syntactic.TKM, syntactic.DTKM):  # the named variant with BLEU's brevity penalty (issue 37)
+        register(f"{cls.name}-BP", lambda cls=cls, **o: cls(brevity_penalty=True, **o),
+                 description=f"{cls.name} (mean cosine) times BLEU's brevity penalty (bp:yes)")
     # the named variant on spaCy's dependency parses (dependencies="spacy", signature deps:spacy-...; no Java)
     for cls in (syntactic.DSTM, syntactic.HWCM):
         register(f"{cls.family}@spacy", lambda cls=cls, **o: cls(dependencies="spacy", **o), depth=True,

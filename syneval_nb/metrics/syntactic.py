@@ -699,6 +699,24 @@ MAX_DEPTH = 100
 deepest tree has fewer levels), and each depth costs two statistics columns per segment."""
 
 
+def _check_depth(family: str, depth: Any) -> int:
+    """A depth (chain length) in 1..:data:`MAX_DEPTH`, a whole number (``4.5``, ``"4"`` and ``True`` are refused,
+    not rounded)."""
+    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer, float, np.floating)) or \
+            not float(depth).is_integer():
+        raise ValueError(f"{family}: depth must be a whole number in 1..{MAX_DEPTH}, got {depth!r}")
+    if not 1 <= int(depth) <= MAX_DEPTH:
+        raise ValueError(f"{family}: depth must be in 1..{MAX_DEPTH}, got {depth}")
+    return int(depth)
+
+
+def kernel_variant_name(family: str, lam: float, default: float = 1.0) -> str:
+    """The name of a kernel metric at decay ``lam``: the family name at its default decay (``"TKM"``, the paper's
+    lambda = 1; ``"DR"`` at 0.4), else ``"TKM λ=0.4"`` (the chapters' row name,
+    :func:`syneval_nb.studies.depth_study.kernel_name`; ``-m`` also reads the ASCII spelling ``tkm-lam0.4``)."""
+    return family if float(lam) == float(default) else f"{family} λ={float(lam):g}"
+
+
 class _DepthMetric(Metric):
     """Shared machinery of STM, DSTM and HWCM (clipped precision per depth, arithmetic mean over d = 1..D; with
     ``effective_order=True``, over the depths the hypothesis has). Statistics ``[m_1..m_D, t_1..t_D]`` (clipped
@@ -716,9 +734,7 @@ class _DepthMetric(Metric):
     def __init__(self, depth: int = DEFAULT_DEPTH, effective_order: bool = False,
                  brevity_penalty: bool = False, dependencies: str = "collins") -> None:
         super().__init__()
-        if not 1 <= int(depth) <= MAX_DEPTH:
-            raise ValueError(f"{self.family}: depth must be in 1..{MAX_DEPTH}, got {depth}")
-        self.depth = int(depth)
+        self.depth = _check_depth(self.family, depth)
         self.effective_order = bool(effective_order)
         self.brevity_penalty = bool(brevity_penalty)
         self.dependencies = _check_dependencies(self.family, self.uses_dependencies, dependencies)
@@ -726,6 +742,15 @@ class _DepthMetric(Metric):
             self.inputs = ("dep",)
         self.name = (f"{self.family}{'-BP' if self.brevity_penalty else ''}{_variant_suffix(self.dependencies)}"
                      f"-{self.depth}")
+
+    def variant(self, **changes: Any) -> "_DepthMetric":
+        """A new metric object of the same family and options, with ``changes`` (e.g. ``brevity_penalty=True``:
+        the ``-BP`` variant that :func:`syneval_nb.evaluate.evaluate` compares systems with)."""
+        kw: dict[str, Any] = {"depth": self.depth, "effective_order": self.effective_order,
+                              "brevity_penalty": self.brevity_penalty, "dependencies": self.dependencies}
+        if self.epsilon is not None:
+            kw["epsilon"] = self.epsilon
+        return type(self)(**{**kw, **changes})
 
     # -- to be specialised
     def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
@@ -922,16 +947,26 @@ class TKM(Metric):
     inputs = ("ptb",)
     dependency = False
 
-    def __init__(self, lam: float = 1.0, dependencies: str = "collins") -> None:
+    def __init__(self, lam: float = 1.0, dependencies: str = "collins", brevity_penalty: bool = False) -> None:
         super().__init__()
         self.lam = _check_lam(lam)
         self.dependencies = _check_dependencies(type(self).name, self.dependency, dependencies)
+        self.brevity_penalty = bool(brevity_penalty)
         if self.dependencies == "spacy":
             self.inputs = ("dep",)
-        self.name = f"{type(self).name}{_variant_suffix(self.dependencies)}"
+        self.name = kernel_variant_name(f"{type(self).name}{'-BP' if self.brevity_penalty else ''}"
+                                        f"{_variant_suffix(self.dependencies)}", self.lam)
+
+    def variant(self, **changes: Any) -> "TKM":
+        """A new metric object of the same family and options, with ``changes`` (``brevity_penalty=True``: the
+        ``-BP`` variant :func:`syneval_nb.evaluate.evaluate` compares systems with: the mean cosine times BLEU's
+        brevity penalty, as the kernel's cosine favours short output, issue 37)."""
+        kw = {"lam": self.lam, "dependencies": self.dependencies, "brevity_penalty": self.brevity_penalty}
+        return type(self)(**{**kw, **changes})
 
     def _options(self) -> dict[str, Any]:
         return {"lam": self.lam, "tree": "dependency" if self.dependency else "constituency",
+                **({"bp": "yes"} if self.brevity_penalty else {}),
                 **_dependency_options(self.dependencies), "hypfault": "worst"}
 
     def _kt(self, p: Parse) -> KernelTree:
@@ -948,19 +983,28 @@ class TKM(Metric):
         return tuple(cosine(h, self._kt(r), self.lam) for r in refs.parses)
 
     def _corpus_stats(self, corpus: Corpus) -> np.ndarray:
-        out = np.full((len(corpus), 2), np.nan)
+        out = np.full((len(corpus), 2 + 2 * self.brevity_penalty), np.nan)
         with _no_gc():
-            for i, (h, rs, _) in enumerate(_refsets(corpus, self.dependencies)):
+            for i, (h, rs, n) in enumerate(_refsets(corpus, self.dependencies)):
                 st = self.sentence_stats(h, rs)
                 if st:
-                    out[i] = (max(st), 1.0)
+                    out[i, :2] = (max(st), 1.0)
+                    if self.brevity_penalty:
+                        c = n_words(h) if h.ok else n
+                        out[i, 2:] = c, _closest_ref_len(c, rs)
         return out
 
     def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
-        return mean_rows(sums)
+        sums = np.atleast_2d(sums)
+        score = mean_rows(sums[:, :2])
+        return score * _brevity_penalty(sums[:, 2], sums[:, 3]) if self.brevity_penalty else score
 
     def _parts(self, sums: np.ndarray) -> dict:
-        return {"n_scored": int(sums[1])}
+        parts: dict[str, Any] = {"n_scored": int(sums[1])}
+        if self.brevity_penalty:
+            c, r = sums[2], sums[3]
+            parts.update(bp=float(_brevity_penalty(np.array([c]), np.array([r]))[0]), hyp_len=int(c), ref_len=int(r))
+        return parts
 
     def _sentence_extras(self, corpus: Corpus, score: Score) -> None:
         """A sentence score: parts ``cosines`` and ``best_ref`` (``()`` and -1 when unscorable), and an explanation
@@ -1228,7 +1272,7 @@ def score_corpus(hyp_parses: Sequence[Any], ref_parses: Sequence[Any], metrics: 
         raise ValueError(f"{len(hyp_texts)} hypothesis texts but {len(hyp_parses)} hypothesis parses")
     texts = list(hyp_texts) if hyp_texts is not None else [""] * len(hyp_parses)
     corpus = Corpus(texts, [[""] * len(r) for r in refs], hyp_ptb=hyp_parses, ref_ptb=refs,
-                    ref_layout="segments", parse_source="given")
+                    ref_layout="segments", parse_source="given", check_words=False)  # placeholder reference texts
     cols: dict[str, Any] = {}
     totals: dict[str, float] = {}
     objs = depth_metrics(metrics, D, lam, effective_order, epsilon)

@@ -6,11 +6,15 @@ disk), aligned with the input and backed by the persistent :class:`~syneval_nb.p
 file of one bracketed tree per line (any external parser; ``(())`` or an empty line means no parse), aligned line by
 line with the sentences (``ptb_file=``), not cached. RST trees: :func:`parse_rst` (:mod:`syneval_nb.parsers.feng_hirst`).
 
+Sentence mode (issue 33, the ``stanford`` default): each input line is split into its sentences by the kit's one
+splitter (:mod:`syneval_nb.parsers.sentences`), every sentence is parsed (and cached) on its own, and the line's
+tree joins them under one ``ROOT``; a one-sentence line is parsed exactly as in line mode (``split="lines"``).
+
 Cache keys (:attr:`StanfordParser.backend_key`, :func:`spacy_backend_key`) encode backend, version and every
 option that changes a result; the cache is keyed by the exact sentence text. Results are stored as they arrive,
-so a run that is interrupted resumes where it stopped. A deterministic failure (``(())``: longer than
-``max_length`` tokens, unparsable) is stored as ``None`` and re-tried only with ``retry_failed=True``; time-outs,
-crashes and empty inputs are never stored.
+so a run that is interrupted resumes where it stopped. A deterministic failure (``(())``: unparsable) is stored as
+``None`` and re-tried only with ``retry_failed=True``; a sentence longer than ``max_length`` (the parser answers at
+once, and the failure names its length), time-outs, crashes and empty inputs are never stored.
 """
 from __future__ import annotations
 
@@ -27,13 +31,17 @@ from tqdm.auto import tqdm
 from syneval_nb.parsers.cache import ParseCache, open_cache
 from syneval_nb.parsers.feng_hirst import FengHirstParser, _parse_stream, backend_key, sentences as rst_sentences
 from syneval_nb.parsers.spacy import _dependency_tree, _spacy_stream, spacy_backend_key
-from syneval_nb.parsers.stanford import (ParseWarning, StanfordParser, get_stanford_parser, record_tree,
-                                         split_answer)
+from syneval_nb.parsers.sentences import SPLITS, SPLITTER, join_trees, split_sentences
+from syneval_nb.parsers.stanford import (DEFAULT_MAX_LENGTH, DEFAULT_MEMORY, ParseWarning, StanfordParser,
+                                         get_stanford_parser, record_tree, split_answer, too_long_reason)
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.trees.ptb import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, unescape_word
 
 
 BACKENDS = ("stanford", "stanford-deps", "spacy", "ptb")
+DEFAULT_SPLIT = "sentences"
+"""The parse mode of the ``stanford`` backend by default (issue 33; measured in README "Parsing"): each sentence of
+a line parsed on its own. ``split="lines"`` is the mode of the shipped parses."""
 
 
 def dask_backend():
@@ -49,7 +57,13 @@ def dask_backend():
 
 @dataclass
 class ParseReport:
-    """What happened in one :func:`parse_strings` call (indices are positions in the input)."""
+    """What happened in one :func:`parse_strings` call (indices are positions in the input: its lines).
+
+    ``backend_key`` is the cache key of the backend's results; ``source`` names the parses of the lines, what a
+    metric's signature shows (Stanford: the key, the parse mode ``split=sentences:<splitter>`` or ``split=lines``,
+    and the workers' Java heap ``memory=2g``). In sentence mode ``n_sentences`` counts the sentences of the
+    non-empty lines and ``n_cached`` / ``n_parsed`` count sentences; ``failures`` are always by line, each with its
+    cause (``"sentence 2 of 2 has 212 tokens > max_length 250"``)."""
 
     backend_key: str
     n_input: int = 0
@@ -60,11 +74,22 @@ class ParseReport:
     restarts: int = 0  # worker restarts (crash, hang, desync)
     seconds: float = 0.0
     damaged: dict[int, str] = field(default_factory=dict)  # index -> why its cached result was not valid (re-parsed)
+    split: str = "lines"  # "sentences" or "lines" (parse_strings' split)
+    source: str = ""  # what the parses are (defaults to backend_key)
+    n_sentences: int = 0  # sentence mode: sentences of the non-empty lines
+
+    def __post_init__(self) -> None:
+        self.source = self.source or self.backend_key
 
     def summary(self) -> str:
-        text = (f"{self.n_input} sentences: {self.n_cached} from cache, {self.n_parsed} parsed, {self.n_empty} empty, "
-                f"{len(self.failures)} without a parse, {self.restarts} worker restarts, {self.seconds:.1f} s "
-                f"[{self.backend_key}]")
+        if self.split == "sentences":
+            text = (f"{self.n_input} lines ({self.n_sentences} sentences): {self.n_cached} sentences from cache, "
+                    f"{self.n_parsed} parsed, {self.n_empty} empty lines, {len(self.failures)} lines without a "
+                    f"parse, {self.restarts} worker restarts, {self.seconds:.1f} s [{self.source}]")
+        else:
+            text = (f"{self.n_input} sentences: {self.n_cached} from cache, {self.n_parsed} parsed, {self.n_empty} "
+                    f"empty, {len(self.failures)} without a parse, {self.restarts} worker restarts, "
+                    f"{self.seconds:.1f} s [{self.source}]")
         if self.damaged:
             first, why = next(iter(self.damaged.items()))
             text += (f"\n  {len(self.damaged)} damaged cache entries (not a valid parse) were parsed again; "
@@ -75,6 +100,10 @@ class ParseReport:
             if len(self.failures) > len(shown):
                 text += f"\n  ... and {len(self.failures) - len(shown)} more"
         return text
+
+    def unparsed(self) -> list[tuple[int, str]]:
+        """``[(line, cause)]`` of the lines without a parse (1-based lines, empty lines not included)."""
+        return [(i + 1, why) for i, why in self.failures.items()]
 
 
 class ParseList(list):
@@ -103,11 +132,13 @@ def _same_words(sentence: str, ptb: str) -> bool:
 
 
 def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", workers: int = 1,
-                  cache: ParseCache | str | os.PathLike | bool | None = True, *, max_length: int = 150,
-                  timeout: float = 60.0, ptb_file: str | os.PathLike | None = None, retry_failed: bool = False,
+                  cache: ParseCache | str | os.PathLike | bool | None = True, *, max_length: int | None = None,
+                  split: str | None = None, timeout: float = 60.0, memory: str | None = None,
+                  ptb_file: str | os.PathLike | None = None, retry_failed: bool = False,
                   parser: StanfordParser | None = None, progress: bool = True, warn: bool = True,
                   scheduler: Any = None) -> ParseList:
-    """Parse ``sentences`` into backend strings, aligned with the input (a :class:`ParseList` with ``.report``).
+    """Parse ``sentences`` (one segment per entry: an input line) into backend strings, aligned with the input (a
+    :class:`ParseList` with ``.report``).
 
     - ``stanford``: one-line PTB trees exactly as the parser prints them (``(ROOT ...)``);
     - ``stanford-deps``: records of the same parser and model run as the Feng-Hirst parser runs it
@@ -116,16 +147,39 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
     - ``spacy``: JSON ``{"words", "tags", "heads", "deps"}`` per sentence (heads 0-based, -1 for the root);
     - ``ptb``: the lines of ``ptb_file`` (``sentences`` may be ``None``; if given, counts and words are checked).
 
-    ``None`` marks an empty line and every failure; failures are listed in ``.report.failures`` and in one
-    :class:`ParseWarning`. ``cache``: ``True`` (the default file), a path, a :class:`ParseCache`, or ``None``/``False``.
-    ``parser`` reuses a running :class:`StanfordParser` (its own ``workers``/``max_length``/``timeout`` apply); one
-    made with ``both=True`` serves both Stanford backends and caches each sentence's other answer too.
+    ``split`` (``stanford`` only; issue 33): ``"sentences"`` (the default, :data:`DEFAULT_SPLIT`) splits each line
+    into its sentences (:func:`syneval_nb.parsers.sentences.split_sentences`, the kit's one splitter), parses every
+    sentence on its own (cached by its exact text) and joins the line's trees under one ``ROOT``
+    (:func:`~syneval_nb.parsers.sentences.join_trees`); a one-sentence line is parsed exactly as in line mode (the
+    same text, cache entry and tree). A line gets no parse when one of its sentences gets none (the reason names
+    it: ``"sentence 2 of 2 has 212 tokens > max_length 250"``). ``"lines"``: every line is parsed as one sentence.
+    The other backends parse lines (``spacy`` forbids splits inside a line; ``stanford-deps`` answers the RST
+    parser's own sentences): they refuse ``"sentences"``.
+
+    ``max_length`` (``stanford`` only; default :data:`~syneval_nb.parsers.stanford.DEFAULT_MAX_LENGTH`): longest
+    sentence in PTB tokens; ``memory``: the Java heap of each worker (default
+    :data:`~syneval_nb.parsers.stanford.DEFAULT_MEMORY`). The spaCy backend has no length limit and refuses both
+    rather than ignore them. A tree stored under another limit is reused when its sentence is within this one.
+
+    ``None`` marks an empty line and every failure; failures are listed in ``.report.failures`` (by line, with the
+    cause) and in one :class:`ParseWarning`. ``cache``: ``True`` (the default file), a path, a
+    :class:`ParseCache`, or ``None``/``False``.
+    ``parser`` reuses a running :class:`StanfordParser` (its own ``workers``/``max_length``/``timeout``/``memory``
+    apply); one made with ``both=True`` serves both Stanford backends and caches each sentence's other answer too.
     ``scheduler``: a Dask scheduler address (``"tcp://HOST:8786"``) or a ``distributed.Client``: the sentences the
     cache lacks are parsed on the cluster's workers (``workers`` is then unused; ``parser`` only gives the
     options) and cached here as they arrive (:mod:`syneval_nb.parsers.dask`; ``stanford`` and ``spacy``).
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    split = resolve_split(backend, split)
+    stanford_options = {"max_length": max_length, "memory": memory}
+    if backend not in ("stanford", "stanford-deps"):
+        given = [k for k, v in stanford_options.items() if v is not None]
+        if given:
+            raise ValueError(f"{' and '.join(given)}: Stanford parser options; the {backend} backend "
+                             + ("parses every line whatever its length" if backend == "spacy" else
+                                "reads ready trees") + f" (give no {' or '.join(given)})")
     t0 = time.perf_counter()
     if backend == "ptb":
         return _ptb_strings(sentences, ptb_file, warn)
@@ -144,75 +198,60 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
                                      f"{s[e.start]!r}, {e.reason})") from None
     deps = backend == "stanford-deps"
     if backend in ("stanford", "stanford-deps"):
+        max_length = DEFAULT_MAX_LENGTH if max_length is None else max_length
+        memory = DEFAULT_MEMORY if memory is None else memory
         if scheduler is not None:  # Dask is imported only here
             parser = dask_backend().RemoteParser(scheduler, "stanford", parser or StanfordParser(
-                max_length=max_length, timeout=timeout, dependencies=deps))
+                max_length=max_length, timeout=timeout, memory=memory, dependencies=deps))
         parser = parser or get_stanford_parser(workers=workers, max_length=max_length, timeout=timeout,
-                                               dependencies=deps)
+                                               memory=memory, dependencies=deps)
         if parser.dependencies != deps and not parser.both:
             raise ValueError(f"backend={backend!r} needs a parser made with dependencies={deps} (or both=True)")
         key = parser.deps_key if deps else parser.backend_key
         other = (parser.backend_key if deps else parser.deps_key) if parser.both else None
+        max_length = parser.max_length  # a parser given brings its own limit
         restarts0 = parser.restarts
         stream = parser.parse_stream
+        source = key if deps else (f"{key}/split={'sentences:' + SPLITTER if split == 'sentences' else 'lines'}/"
+                                   f"memory={getattr(parser, 'memory', None) or parser.options['memory']}")
     else:
-        key = spacy_backend_key()
+        key = source = spacy_backend_key()
         restarts0 = 0
+        other = None
         stream = lambda items, on_result: _spacy_stream(items, on_result, workers)  # noqa: E731
         if scheduler is not None:
             stream = dask_backend().RemoteParser(scheduler, "spacy").parse_stream
 
     out = ParseList([None] * len(sentences))
-    report = ParseReport(backend_key=key, n_input=len(sentences))
+    report = ParseReport(backend_key=key, n_input=len(sentences), split=split, source=source)
     out.report = report
     todo_idx = [i for i, s in enumerate(sentences) if s.strip()]
     report.n_empty = len(sentences) - len(todo_idx)
+    # the texts sent to the parser: the lines, or (sentence mode) each line's sentences (one-sentence lines as they are)
+    pieces = {i: (split_sentences(sentences[i]) if split == "sentences" else [sentences[i]]) for i in todo_idx}
+    units = [x for i in todo_idx for x in pieces[i]]
+    if split == "sentences":
+        report.n_sentences = len(units)
 
     store, owned = open_cache(cache)
     try:
-        stored = store.get_many(key, [sentences[i] for i in todo_idx]) if store else {}
-        rejected = store.last_rejected if store else {}  # damaged entries: misses, parsed again and replaced
-        pending: dict[str, list[int]] = {}  # text -> indices (duplicates are parsed once)
-        for i in todo_idx:
-            s = sentences[i]
-            if s in rejected:
-                report.damaged[i] = rejected[s]
-            if s in stored and (stored[s] is not None or not retry_failed):
-                out[i] = stored[s]
-                report.n_cached += 1
-                if stored[s] is None:
-                    report.failures[i] = "stored failure in the cache (retry_failed=True parses it again)"
-            else:
-                pending.setdefault(s, []).append(i)
-        report.n_parsed = sum(len(v) for v in pending.values())
-        if pending and backend in ("stanford", "stanford-deps"):
-            parser.start()  # JVM start-up and model loading (seconds) before the progress bar starts
-        bar = tqdm(total=len(todo_idx), initial=report.n_cached, desc=f"parse [{backend}]", unit="sent",
-                   disable=not progress or not pending)
-        firsts = [(idx[0], s) for s, idx in pending.items()]
-
-        def on_result(first: int, result: Any, reason: str | None, storable: bool) -> None:
-            text = sentences[first]
-            if isinstance(result, tuple):  # a both=True parser: the other backend's answer is cached too
-                answers = split_answer(result, text, parser.max_length)
-                result, reason, storable = answers["alone" if deps else "line"]
-                if store is not None and answers["line" if deps else "alone"][2]:
-                    store.put(other, text, answers["line" if deps else "alone"][0])
-            if store is not None and storable:
-                store.put(key, text, result)
-            for i in pending[text]:
-                out[i] = result
-                if reason is not None:
-                    report.failures[i] = reason
-            bar.update(len(pending[text]))
-
-        try:
-            stream(firsts, on_result)
-        finally:
-            bar.close()
+        done, why, cached, damaged = _parse_units(units, key, other, store, parser if backend != "spacy" else None,
+                                                  stream, retry_failed, progress, backend, deps, max_length)
     finally:
         if owned and store is not None:
             store.close()
+    for i in todo_idx:
+        ps = pieces[i]
+        report.n_cached += sum(cached[x] for x in ps)
+        report.n_parsed += sum(not cached[x] for x in ps)
+        bad = [(k, x) for k, x in enumerate(ps) if x in damaged]
+        if bad:
+            report.damaged[i] = damaged[bad[0][1]]
+        if all(done[x] is not None for x in ps):
+            out[i] = join_trees([done[x] for x in ps]) if len(ps) > 1 else done[ps[0]]
+            continue
+        k, x = next((k, x) for k, x in enumerate(ps) if done[x] is None)
+        report.failures[i] = _cause(why.get(x) or "no parse", k, len(ps), split)
     report.restarts = (parser.restarts - restarts0) if backend in ("stanford", "stanford-deps") else 0
     report.seconds = time.perf_counter() - t0
     report.failures = dict(sorted(report.failures.items()))
@@ -223,6 +262,121 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
         warnings.warn(f"{len(report.damaged)} damaged cache entries were parsed again.\n{report.summary()}",
                       ParseWarning, stacklevel=2)
     return out
+
+
+def resolve_split(backend: str, split: str | None) -> str:
+    """The parse mode of ``backend``: ``split`` checked, or its default (``stanford``: :data:`DEFAULT_SPLIT`; the
+    other backends parse lines and refuse ``"sentences"``, see :func:`parse_strings`)."""
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(map(repr, SPLITS))}, got {split!r}")
+    if backend != "stanford":
+        if split == "sentences":
+            why = {"spacy": "spaCy parses each line as one sentence (its dependency trees are not joined)",
+                   "stanford-deps": "its records are made for the RST parser's own sentences",
+                   "ptb": "it reads one ready tree per line"}.get(backend, "")
+            raise ValueError(f"split='sentences' is for the stanford backend; the {backend} backend parses lines "
+                             f"({why}): give split='lines' or none")
+        return "lines"
+    return DEFAULT_SPLIT if split is None else split
+
+
+def _cause(reason: str, k: int, n: int, split: str) -> str:
+    """A line's failure reason from its sentence ``k`` (0-based) of ``n``: ``"sentence 2 of 2 has 212 tokens >
+    max_length 250"`` for a line of several sentences, ``"the line has ..."`` for a line parsed as one."""
+    if split != "sentences" or n == 1:  # a one-sentence line: as in line mode
+        return f"the line {reason}" if reason.startswith("has ") else reason
+    return f"sentence {k + 1} of {n} {reason}" if reason.startswith("has ") else f"sentence {k + 1} of {n}: {reason}"
+
+
+_MAX_LENGTH_FIELD = re.compile(r"/maxLength=(\d+)/")
+
+
+def _other_limits(store: ParseCache, key: str, texts: list[str], max_length: int
+                  ) -> tuple[dict[str, str], dict[str, str]]:
+    """Trees of ``texts`` stored under the same Stanford key with another ``maxLength`` (a tree does not depend on
+    the limit): ``(trees within max_length, {text: reason} for trees longer than it)``. Stored failures under
+    another limit are not used (parsed again)."""
+    m = _MAX_LENGTH_FIELD.search(key)
+    if m is None:
+        return {}, {}
+    head, tail = key[:m.start()], key[m.end():]
+    siblings = [k for k in store.backend_keys() if k != key and k.startswith(head + "/maxLength=")
+                and _MAX_LENGTH_FIELD.search(k) and k[_MAX_LENGTH_FIELD.search(k).end():] == tail]
+    found: dict[str, str] = {}
+    too_long: dict[str, str] = {}
+    for k in sorted(siblings, key=lambda k: -int(_MAX_LENGTH_FIELD.search(k).group(1))):
+        left = [t for t in texts if t not in found and t not in too_long]
+        if not left:
+            break
+        for t, r in store.get_many(k, left).items():
+            if r is None:
+                continue
+            n = sum(w is not None for w in read_ptb_flat(r).words)
+            if n <= max_length:
+                found[t] = r
+            else:
+                too_long[t] = too_long_reason(n, max_length)
+    return found, too_long
+
+
+def _parse_units(units: list[str], key: str, other: str | None, store: ParseCache | None, parser: Any, stream: Any,
+                 retry_failed: bool, progress: bool, backend: str, deps: bool, max_length: int | None
+                 ) -> tuple[dict[str, str | None], dict[str, str], dict[str, bool], dict[str, str]]:
+    """Results of the distinct texts of ``units`` through the cache and the backend: ``(result by text, failure
+    reason by text, whether it came from the cache, why a damaged cache entry was parsed again)``."""
+    uniq = list(dict.fromkeys(units))
+    counts: dict[str, int] = {}
+    for u in units:
+        counts[u] = counts.get(u, 0) + 1
+    done: dict[str, str | None] = {}
+    why: dict[str, str] = {}
+    cached: dict[str, bool] = {}
+    stored = store.get_many(key, uniq) if store else {}
+    damaged = dict(store.last_rejected) if store else {}  # damaged entries: misses, parsed again and replaced
+    pending: list[str] = []
+    for s in uniq:
+        if s in stored and (stored[s] is not None or not retry_failed):
+            done[s], cached[s] = stored[s], True
+            if stored[s] is None:
+                why[s] = "stored failure in the cache (retry_failed=True parses it again)"
+        else:
+            pending.append(s)
+    if pending and store is not None and backend == "stanford" and max_length is not None:
+        found, too_long = _other_limits(store, key, pending, max_length)
+        if found:
+            store.put_many(key, list(found.items()))
+        for s in list(found) + list(too_long):
+            done[s], cached[s] = found.get(s), True
+            if s in too_long:
+                why[s] = too_long[s]
+        pending = [s for s in pending if s not in done]
+    if pending and parser is not None:
+        parser.start()  # JVM start-up and model loading (seconds) before the progress bar starts
+    bar = tqdm(total=len(units), initial=sum(counts[s] for s in done), desc=f"parse [{backend}]", unit="sent",
+               disable=not progress or not pending)
+    firsts = list(enumerate(pending))
+
+    def on_result(first: int, result: Any, reason: str | None, storable: bool) -> None:
+        text = pending[first]
+        if isinstance(result, tuple):  # a both=True parser: the other backend's answer is cached too
+            answers = split_answer(result, text, parser.max_length)
+            result, reason, storable = answers["alone" if deps else "line"]
+            if store is not None and answers["line" if deps else "alone"][2]:
+                store.put(other, text, answers["line" if deps else "alone"][0])
+        if reason is not None and reason.startswith("has "):  # over max_length: cheap to ask again, and the
+            storable = False                                   # stored failure would lose the length
+        if store is not None and storable:
+            store.put(key, text, result)
+        done[text], cached[text] = result, False
+        if reason is not None:
+            why[text] = reason
+        bar.update(counts[text])
+
+    try:
+        stream(firsts, on_result)
+    finally:
+        bar.close()
+    return done, why, cached, damaged
 
 
 def _ptb_strings(sentences: Sequence[str] | None, ptb_file: str | os.PathLike | None, warn: bool) -> ParseList:

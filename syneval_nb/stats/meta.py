@@ -49,6 +49,7 @@ __all__ = [
     "pairwise_permutation_p_values",
     "spa_from_p_values",
     "soft_pairwise_accuracy",
+    "pairwise_accuracy",
     "permutation_test_acc_eq",
     "permutation_test_spa",
     "METHODS",
@@ -550,6 +551,28 @@ def soft_pairwise_accuracy(metric_seg_scores, human_seg_scores, *, num_permutati
     num_permutations = _check_positive_int(num_permutations, "num_permutations")
     signs = _sign_matrix(num_permutations, m.shape[1], seed)
     return spa_from_p_values(_p_values(h, signs), _p_values(m, signs))
+
+
+def pairwise_accuracy(metric_sys_scores, human_sys_scores) -> tuple[float, int]:
+    """System-level pairwise accuracy (Kocmi et al. 2021; mtme ``stats.Agreement``): the share of system pairs
+    whose metric difference has the same sign as their human difference (a pair tied by both counts as agreeing).
+    Returns ``(accuracy, number of pairs)``; NaN with fewer than two systems. Systems with a NaN score (human or
+    metric) are left out, as mtme leaves out ``None``.
+
+    >>> pairwise_accuracy([0.3, 0.2, 0.1], [3.0, 1.0, 2.0])  # (0,1) and (0,2) agree, (1,2) does not
+    (0.6666666666666666, 3)
+    """
+    m = _vector(metric_sys_scores, "metric_sys_scores", allow_nan=True)
+    h = _vector(human_sys_scores, "human_sys_scores", allow_nan=True)
+    if len(m) != len(h):
+        raise ValueError(f"metric_sys_scores and human_sys_scores differ in length: {len(m)} vs {len(h)}")
+    keep = ~np.isnan(h) & ~np.isnan(m)
+    m, h = m[keep], h[keep]
+    if len(m) < 2:
+        return float("nan"), 0
+    i, j = np.triu_indices(len(m), 1)
+    agree = np.sign(h[i] - h[j]) == np.sign(m[i] - m[j])
+    return float(agree.mean()), int(len(i))
 
 
 # ----------------------------------------------------------------------------------------------------------------

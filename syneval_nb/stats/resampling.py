@@ -208,11 +208,29 @@ def _darr_samples(mat: np.ndarray, h: np.ndarray, segments: np.ndarray, units: n
     return np.concatenate(out) if out else np.empty((0, len(mat)))
 
 
+def _distinct_rows(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct rows, index of each row's distinct row)``: identical rows (bit for bit) are resampled once, so
+    their statistics are exactly equal and their difference exactly 0 whatever the BLAS kernel does with the
+    column position of a matrix product (issue 37: under ``OPENBLAS_CORETYPE=Haswell`` two identical columns
+    differed in the last bits, and a metric identical to its baseline got p_worse 0.99 instead of 1)."""
+    mat = np.atleast_2d(mat)
+    seen: dict[bytes, int] = {}
+    idx = np.array([seen.setdefault(np.ascontiguousarray(row).tobytes(), len(seen)) for row in mat], dtype=int)
+    firsts = np.array([int(np.flatnonzero(idx == k)[0]) for k in range(len(seen))], dtype=int)
+    return mat[firsts], idx
+
+
 def _boot_matrix(mat: np.ndarray, h: np.ndarray, method: str | Callable, segments: Sequence | None,
                  clusters: Sequence | None, n_resamples: int, seed: int, threshold: float = 0.0,
                  metric_ties: str = "discordant") -> tuple[np.ndarray, int]:
     """(samples (B, k), number of resampling units): ``method`` of each row of ``mat`` with ``h`` on the same
-    resamples of units (clusters, else segments, else items)."""
+    resamples of units (clusters, else segments, else items). Identical rows get identical samples
+    (:func:`_distinct_rows`)."""
+    uniq, idx = _distinct_rows(mat)
+    if len(uniq) < len(idx):
+        samples, n_units = _boot_matrix(uniq, h, method, segments, clusters, n_resamples, seed, threshold,
+                                        metric_ties)
+        return samples[:, idx], n_units
     n = len(h)
     seg = _labels(segments, n, "segments")
     if callable(method):
@@ -434,6 +452,9 @@ def bootstrap_partial_samples(metrics: np.ndarray, human: ArrayLike, given: Arra
     Returns (n_resamples, k); NaN where a resample leaves a variable without residual variance."""
     h = _vec(human, "human")
     m = np.atleast_2d(np.asarray(metrics, dtype=float))
+    uniq, idx = _distinct_rows(m)
+    if len(uniq) < len(idx):  # identical metrics: exactly identical samples (see _distinct_rows)
+        return bootstrap_partial_samples(uniq, human, given, n_resamples, seed, groups)[:, idx]
     z = np.asarray(given, dtype=float).reshape(len(h), -1)
     if m.shape[1] != len(h):
         raise ValueError(f"metrics has {m.shape[1]} columns but human has {len(h)} values")

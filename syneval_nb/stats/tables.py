@@ -292,7 +292,8 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
         if callable(method):
             raise ValueError("a placebo distribution needs a named method; pass placebo_column=False")
         null_values = placebo_distribution(h, n_null, seed, method, segments, z)
-        q = np.nanquantile(null_values, [0.95, alpha / 2, 1 - alpha / 2])
+        q = (np.nanquantile(null_values, [0.95, alpha / 2, 1 - alpha / 2]) if np.isfinite(null_values).any()
+             else np.full(3, np.nan))  # constant scores: no placebo r can be estimated
         prow = {c: np.nan for c in out.columns}
         prow.update({"metric": PLACEBO, "method": method_label, "r": q[0], "low": q[1], "high": q[2], "n": len(h),
                      "n_clusters": n_units, "baseline": "", "mark": ""})

@@ -46,6 +46,8 @@ def _boot_of(table_or_results, human: str | None) -> TableBootstrap:
 
 
 def _ci(d: np.ndarray, alpha: float) -> list[float]:
+    if not np.isfinite(d).any():  # no resample could be estimated: no interval (the verdict says so)
+        return [float("nan"), float("nan")]
     lo, hi = percentile_ci(d, alpha)
     return [float(lo), float(hi)]
 
@@ -73,6 +75,9 @@ def _fmt_p(p: float, n: int | None) -> str:
 def _reason(v: Mapping) -> str:
     """Why the verdict came out as it did, naming the test, its statistic, interval and (Holm) p."""
     lo, hi = v["ci"]
+    if not (np.isfinite(lo) and np.isfinite(v["statistic"])):
+        return (f"{v['test']}: {v['statistic_text']} cannot be estimated (constant or identical scores, or too "
+                f"few units: no finite statistic in any resample)")
     side = "above 0" if lo > 0 else "below 0" if hi < 0 else "includes 0"
     holm_p = v.get("p_holm")
     if holm_p is None:
@@ -182,7 +187,7 @@ def verdict_beats_placebo(table_or_results, metric: str | tuple, *, alpha: float
     m = metric_name(metric)
     i = b.index(m)
     null = b.null_of(m)
-    q = float(np.nanquantile(null, quantile))
+    q = float(np.nanquantile(null, quantile)) if np.isfinite(null).any() else float("nan")  # constant: no null
     perm = b.null_kind == "permutation"
     test = "beats permuted human scores" if perm else \
         ("beats the placebo beyond length" if b.beyond_length else "beats the placebo")

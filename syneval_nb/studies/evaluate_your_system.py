@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 from syneval_nb import stats
-from syneval_nb.data import read_score_table, sample_segment_ids
+from syneval_nb.data import read_mtme_documents, read_score_table, sample_segment_ids
 from syneval_nb.evaluate import alias_note, evaluate, file_aliases, load_files  # noqa: F401
 from syneval_nb.metrics import registry as M
 from syneval_nb.metrics.lexical import tokenize
@@ -34,10 +34,14 @@ __all__ = [
     "plot_depth_curves", "metric_agreement", "plot_agreement", "disagreements", "explain_segment",
     "length_table", "plot_lengths", "human_rows", "human_tables", "human_correlations", "system_verdicts",
     "verdicts", "verdict_sentences", "headline", "read_human", "decide_system", "family_sentence",
+    "unscorable", "pick_metric", "human_ranking", "system_agreement", "MIN_UNITS",
 ]
 
 EXAMPLE_DIR = KIT_DATA_DIR / "examples" / "your_system"
-DEFAULT_METRICS = ["bleu", "ter", "meteor", "stm", "hwcm", "dstm", "tkm", "dtkm"]
+DEFAULT_METRICS = list(M.DEFAULT_METRICS)  # the one default list (syneval_nb.metrics.DEFAULT_METRICS, with chrF)
+#: A claim resampling fewer units (segments, or documents with ``documents=``) is never decided: "holds" needs at
+#: least this many clusters (the kit's floor for every verdict).
+MIN_UNITS = 20
 
 
 def example_files() -> dict:
@@ -67,6 +71,16 @@ class Study:
     human: pd.DataFrame | None
     baseline: str
     files: dict = field(default_factory=dict)
+    documents: np.ndarray | None = None  # the document of each kept segment (``documents=``), else None
+
+    @property
+    def units(self) -> np.ndarray:
+        """The resampling unit of each kept segment: its document with ``documents=``, else its line."""
+        return self.seg_ids if self.documents is None else self.documents
+
+    @property
+    def unit_name(self) -> str:
+        return "segment" if self.documents is None else "document"
 
     @property
     def systems(self) -> list[str]:
@@ -102,15 +116,22 @@ def read_human(path: str | Path, names: Sequence[str], n_segments: int,
 
 def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] | None = None,
                names: Sequence[str] | None = None, human_scores: str | None = None,
-               metrics: Sequence[str] = DEFAULT_METRICS, *, parses_dir: str | None = None, sample: int | None = None,
+               metrics: Sequence[str] | None = None, *, parses_dir: str | None = None, sample: int | None = None,
                seed: int = 0, baseline: str | None = None, n_resamples: int = 1000, workers: int = 1,
-               cache: Any = True, progress: bool = True, permute_human: int | None = None) -> Study:
+               cache: Any = True, progress: bool = True, permute_human: int | None = None,
+               documents: str | Sequence[str] | None = None, max_length: int | None = None,
+               split: str | None = None) -> Study:
     """Read the files (the embedded example when ``hyp_files`` is ``None``), keep ``sample`` segments
     (:func:`syneval_nb.data.sample_segment_ids`, the same for every system) and score every system.
+    ``metrics``: registry names, ``None`` for the kit's one default list (:data:`DEFAULT_METRICS`, with chrF).
     ``permute_human``: ``None`` leaves the human scores alone; an integer shuffles them across all rated rows with
     that seed (:func:`syneval_nb.stats.permute_human`), the chapters' sanity check: then no "beats" or
-    "correlates" verdict may hold."""
+    "correlates" verdict may hold. ``documents``: a ``.docs`` file of the WMT metrics-task layout (``DOMAIN
+    DOCNAME`` per line) or one label per line: intervals, paired tests and the human tables then resample whole
+    documents instead of segments (as ``syneval-nb score --documents``). ``max_length`` / ``split``: the Stanford
+    parse's length limit and mode when parses are made (``None``: the kit's defaults, README "Parsing")."""
 
+    metrics = list(DEFAULT_METRICS if metrics is None else metrics)
     if hyp_files is None:
         ex = example_files()
         hyp_files, ref_files, names = ex["hyp_files"], ex["ref_files"], ex["names"]
@@ -122,22 +143,51 @@ def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] 
     full = load_files(ref_files, hyp_files, names=names, parses_dir=parses_dir, need=need, workers=workers,
                       cache=cache, progress=progress)
     n = len(next(iter(full.values())))
+    docs = _document_labels(documents, n)
     keep = sample_segment_ids(np.arange(n), sample, seed)
     corpora = {s: _subset(c, keep) for s, c in full.items()}
     systems = list(corpora)
-    baseline = baseline or systems[0]
+    baseline = _system_name(baseline, systems, hyp_files) if baseline else systems[0]
     human = None
     if human_scores:  # checked before any parsing or scoring
         human = read_human(human_scores, systems, n, hyp_files)
         human = human[human["seg_id"].isin(keep)].reset_index(drop=True)
+    kept_docs = None if docs is None else np.asarray(docs, dtype=object)[keep]
     ev = evaluate(corpora, list(metrics), n_resamples=n_resamples, seed=seed, baseline=baseline, progress=progress,
-                  workers=workers, cache=cache)
+                  workers=workers, cache=cache, groups=None if kept_docs is None else list(kept_docs),
+                  unit=None if kept_docs is None else "document",
+                  **({"max_length": max_length, "split": split} if "ptb" in need else {}))
     if human is not None:
         if permute_human is not None:
 
             human["score"] = stats.permute_human(human["score"].to_numpy(float), _check_permute(permute_human))
     files = {"hyp_files": list(hyp_files), "ref_files": list(ref_files), "human_scores": human_scores}
-    return Study(corpora, ev, np.asarray(keep), human, baseline, files)
+    return Study(corpora, ev, np.asarray(keep), human, baseline, files, kept_docs)
+
+
+def _system_name(name: str, systems: Sequence[str], files: Sequence[str]) -> str:
+    """A system given by its name, its file name or its file stem (as ``syneval-nb score --baseline``)."""
+    if name in systems:
+        return name
+    alias = file_aliases(systems, files)
+    if name in alias:
+        return alias[name]
+    raise ValueError(f"baseline {name!r} is not one of the systems {list(systems)} (nor one of their files)")
+
+
+def _document_labels(documents: str | Sequence[str] | None, n: int) -> list[str] | None:
+    """The document of each of the ``n`` lines: from a ``.docs`` file (``DOMAIN DOCNAME`` per line), or given."""
+    if documents is None:
+        return None
+    if isinstance(documents, (str, Path)):
+        if not Path(documents).is_file():
+            raise ValueError(f"documents {documents}: no such file")
+        _, labels = read_mtme_documents(documents)
+    else:
+        labels = [str(d) for d in documents]
+    if len(labels) != n:
+        raise ValueError(f"documents: {len(labels)} labels for {n} segments (one document name per line)")
+    return labels
 
 
 def _subset(c: M.Corpus, keep: np.ndarray) -> M.Corpus:
@@ -183,14 +233,17 @@ def line_faults(study: Study) -> pd.DataFrame:
 def depth_curves(study: Study, max_depth: int = 9, families: Sequence[str] = ("STM", "DSTM", "HWCM")) -> pd.DataFrame:
     """Corpus score of each depth metric with maximum depth ``D = 1..max_depth`` per system (one pass each:
     the family's ``scores_by_depth`` of the depth-``max_depth`` result). Columns ``system, metric, depth, score``."""
-    asked = {M.parse_name(n)[0] for n in study.metric_names}
     rows = []
-    for fam in [f for f in families if f in asked]:
-        m = M.get(fam, depth=max_depth)
+    for scored in study.evaluation.metrics:
+        fam = getattr(scored, "family", None)
+        if fam not in families or not hasattr(scored, "variant"):
+            continue
+        m = scored.variant(depth=max_depth)  # the scored metric's options (e.g. -BP) at depth max_depth
+        label = scored.name.rsplit("-", 1)[0]
         for s, c in study.corpora.items():
             res = m.corpus_score(c)
             for d, v in enumerate(res.parts["scores_by_depth"], 1):
-                rows.append({"system": s, "metric": fam, "depth": d, "score": v})
+                rows.append({"system": s, "metric": label, "depth": d, "score": v})
     return pd.DataFrame(rows, columns=["system", "metric", "depth", "score"])
 
 
@@ -227,18 +280,83 @@ def plot_agreement(corr: pd.DataFrame):
     return fig
 
 
+def unscorable(study: Study) -> pd.DataFrame:
+    """The (system, line) pairs that some scored metric could not really score: an empty hypothesis, or a
+    hypothesis or reference without the parse / RST tree a metric needs (scored with the metric's worst value or
+    left out, never shown as a finding). Columns ``system, seg_id, line, cause, metrics`` (``line`` 1-based in
+    the files; ``cause`` says what is missing and, where the parser said why, why)."""
+    rows = []
+    need = {k for m in study.evaluation.metrics for k in m.inputs} - {"text"}
+    for s, c in study.corpora.items():
+        causes: dict[int, list[str]] = {}
+        kinds: dict[int, set] = {}
+        for i, h in enumerate(c.hyps):
+            if not h.strip():
+                causes.setdefault(i, []).append("empty hypothesis")
+                kinds.setdefault(i, set()).add("text")
+        reasons = getattr(c, "failure_reasons", None) or {}
+        for (kind, side), idx in c.failures.items():
+            if kind not in need:
+                continue
+            why = reasons.get((kind, side), {})
+            for i in idx:
+                if side == "hyp" and not c.hyps[i].strip():
+                    continue
+                whose = "hypothesis" if side == "hyp" else f"reference {chr(65 + int(side.split()[1]))}"
+                causes.setdefault(i, []).append(f"no {_KIND_NAMES.get(kind, kind)} of the {whose}"
+                                                + (f" ({why[i]})" if i in why else ""))
+                kinds.setdefault(i, set()).add(kind)
+        for i in sorted(causes):
+            hit = [m.name for m in study.evaluation.metrics if "text" in kinds[i] or set(m.inputs) & kinds[i]]
+            rows.append({"system": s, "seg_id": int(study.seg_ids[i]), "line": int(study.seg_ids[i]) + 1,
+                         "cause": "; ".join(causes[i]), "metrics": ", ".join(hit)})
+    return pd.DataFrame(rows, columns=["system", "seg_id", "line", "cause", "metrics"])
+
+
+_KIND_NAMES = {"ptb": "constituency parse", "dep": "dependency parse", "rst": "RST tree"}
+
+
+def _scorable(study: Study) -> pd.Series:
+    """Per row of :meth:`Study.segments`: True where every scored metric could score the line."""
+    seg = study.segments()
+    bad = unscorable(study)
+    bad_keys = set(zip(bad["system"], bad["seg_id"]))
+    return pd.Series([(a, b) not in bad_keys for a, b in zip(seg["system"], seg["seg_id"])], index=seg.index)
+
+
+def _scored_name(study: Study, wanted: str) -> str:
+    """The name under which ``wanted`` was scored: its canonical name, or the ``-BP`` variant the comparison
+    scored instead (``Evaluation.brevity_penalty``, :func:`syneval_nb.evaluate.comparison_metrics`)."""
+    name = M.canonical_name(wanted)
+    return getattr(study.evaluation, "brevity_penalty", {}).get(name, name)
+
+
+def pick_metric(study: Study, wanted: str, kind: str = "syntactic") -> str | None:
+    """``wanted`` (any registry name) when it was scored, else the first scored metric of its ``kind``
+    (``"syntactic"``: one that needs a parse or RST tree; ``"lexical"``: one that reads text only), else
+    ``None``."""
+    name = _scored_name(study, wanted)
+    if name in study.metric_names:
+        return name
+    for m in study.evaluation.metrics:
+        if (set(m.inputs) - {"text"}) if kind == "syntactic" else not (set(m.inputs) - {"text"}):
+            return m.name
+    return None
+
+
 def disagreements(study: Study, syntactic: str = "STM-4", lexical: str = "BLEU", k: int = 3) -> pd.DataFrame:
     """The ``k`` segments (system, line) where the two metrics disagree most: the largest absolute difference
-    between the segment's percentile rank under each metric (all systems pooled). Columns ``system, seg_id,
-    seg, hypothesis, reference, <syntactic>, <lexical>, rank_<syntactic>, rank_<lexical>, gap``; ``gap > 0``:
-    the syntactic metric likes the segment better than the lexical one does."""
-    syntactic, lexical = M.canonical_name(syntactic), M.canonical_name(lexical)
+    between the segment's percentile rank under each metric (all systems pooled), among the segments every scored
+    metric could score (:func:`unscorable` lists the others: a missing parse is a limit of the parser, not a
+    finding). Columns ``system, seg_id, seg, hypothesis, reference, <syntactic>, <lexical>, rank_<syntactic>,
+    rank_<lexical>, gap``; ``gap > 0``: the syntactic metric likes the segment better than the lexical one does."""
+    syntactic, lexical = _scored_name(study, syntactic), _scored_name(study, lexical)
     seg = study.segments()
     for name in (syntactic, lexical):
         if name not in seg:
             raise ValueError(f"{name} was not scored; metrics: {study.metric_names}")
     sign = {m.name: 1.0 if m.higher_is_better else -1.0 for m in study.evaluation.metrics}
-    ok = seg[[syntactic, lexical]].notna().all(axis=1)
+    ok = seg[[syntactic, lexical]].notna().all(axis=1) & _scorable(study)
     s = seg[ok].copy()
     s[f"rank_{syntactic}"] = (sign[syntactic] * s[syntactic]).rank(pct=True)
     s[f"rank_{lexical}"] = (sign[lexical] * s[lexical]).rank(pct=True)
@@ -289,6 +407,144 @@ def plot_lengths(lengths: pd.DataFrame):
     return fig
 
 
+# ============================================================================================== the humans first
+
+
+def _human_matrix(study: Study) -> np.ndarray:
+    """(systems x kept segments) human scores in the study's order, NaN where a translation was not rated."""
+    pos = {int(i): k for k, i in enumerate(study.seg_ids)}
+    H = np.full((len(study.systems), len(study.seg_ids)), np.nan)
+    row = {s: k for k, s in enumerate(study.systems)}
+    for s, i, v in zip(study.human["system"], study.human["seg_id"], study.human["score"]):
+        if int(i) in pos:
+            H[row[s], pos[int(i)]] = float(v)
+    return H
+
+
+def _human_samples(study: Study, H: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """(resamples x systems) mean human score of each system in each bootstrap resample of the study's units
+    (segments, or documents): the same resamples for every system, so differences are paired."""
+    mask = ~np.isnan(H)
+    X = np.where(mask, H, 0.0)
+    out = []
+    for w in stats.bootstrap_weights(H.shape[1], n_resamples, seed, groups=study.units):
+        num, den = w @ X.T, w @ mask.T.astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan))
+    return np.concatenate(out) if out else np.zeros((0, H.shape[0]))
+
+
+def human_ranking(study: Study, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
+    """The systems ranked by the human scores (higher is better, as MQM with negative error weights, DA and MQM
+    z): per system its mean score over its rated segments, the ``1 - alpha`` percentile interval from resampling
+    the study's units (source segments, or documents; every system's translations of a drawn unit together),
+    ``n`` rated segments and ``rank`` (1 = best; systems without a rating have none). The resamples are kept in
+    ``attrs["samples"]`` (resamples x systems, for paired differences). With fewer than two units an interval
+    cannot be estimated: ``low``/``high`` are NaN and ``attrs["note"]`` says why. Empty without human scores."""
+    cols = ["rank", "system", "human", "low", "high", "n"]
+    if study.human is None:
+        return pd.DataFrame(columns=cols)
+    H = _human_matrix(study)
+    n_units = len(set(study.units.tolist()))
+    with np.errstate(invalid="ignore"):
+        mean = np.array([np.nanmean(r) if np.isfinite(r).any() else np.nan for r in H])
+    samples = _human_samples(study, H, n_resamples, seed) if n_units >= 2 else np.full((0, len(H)), np.nan)
+    lo, hi = stats.percentile_ci(samples, alpha) if len(samples) else (np.full(len(H), np.nan),) * 2
+    t = pd.DataFrame({"system": study.systems, "human": mean, "low": lo, "high": hi,
+                      "n": np.isfinite(H).sum(axis=1).astype(int)})
+    t["rank"] = t["human"].rank(ascending=False, method="min")
+    t = t.sort_values(["rank", "system"], na_position="last", kind="mergesort")[cols].reset_index(drop=True)
+    t.attrs["samples"] = dict(zip(study.systems, samples.T))
+    t.attrs["note"] = (None if n_units >= 2 else
+                       f"one {study.unit_name} only: the intervals cannot be estimated")
+    return t
+
+
+def system_agreement(study: Study, n_permutations: int = 1000, seed: int = 4) -> pd.DataFrame:
+    """Each metric's agreement with the human system ranking, as the chapters compute it
+    (:mod:`syneval_nb.stats.meta`, mt-metrics-eval's definitions): ``pairwise_accuracy`` (share of system pairs
+    the metric's corpus scores order as the human means do, over ``n_pairs`` pairs), ``spa`` (soft pairwise
+    accuracy from the segment scores of the segments rated for every system) and ``r`` (Pearson r of the corpus
+    scores with the human means over ``n_systems``; NaN below three systems). Error rates are negated first.
+    ``note`` says what could not be estimated (fewer than two rated systems, constant human means)."""
+    cols = ["metric", "pairwise_accuracy", "n_pairs", "spa", "r", "n_systems", "note"]
+    if study.human is None:
+        return pd.DataFrame(columns=cols)
+    H = _human_matrix(study)
+    with np.errstate(invalid="ignore"):
+        hmean = np.array([np.nanmean(r) if np.isfinite(r).any() else np.nan for r in H])
+    rated = np.isfinite(hmean)
+    complete = np.isfinite(H[rated]).all(axis=0)
+    names, sign = _oriented(study)
+    t = study.evaluation.table
+    seg = study.evaluation.segments
+    rows = []
+    for n in study.metric_names:
+        corpus = np.array([float(t[(t["system"] == s) & (t["metric"] == n)]["score"].iloc[0]) for s in study.systems])
+        corpus = sign[n] * corpus
+        row = {"metric": names[n], "pairwise_accuracy": np.nan, "n_pairs": 0, "spa": np.nan, "r": np.nan,
+               "n_systems": int(rated.sum()), "note": ""}
+        if rated.sum() < 2:
+            row["note"] = f"{int(rated.sum())} rated system(s): system-level agreement cannot be estimated"
+            rows.append(row)
+            continue
+        row["pairwise_accuracy"], row["n_pairs"] = stats.meta.pairwise_accuracy(corpus, hmean)
+        Ms = np.vstack([sign[n] * seg.loc[seg["system"] == s, n].to_numpy(float) for s in study.systems])
+        Ms, Hs = Ms[rated][:, complete], H[rated][:, complete]
+        ok = np.isfinite(Ms).all(axis=0)
+        if ok.sum() >= 2:
+            row["spa"] = stats.meta.soft_pairwise_accuracy(Ms[:, ok], Hs[:, ok], num_permutations=n_permutations,
+                                                           seed=seed)
+        notes = []
+        if rated.sum() >= 3 and np.ptp(hmean[rated]) > 0 and np.ptp(corpus[rated]) > 0:
+            row["r"] = stats.pearson(corpus[rated], hmean[rated])
+        else:
+            notes.append("r needs three rated systems with differing scores")
+        if ok.sum() < 2:
+            notes.append("SPA needs two segments rated for every system")
+        row["note"] = "; ".join(notes)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _human_comparison(ranking: pd.DataFrame, system: str, baseline: str, alpha: float) -> dict | None:
+    """The human scores' view of "``system`` is better than ``baseline``": mean difference, its paired interval
+    and one-sided p = (k+1)/(B+1) (k: resamples where the system is not better), and the two ranks."""
+    r = ranking.set_index("system")
+    if system not in r.index or baseline not in r.index or not np.isfinite(r.loc[[system, baseline], "human"]).all():
+        return None
+    d = float(r.loc[system, "human"] - r.loc[baseline, "human"])
+    samp = ranking.attrs.get("samples", {})
+    a, b = samp.get(system), samp.get(baseline)
+    lo = hi = p = float("nan")
+    if a is not None and b is not None and len(a):
+        diff = a - b
+        diff = diff[np.isfinite(diff)]
+        if len(diff):
+            lo, hi = (float(x) for x in stats.percentile_ci(diff, alpha))
+            p = float(((diff <= 0).sum() + 1) / (len(diff) + 1))
+    return {"delta": d, "ci": [lo, hi], "p": p, "system": float(r.loc[system, "human"]),
+            "baseline": float(r.loc[baseline, "human"]), "rank": int(r.loc[system, "rank"]),
+            "rank_baseline": int(r.loc[baseline, "rank"])}
+
+
+def _human_view(verdict: str, h: dict | None) -> str:
+    """How the human scores stand to a system claim decided by the metrics: ``agree``, ``disagree`` (they
+    order the two systems the other way), ``cannot tell`` (their interval spans 0) or ``not rated``."""
+    if h is None:
+        return "not rated"
+    lo, hi = h["ci"]
+    if verdict == "holds":
+        if h["delta"] < 0:
+            return "disagree"
+        return "agree" if np.isfinite(lo) and lo > 0 else "cannot tell"
+    if verdict == "does not hold":
+        if h["delta"] > 0:
+            return "disagree"
+        return "agree" if np.isfinite(hi) and hi < 0 else "cannot tell"
+    return "cannot tell" if not np.isfinite(lo) or lo <= 0 <= hi else "disagree"
+
+
 def _oriented(study: Study) -> tuple[dict, dict]:
     """``{metric name: display name}`` (error rates negated: ``-TER``) and ``{metric name: sign}``."""
     sign = {m.name: 1.0 if m.higher_is_better else -1.0 for m in study.evaluation.metrics}
@@ -326,7 +582,8 @@ def human_tables(study: Study, lexical: str = "BLEU", methods: Sequence[str] = (
     ``lexical`` (marks: Holm over the table's comparisons), the four length-only controls and the placebo
     distribution; resampling source segments (``seg_id``: every system's translation of a drawn segment
     together). ``"partial"``: beyond length, the partial r given log hypothesis and log reference length (same
-    resamples); ``"within"``: Pearson after centring each source segment. Empty dict without human scores."""
+    resamples); ``"within"``: Pearson after centring each source segment (left out when no source segment has two
+    rated translations: then it cannot be estimated). Empty dict without human scores."""
 
     rows = human_rows(study)
     if rows.empty:
@@ -336,7 +593,14 @@ def human_tables(study: Study, lexical: str = "BLEU", methods: Sequence[str] = (
     scores = {names[n]: rows[names[n]].to_numpy(float) for n in study.metric_names}
     controls = {k: rows[k].to_numpy(float) for k in stats.LENGTH_ROWS.values()}
     given = {k: rows[k].to_numpy(float) for k in stats.LENGTH_GIVEN}
+    if rows.groupby("seg_id")["system"].nunique().max() < 2:  # one rated system: nothing to compare within
+        methods = [m for m in methods if m != "within"]
+    clusters = None  # resample source segments, or with documents= whole documents
+    if study.documents is not None:
+        doc_of = dict(zip(study.seg_ids.tolist(), study.documents.tolist()))
+        clusters = [doc_of[i] for i in rows["seg_id"]]
     return {m: stats.correlation_table(scores, rows["human"].to_numpy(float), rows["seg_id"].to_numpy(),
+                                       clusters=clusters,
                                        baseline=base[0] if base else None, method="pearson" if m == "partial" else m,
                                        controls=controls, n_resamples=n_resamples, seed=seed, alpha=alpha,
                                        given=given if m == "partial" else None)
@@ -388,7 +652,10 @@ def system_verdicts(study: Study, alpha: float = 0.05) -> dict:
              "n_resamples": int(study.evaluation.n_resamples), "n_metrics": int(len(r)), "tests": tests}
         own = {**dict(zip([f"{m} better" for m in r["metric"]], stats.holm(r["p"].to_numpy(float)))),
                **dict(zip([f"{m} worse" for m in r["metric"]], stats.holm(r["p_worse"].to_numpy(float))))}
-        out[f"{s} is better than {study.baseline}"] = decide_system({**v, "tests_holm": own}, "over its metrics, each way")
+        v["n_units"] = int(len(set(study.units.tolist())))
+        v["unit"] = study.unit_name
+        out[f"{s} is better than {study.baseline} by the metrics"] = decide_system({**v, "tests_holm": own},
+                                                                                   "over its metrics, each way")
     return out
 
 
@@ -400,7 +667,10 @@ def decide_system(v: dict, family: str) -> dict:
     adj = v["tests_holm"]
     b = sum(1 for t, p in adj.items() if t.endswith(" better") and p < alpha)
     w = sum(1 for t, p in adj.items() if t.endswith(" worse") and p < alpha)
-    if k and w == 0 and b >= k / 2:
+    units = v.get("n_units", MIN_UNITS)
+    if units < MIN_UNITS:
+        verdict = "cannot tell"
+    elif k and w == 0 and b >= k / 2:
         verdict = "holds"
     elif k and b == 0 and w >= k / 2:
         verdict = "does not hold"
@@ -411,12 +681,14 @@ def decide_system(v: dict, family: str) -> dict:
              rule=f"over {k} metrics, paired bootstrap of segments ({v['n_resamples']} resamples), one-sided p "
                   f"Holm-adjusted {family}, alpha {alpha:g}: {b} significantly better, {w} significantly worse; "
                   f"holds iff none worse and at least half better, does not hold iff none better and at least half "
-                  f"worse, otherwise cannot tell")
+                  f"worse, otherwise cannot tell; never decided on fewer than {MIN_UNITS} resampled "
+                  f"{v.get('unit', 'segment')}s (here {units})")
     return v
 
 
 def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, syntactic: str = "STM-4",
-             lexical: str = "BLEU", n_resamples: int = 1000, seed: int = 0) -> dict:
+             lexical: str = "BLEU", n_resamples: int = 1000, seed: int = 0,
+             ranking: pd.DataFrame | None = None) -> dict:
     """The chapter's claims, ``{claim: {"verdict", "statistic", "ci", "p", "rule", ...}}`` (JSON-ready):
 
     * :func:`system_verdicts`;
@@ -434,7 +706,7 @@ def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, synt
 
     sysv = system_verdicts(study, alpha)
     names, _ = _oriented(study)
-    syn = M.canonical_name(syntactic)
+    syn = _scored_name(study, syntactic)
     bases = [b for b in _baselines(study, lexical) if b != names.get(syn)]
     hv = {}
     if study.human is not None and syn in names and bases:
@@ -455,8 +727,22 @@ def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, synt
                 tables["partial"], a, alpha=alpha)
         hv[f"{a} beats the placebo (human scores)"] = stats.verdict_beats_placebo(tables["pearson"], a, alpha=alpha)
     sysv, hv = holm_chapter(sysv, hv)
+    n_units = len(set(study.units.tolist()))
+    if n_units < MIN_UNITS:  # the kit's cluster floor: shown, never decided
+        for v in hv.values():
+            v["verdict"] = "cannot tell"
+            v["rule"] = (f"{v.get('rule', '')}; never decided on fewer than {MIN_UNITS} resampled "
+                         f"{study.unit_name}s (here {n_units})").lstrip("; ")
     sysv = {c: decide_system(v, f"over every verdict of the report (one family of {v['family_size']} p-values)")
             for c, v in sysv.items()}
+    if study.human is not None:  # the humans' view of every claim the metrics make about two systems
+        if ranking is None:
+            ranking = human_ranking(study, n_resamples, seed, alpha)
+        for c, v in sysv.items():
+            system = c.split(" is better than ")[0]
+            h = _human_comparison(ranking, system, study.baseline, alpha)
+            v["human"] = h
+            v["human_view"] = _human_view(v["verdict"], h)
     return verdicts_json({**sysv, **hv})
 
 
@@ -484,11 +770,35 @@ def verdict_sentences(v: dict) -> list[str]:
             b = x.get("n_resamples")
             p = x.get("p_holm", x["p"])
             ptxt = f"p < {1 / b:.2g}" if p == 0 and b else f"p = {p:.3g}"  # no resample at or below 0
-            out.append(f"\"{claim}\": {x['verdict']} ({x['statistic']} metrics significantly better, smallest "
-                       f"Holm-adjusted {ptxt}). Rule: {x['rule']}.")
+            text = (f"\"{claim}\": {x['verdict']} ({x['statistic']} metrics significantly better, smallest "
+                    f"Holm-adjusted {ptxt}). Rule: {x['rule']}.")
+            if "human_view" in x:
+                text += " " + _human_sentence(claim, x)
+            out.append(text)
         else:
             out.append(stats.verdict_sentence(claim, x))
     return out
+
+
+def _human_sentence(claim: str, x: dict) -> str:
+    """What the human scores say about a system claim of the metrics, written from the numbers."""
+    h, view = x.get("human"), x["human_view"]
+    if h is None:
+        return "The human scores do not rate both systems."
+    system, baseline = claim.split(" is better than ")[0], claim.split(" is better than ")[1].split(" by the")[0]
+    lo, hi = h["ci"]
+    ci = f" [{lo:+.3f}, {hi:+.3f}]" if np.isfinite(lo) else " (no interval: too few units)"
+    nums = (f"{system} {h['system']:.3f} (rank {h['rank']}) vs {baseline} {h['baseline']:.3f} "
+            f"(rank {h['rank_baseline']}), difference {h['delta']:+.3f}{ci}")
+    if x["verdict"] == "cannot tell":
+        if np.isfinite(lo) and (lo > 0 or hi < 0):
+            return f"The human scores find {system} {'better' if lo > 0 else 'worse'}: {nums}."
+        return f"The human scores cannot tell either: {nums}."
+    if view == "disagree":
+        return f"The human scores disagree: {nums}."
+    if view == "agree":
+        return f"The human scores agree: {nums}."
+    return f"The human scores cannot tell: {nums}."
 
 
 def headline(study: Study) -> dict:

@@ -44,6 +44,13 @@ Deviations and choices (all deliberate, all visible in the tests)
   ``CollinsHeadFinder`` adds ``X -> right``; we do not.
 - The coordination rule also looks at CONJP (as Stanford's implementation does; the thesis names CC) and applies
   to every choice, including the defaults (Stanford applies it only when a table entry matched).
+- ``ROOT`` with several children, the tree of a line parsed sentence by sentence (issue 33,
+  :func:`syneval_nb.parsers.sentences.join_trees`: ``(ROOT (S ...) (S ...))``), has the row ``ROOT -> left``, no
+  listed category: the first sentence (its first child that is not punctuation) heads the line, and the head word
+  of every other sentence depends on the first sentence's head word. Collins' trees have one sentence under
+  ``TOP``, so his table has no such row; "left" is what his parser does for a label without a row, so the row
+  changes no head, only names the rule (and a one-sentence tree is read without its ``ROOT``: see
+  :func:`syneval_nb.trees.ptb.read_ptb`). The sentences' own dependencies are exactly those of their trees alone.
 - Collins' parser does not move the head inside base NPs (NPB; Bikel 2004, Figure 6); Appendix A states the rule
   without that exception and so do we: in ``(NP (NNP John) (CC and) (NNP Jane))`` the head is ``John``.
 - Collins' parser also re-heads NPs it has flattened (possessives, base NPs); we apply the rules to the tree as
@@ -104,6 +111,7 @@ HEAD_RULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "PRN": ("left", ()),
     "PRT": ("right", ("RP",)),
     "QP": ("left", ("$", "IN", "NNS", "NN", "JJ", "RB", "DT", "CD", "NCD", "QP", "JJR", "JJS")),
+    "ROOT": ("left", ()),  # the kit's multi-sentence root (issue 33; not Collins': see "Deviations")
     "RRC": ("right", ("VP", "NP", "ADVP", "ADJP", "PP")),
     "S": ("left", ("TO", "IN", "VP", "S", "SBAR", "ADJP", "UCP", "NP")),
     "SBAR": ("left", ("WHNP", "WHPP", "WHADVP", "WHADJP", "IN", "DT", "S", "SQ", "SINV", "SBAR", "FRAG")),

@@ -4,7 +4,10 @@ Reading (:func:`read_ptb`) follows what evaluation on parser output needs:
 
 - one tree per call, written on one line or on several lines;
 - wrapper nodes are removed: ``(ROOT (S ...))``, ``(TOP (S ...))`` and the Treebank's unlabelled
-  ``( (S ...))`` all give the ``S`` tree (a wrapper with several children is kept, relabelled ``ROOT``);
+  ``( (S ...))`` all give the ``S`` tree (a wrapper with several children is kept, relabelled ``ROOT``: this is
+  how a line parsed sentence by sentence is written, ``(ROOT (S ...) (S ...))``, one child per sentence, see
+  :func:`syneval_nb.parsers.sentences.join_trees`; its subtrees are the sentences' subtrees plus those rooted at
+  ``ROOT``, and its head is the first sentence's, :data:`syneval_nb.trees.heads.HEAD_RULES`);
 - empty elements ``(-NONE- *T*-1)`` are removed, and so is every constituent left without words;
 - function tags and indices are stripped from phrase labels (``NP-SBJ-1`` -> ``NP``, ``PP-LOC=2`` -> ``PP``),
   while labels that start with a hyphen (``-LRB-``, ``-RRB-``, ``-LCB-``, ``-RCB-``, ``-NONE-``) are kept whole;

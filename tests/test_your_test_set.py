@@ -1,0 +1,215 @@
+"""Issue 33 (your own test set, end to end) and issue 37's report cases: the report's human section (ranking,
+system-level agreement, claims marked where the humans disagree), lines no metric could score kept out of the
+examples, and legal inputs that must not break it (identical systems, constant human scores, one rated system,
+one segment)."""
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from syneval_nb import stats
+from syneval_nb.studies import evaluate_your_system as E
+from syneval_nb.textio import read_lines
+
+ORACLES = Path(__file__).resolve().parents[2] / "shared" / "oracles"
+FAST = ["bleu", "chrf", "ter", "stm", "hwcm", "tkm"]
+
+
+def _oracle_agreement():
+    sys.path.insert(0, str(ORACLES))
+    try:
+        from mt_metrics_eval import stats as mtme_stats  # tests only: the oracle is never imported at run time
+    finally:
+        sys.path.remove(str(ORACLES))
+    return mtme_stats.Agreement
+
+
+def test_pairwise_accuracy_equals_mt_metrics_eval_agreement():
+    agreement = _oracle_agreement()
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 7, 15):
+        m, h = rng.normal(size=n), rng.normal(size=n)
+        h[0] = h[1]  # a human tie
+        m[0] = m[1]  # tied by the metric too: agrees
+        agree, pairs = agreement(list(h), list(m))
+        assert stats.meta.pairwise_accuracy(m, h) == (agree / pairs, pairs)
+    assert stats.meta.pairwise_accuracy([0.3, 0.2, 0.1], [3.0, 1.0, 2.0]) == (2 / 3, 3)
+    assert np.isnan(stats.meta.pairwise_accuracy([0.3], [1.0])[0])
+    # an unrated system (NaN) is left out, as mtme leaves out None
+    assert stats.meta.pairwise_accuracy([0.3, 0.2, 0.1], [3.0, np.nan, 2.0]) == (1.0, 1)
+
+
+def _files(tmp_path, systems: dict[str, str], lines: slice | None = None, human: dict | None = None):
+    """Copies of the example's files (and parses) under new names: ``{new name: example system}``."""
+    ex = E.example_files()
+    src = dict(zip(ex["names"], ex["hyp_files"]))
+    parses = tmp_path / "parses"
+    parses.mkdir(exist_ok=True)
+    pdir = Path(ex["parses_dir"])
+    sl = lines or slice(None)
+    hyps = []
+    for new, old in systems.items():
+        f = tmp_path / f"{new}.txt"
+        f.write_text("\n".join(read_lines(src[old])[sl]) + "\n", encoding="utf-8")
+        (parses / f"{new}.txt.ptb").write_text(
+            "\n".join(read_lines(pdir / f"{Path(src[old]).name}.ptb")[sl]) + "\n", encoding="utf-8")
+        hyps.append(str(f))
+    ref = tmp_path / "ref.txt"
+    ref.write_text("\n".join(read_lines(ex["ref_files"][0])[sl]) + "\n", encoding="utf-8")
+    (parses / "ref.txt.ptb").write_text("\n".join(read_lines(pdir / "ref.A.txt.ptb")[sl]) + "\n", encoding="utf-8")
+    hs = None
+    if human is not None:
+        hs = tmp_path / "human.tsv"
+        hs.write_text("system\tseg_id\tscore\n" + "".join(f"{s}\t{i}\t{v}\n" for s, col in human.items()
+                                                         for i, v in enumerate(col)), encoding="utf-8")
+    return hyps, [str(ref)], str(parses), None if hs is None else str(hs)
+
+
+def _example_human(system: str) -> list[float]:
+    rows = [line.split("\t") for line in read_lines(E.example_files()["human_scores"])[1:]]
+    return [float(v) for s, _, v in rows if s == system]
+
+
+def _run(hyps, refs, parses, human, **kw):
+    st = E.load_study(hyps, refs, None, human, FAST, parses_dir=parses, progress=False, n_resamples=1000, cache=None,
+                      **kw)
+    tabs = E.human_tables(st, "BLEU", n_resamples=1000)
+    ranking = E.human_ranking(st, 1000)
+    v = E.verdicts(st, tabs or None, n_resamples=1000, ranking=ranking)
+    return st, tabs, ranking, v, E.verdict_sentences(v)
+
+
+def test_human_ranking_is_the_mean_with_a_paired_bootstrap_interval(tmp_path):
+    good, lit = _example_human("system_good"), _example_human("system_literal")
+    hyps, refs, parses, human = _files(tmp_path, {"good": "system_good", "lit": "system_literal"},
+                                       human={"good": good, "lit": lit})
+    st = E.load_study(hyps, refs, None, human, ["bleu"], parses_dir=parses, progress=False, n_resamples=50, cache=None)
+    r = E.human_ranking(st, n_resamples=50, seed=0)
+    assert list(r["system"]) == ["good", "lit"] and list(r["rank"]) == [1, 2] and list(r["n"]) == [30, 30]
+    assert r["human"].tolist() == pytest.approx([np.mean(good), np.mean(lit)])
+    # brute force: the same resamples of the 30 segments, each system's mean in each
+    w = np.vstack(list(stats.bootstrap_weights(30, 50, 0, groups=np.arange(30))))
+    means = np.vstack([w @ np.asarray(c) / w.sum(axis=1) for c in (good, lit)]).T
+    lo, hi = np.quantile(means, [0.025, 0.975], axis=0)
+    assert r["low"].tolist() == pytest.approx(lo.tolist()) and r["high"].tolist() == pytest.approx(hi.tolist())
+
+
+def test_a_claim_by_the_metrics_says_when_the_humans_disagree(tmp_path):
+    """The metrics find system_literal worse than system_good; human scores that rank it first must be stated."""
+    good, lit = _example_human("system_good"), _example_human("system_literal")
+    hyps, refs, parses, human = _files(tmp_path, {"good": "system_good", "lit": "system_literal"},
+                                       human={"good": lit, "lit": good})  # swapped: the humans prefer lit
+    st, _, ranking, v, sentences = _run(hyps, refs, parses, human)
+    claim = v["lit is better than good by the metrics"]
+    assert claim["verdict"] == "does not hold" and claim["human_view"] == "disagree"
+    assert claim["human"]["delta"] == pytest.approx(np.mean(good) - np.mean(lit))
+    assert claim["human"]["rank"] == 1 and claim["human"]["rank_baseline"] == 2
+    assert claim["human"]["ci"][0] > 0  # the humans are sure of it
+    text = [s for s in sentences if s.startswith('"lit is better than good by the metrics"')][0]
+    assert "The human scores disagree: lit 93.100 (rank 1) vs good 74.267 (rank 2), difference +18.833" in text
+    agree = E.system_agreement(st)
+    assert set(agree["pairwise_accuracy"]) == {0.0} and list(agree["n_pairs"].unique()) == [1]
+
+
+@pytest.mark.parametrize("case", ["identical systems", "constant human scores", "one rated system"])
+def test_legal_inputs_that_broke_the_report(tmp_path, case):
+    good, lit = _example_human("system_good"), _example_human("system_literal")
+    if case == "identical systems":
+        files, human = {"good": "system_good", "twin": "system_good"}, {"good": good, "twin": good}
+    elif case == "constant human scores":
+        files, human = {"good": "system_good", "lit": "system_literal"}, {"good": [50] * 30, "lit": [50] * 30}
+    else:
+        files, human = {"good": "system_good", "lit": "system_literal"}, {"good": good}
+    st, tabs, ranking, v, sentences = _run(*_files(tmp_path, files, human=human))
+    agree = E.system_agreement(st)
+    if case == "identical systems":
+        # within a source segment the two translations are identical: the within-segment r cannot be estimated
+        w = v["STM-BP-4 beats chrF within source segments (human scores)"]
+        assert w["verdict"] == "cannot tell" and "cannot be estimated" in w["reason"]
+        assert list(ranking["rank"]) == [1, 1] and v["twin is better than good by the metrics"]["verdict"] == \
+            "cannot tell"
+        assert set(agree["pairwise_accuracy"]) == {1.0}  # tied by the humans and by every metric
+    elif case == "constant human scores":
+        assert all(x["verdict"] == "cannot tell" and "cannot be estimated" in x["reason"]
+                   for c, x in v.items() if "human scores" in c)
+        assert agree["r"].isna().all()
+    else:
+        assert "within" not in tabs  # no source segment has two rated translations
+        assert ranking["human"].isna().tolist() == [False, True]
+        assert agree["note"].str.startswith("1 rated system(s)").all()
+        assert v["lit is better than good by the metrics"]["human_view"] == "not rated"
+    assert len(sentences) == len(v)
+
+
+def test_one_segment_decides_nothing(tmp_path):
+    """Issue 37: a one-segment test set printed "holds: one_full is better than one_lit"."""
+    hyps, refs, parses, _ = _files(tmp_path, {"one_full": "system_good", "one_lit": "system_literal"},
+                                   lines=slice(0, 1))
+    st, _, ranking, v, sentences = _run(hyps, refs, parses, None)
+    assert [x["verdict"] for x in v.values()] == ["cannot tell"]
+    assert "never decided on fewer than 20 resampled segments (here 1)" in sentences[0]
+
+
+def test_unparsed_lines_are_listed_and_never_an_example(tmp_path):
+    """Issue 33: a line without a parse was the first "disagreement" (a parser limit shown as a finding)."""
+    hyps, refs, parses, _ = _files(tmp_path, {"good": "system_good", "lit": "system_literal"})
+    ptb = Path(parses) / "lit.txt.ptb"
+    lines = read_lines(ptb)
+    lines[15] = "(())"  # the example's first disagreement (system_literal, line 16)
+    ptb.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    st = E.load_study(hyps, refs, None, None, FAST, parses_dir=parses, progress=False, n_resamples=0, cache=None)
+    bad = E.unscorable(st)
+    assert bad[["system", "seg_id", "line"]].values.tolist() == [["lit", 15, 16]]
+    assert bad["cause"].iloc[0].startswith("no constituency parse of the hypothesis")
+    assert bad["metrics"].iloc[0] == ", ".join(n for n in st.metric_names if n not in ("BLEU", "chrF", "TER"))
+    for syn in ("STM-4", "HWCM-4", "TKM"):
+        dis = E.disagreements(st, syn, "BLEU", k=5)
+        assert ("lit", 15) not in set(zip(dis["system"], dis["seg_id"]))
+    # any registry metric can be the notebook's syntactic metric; one not scored falls back to a scored one
+    assert E.pick_metric(st, "tkm") == "TKM-BP" and E.pick_metric(st, "dstm") == st.metric_names[3]
+    assert E.pick_metric(st, "chrf", "lexical") == "chrF"
+
+
+def test_one_default_metric_list_with_chrf():
+    from syneval_nb.app import report
+    from syneval_nb.metrics import registry as M
+
+    assert "chrf" in M.DEFAULT_METRICS and E.DEFAULT_METRICS == list(M.DEFAULT_METRICS)
+    nb = __import__("json").loads(E.KIT_DATA_DIR.parent.joinpath("notebooks", "09_evaluate_your_system.ipynb")
+                                  .read_text(encoding="utf-8")) if (E.KIT_DATA_DIR.parent / "notebooks").is_dir() \
+        else None
+    if nb is not None:
+        params = "".join(nb["cells"][1]["source"])
+        assert "metrics = None" in params
+    helptext = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "--help"], capture_output=True,
+                              text=True, timeout=120).stdout
+    assert ",".join(M.DEFAULT_METRICS) in helptext.replace("\n", "").replace(" ", "")
+    assert report  # imported: the CLI module reads the registry's list
+
+
+def test_report_documents_and_syntactic_metric_reach_the_notebook(tmp_path):
+    """``report --documents`` resamples documents (3 documents: no claim is decided) and ``--syntactic-metric``
+    picks the disagreements' metric."""
+    import json
+
+    ex = E.example_files()
+    docs = tmp_path / "x.docs"
+    docs.write_text("".join(f"news d{i // 10}\n" for i in range(30)), encoding="utf-8")
+    out = tmp_path / "rep"
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-o", str(out), "--no-cache",
+                        "-r", *ex["ref_files"], "-i", *ex["hyp_files"], "--names", ",".join(ex["names"]),
+                        "--parses", ex["parses_dir"], "--human-scores", ex["human_scores"], "-m", "bleu,chrf,hwcm",
+                        "--syntactic-metric", "HWCM-4", "--documents", str(docs)],
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    res = json.loads((out / "09_evaluate_your_system.json").read_text(encoding="utf-8"))
+    assert res["parameters"]["documents"] == str(docs.resolve())
+    assert res["parameters"]["syntactic_metric"] == "HWCM-4"
+    assert {v["verdict"] for v in res["verdicts"].values()} == {"cannot tell"}
+    assert all("here 3)" in v["rule"] for v in res["verdicts"].values())
+    assert "HWCM-4" in (out / "09_evaluate_your_system.html").read_text(encoding="utf-8")
