@@ -274,3 +274,24 @@ def test_a_new_cache_in_a_read_only_folder_names_the_folder(tmp_path):
 def test_a_folder_is_not_a_cache(tmp_path):
     with pytest.raises(CacheError, match=f"the parse cache {tmp_path} is a folder: give the cache file's path"):
         ParseCache(tmp_path)
+
+
+def test_parse_with_a_read_only_cache_says_so(tmp_path):
+    """Issue 37: ``syneval-nb parse --cache`` on a read-only cache gave rc 0, stored nothing and said nothing; it
+    now prints the one note ``score`` and ``report`` print (and still parses)."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "c.sqlite"
+    ParseCache(path).close()
+    src = tmp_path / "in.txt"
+    src.write_text("A dog barks.\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    r = run_read_only(folder, sys.executable, "-m", "syneval_nb.app.cli", "parse", str(src), "-o", str(out),
+                      "--backend", "spacy", "--cache", str(path), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines()[0] == (
+        f"syneval-nb parse: note: the parse cache {path} is read-only (its folder {folder} is read-only): its parses "
+        "are used, new parses are not stored (to keep them, make it writable or give --cache PATH in a writable place)")
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 1
+    with ParseCache(path) as c:
+        assert c.count() == 0

@@ -49,64 +49,84 @@ def learned_model(real):
     return LearnedMetric().fit(X, [0] * 30 + [1] * 30)
 
 
-def family_corpus(name: str, real: dict, learned_model) -> float:
-    """The same family given trees (nltk trees, RST dicts) instead of a corpus with parse strings."""
-    if name in lexical.ALL_METRICS:
-        return lexical.ALL_METRICS[name]().corpus_score(real["hyps"], real["refs"]).score
-    if name in ("STM", "DSTM", "HWCM"):
-        return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"]).score
-    if name in ("TKM", "DTKM"):
-        return getattr(syntactic, name)().corpus_score(real["trees_h"], real["trees_r"]).score
-    if name in ("STM-BP", "DSTM-BP", "HWCM-BP", "TKM-BP", "DTKM-BP"):  # the plain family times sacrebleu's own
-        from sacrebleu.metrics.bleu import BLEU as SacreBLEU                # brevity penalty (TKM-BP: issue 37)
-
-        plain = getattr(syntactic, name[:-3])().corpus_score(real["trees_h"], real["trees_r"]).score
-        c = [len(t.leaves()) for t in real["trees_h"]]
-        r = [min((len(x.leaves()) for x in rs if x is not None), key=lambda x, h=h: (abs(x - h), x))
-             for h, rs in zip(c, real["trees_r"])]
-        return plain * SacreBLEU.compute_bleu([1] * 4, [1] * 4, sum(c), sum(r)).bp
-    if name in ("HWCM@spacy", "DSTM@spacy", "DTKM@spacy"):  # the family given spaCy's trees as objects
+def given_objects(m, real: dict) -> tuple[list, list]:
+    """The corpus as the objects the metric reads, chosen by its ``inputs`` (no test edit for a new metric):
+    strings for ``"text"``, nltk trees for ``"ptb"``, spaCy's dependency trees for ``"dep"``, RST trees for
+    ``"rst"``."""
+    kind = m.inputs[0]
+    if kind == "dep" and "dep_h" not in real:
         from syneval_nb.parsers.frontend import parse
 
-        h = parse(real["hyps"], backend="spacy", cache=False)
-        r = [list(t) for t in zip(*[parse(list(s), backend="spacy", cache=False) for s in zip(*real["refs"])])]
-        return getattr(syntactic, name.split("@")[0])(dependencies="spacy").corpus_score(h, r).score
-    if name in ("DR", "DR-lex"):
-        return discourse.DiscourseSimilarity(lexicalized=name == "DR-lex").corpus_score(real["hyp_rst"], real["rst_r"]).score
-    if name == "Learned":
-        from syneval_nb.metrics.learned import FeatureConfig, feature_frame  # the model's own features, then the mean
+        real["dep_h"] = parse(real["hyps"], backend="spacy", cache=False)
+        real["dep_r"] = [list(t) for t in zip(*[parse(list(s), backend="spacy", cache=False)
+                                                 for s in zip(*real["refs"])])]
+    keys = {"text": ("hyps", "refs"), "ptb": ("trees_h", "trees_r"), "dep": ("dep_h", "dep_r"),
+            "rst": ("hyp_rst", "rst_r")}[kind]
+    return real[keys[0]], real[keys[1]]
 
-        X = feature_frame(real["hyps"], real["refs"], FeatureConfig(), progress=False)
-        return float(np.mean(learned_model.score_features(X)))
-    if name in ("chrF", "chrF++"):  # an independent check: sacrebleu itself (0-100, its reference streams)
-        from sacrebleu.metrics import CHRF as SacreCHRF
 
-        streams = [list(t) for t in zip(*real["refs"])]
-        return SacreCHRF(word_order=2 if name == "chrF++" else 0).corpus_score(real["hyps"], streams).score / 100
-    raise AssertionError(name)
+def _bp_oracle(name: str, real: dict, learned_model) -> float:
+    """The plain family times sacrebleu's own brevity penalty (TKM-BP: issue 37)."""
+    from sacrebleu.metrics.bleu import BLEU as SacreBLEU
+
+    plain = metrics.get(name[:-3]).corpus_score(real["trees_h"], real["trees_r"]).score
+    c = [len(t.leaves()) for t in real["trees_h"]]
+    r = [min((len(x.leaves()) for x in rs if x is not None), key=lambda x, h=h: (abs(x - h), x))
+         for h, rs in zip(c, real["trees_r"])]
+    return plain * SacreBLEU.compute_bleu([1] * 4, [1] * 4, sum(c), sum(r)).bp
+
+
+def _learned_oracle(name: str, real: dict, learned_model) -> float:
+    """The model's own features, then the mean."""
+    from syneval_nb.metrics.learned import FeatureConfig, feature_frame
+
+    X = feature_frame(real["hyps"], real["refs"], FeatureConfig(), progress=False)
+    return float(np.mean(learned_model.score_features(X)))
+
+
+def _chrf_oracle(name: str, real: dict, learned_model) -> float:
+    """sacrebleu itself (0-100, its reference streams)."""
+    from sacrebleu.metrics import CHRF as SacreCHRF
+
+    streams = [list(t) for t in zip(*real["refs"])]
+    return SacreCHRF(word_order=2 if name == "chrF++" else 0).corpus_score(real["hyps"], streams).score / 100
+
+
+ORACLES = {"chrF": _chrf_oracle, "chrF++": _chrf_oracle, "Learned": _learned_oracle,
+           **{n: _bp_oracle for n in ("STM-BP", "DSTM-BP", "HWCM-BP", "TKM-BP", "DTKM-BP")}}
+"""Independent checks some metrics have beyond the registry-wide ones (optional: a new metric needs none)."""
+
+OPTIONS = {"Learned": lambda learned_model: {"model": learned_model}}
+"""Options a registered metric cannot be built without (a trained model); every other metric: its defaults."""
 
 
 def _get(name, learned_model):
-    return metrics.get(name, model=learned_model) if name == "Learned" else metrics.get(name)
+    return metrics.get(name, **OPTIONS.get(name, lambda _: {})(learned_model))
 
 
-@pytest.mark.parametrize("name", metrics.names())
-def test_corpus_score_equals_family(name, real, learned_model):
+def check_corpus_score(name: str, real: dict, learned_model=None) -> None:
+    """The registry-wide checks of one registered metric's corpus score: on the :class:`Corpus` (parse strings)
+    equal to the same metric given the objects it reads, its signature, its counts."""
     m = _get(name, learned_model)
     got = m.corpus_score(real["corpus"])
     assert got.name == m.name
     assert got.n == N and got.n_missing == 0
-    assert got.score == pytest.approx(family_corpus(name, real, learned_model), abs=1e-12)
+    fresh = _get(name, learned_model)
+    assert got.score == pytest.approx(fresh.corpus_score(*given_objects(fresh, real)).score, abs=1e-12)
+    if name in ORACLES:
+        assert got.score == pytest.approx(ORACLES[name](name, real, learned_model), abs=1e-12)
     assert got.signature == m.signature() and got.signature.startswith(m.name + "|")
     assert got.signature.endswith("|version:syneval-nb-0.1.0") and "nrefs:2" in got.signature
+    assert isinstance(m.higher_is_better, bool)
 
 
-@pytest.mark.parametrize("name", metrics.names())
-def test_sentence_scores_equal_sentence_score(name, real, learned_model):
+def check_sentence_scores(name: str, real: dict, learned_model=None) -> None:
+    """The registry-wide check of one registered metric's sentence scores: the batch equals one segment at a time
+    (NIST: its information weights come from all references scored together, so against lexical.NIST)."""
     m = _get(name, learned_model)
     batch = m.sentence_scores(real["corpus"])
     c = real["corpus"]
-    if name == "NIST":  # NIST's information weights come from all references scored together (lexical.NIST)
+    if name == "NIST":
         np.testing.assert_allclose(batch, lexical.NIST().sentence_scores(c.hyps, c.refs), rtol=0, atol=1e-12)
         for i in range(0, N, 7):
             assert m.sentence_score(c.hyps[i], c.refs[i]).score == pytest.approx(
@@ -116,6 +136,39 @@ def test_sentence_scores_equal_sentence_score(name, real, learned_model):
         seg = metrics.Segment(c.hyps[i], c.refs[i], hyp_ptb=c.hyp_ptb[i], ref_ptb=c.ref_ptb[i],
                               hyp_rst=c.hyp_rst[i], ref_rst=c.ref_rst[i])
         assert m.sentence_score(seg).score == pytest.approx(batch[i], abs=1e-12), i
+
+
+@pytest.mark.parametrize("name", metrics.names())
+def test_corpus_score_equals_family(name, real, learned_model):
+    check_corpus_score(name, real, learned_model)
+
+
+@pytest.mark.parametrize("name", metrics.names())
+def test_sentence_scores_equal_sentence_score(name, real, learned_model):
+    check_sentence_scores(name, real, learned_model)
+
+
+def test_a_new_metric_is_one_file_and_one_registry_line(real, monkeypatch):
+    """tests/toy_metric.py (unigram recall, not shipped) registered with one line passes every registry-wide
+    check above, with no test edit; the registration is undone after the test."""
+    from syneval_nb.metrics import registry
+    from toy_metric import UnigramRecall, unigram_recall_by_hand
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry, "_ALIASES", dict(registry._ALIASES))
+    registry.register("Unigram-Recall", UnigramRecall, aliases=("unigram recall",))  # the one registry line
+    assert "Unigram-Recall" in metrics.names() and metrics.canonical_name("unigram_recall") == "Unigram-Recall"
+    check_corpus_score("Unigram-Recall", real)
+    check_sentence_scores("Unigram-Recall", real)
+    got = metrics.get("unigram recall").corpus_score(real["corpus"])
+    assert got.score == pytest.approx(unigram_recall_by_hand(real["hyps"], real["refs"]), abs=1e-12)
+    assert got.signature.startswith("Unigram-Recall|case:mixed|nrefs:2|")
+
+
+def test_the_toy_metric_is_not_shipped():
+    assert "Unigram-Recall" not in metrics.names()
+    with pytest.raises(metrics.UnknownMetricError):
+        metrics.get("unigram recall")
 
 
 def test_sentence_scores_against_family_sentence_functions(real):

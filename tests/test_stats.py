@@ -126,6 +126,41 @@ def test_taus_match_brute_force(seed):
     assert S.wmt12_tau(m, -rank, seg, distinct=lab) == pytest.approx((2 * c - len(pairs)) / len(pairs))
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_pair_tau_samples_is_wmt12_tau_on_every_resample(seed):
+    """The bootstrap of pair taus (chapter 07) counts pairs as wmt12_tau does: its estimates are wmt12_tau's (and
+    the tau without the tie penalty), a resample is wmt12_tau on the drawn segments (fresh ids per copy), a pair
+    with a non-finite score is left out, clusters must hold whole segments."""
+    from syneval_nb.stats.resampling import pair_tau_samples
+
+    rng = np.random.default_rng(seed)
+    n = 120
+    seg = rng.integers(0, 15, size=n)
+    h = -rng.integers(1, 6, size=n).astype(float)
+    lab = rng.integers(0, 4, size=n)
+    mat = np.round(rng.normal(size=(3, n)), 1)
+    est, samples, n_units = pair_tau_samples(mat, h, seg, distinct=lab, n_resamples=20, seed=seed)
+    assert n_units == 15 and samples.shape == (20, 3)
+    assert est.tolist() == [S.wmt12_tau(x, h, seg, distinct=lab) for x in mat]
+    est_x = pair_tau_samples(mat, h, seg, threshold=1, metric_ties="exclude", n_resamples=0)[0]
+    assert est_x.tolist() == [S.wmt_darr_tau(x, h, seg, 1, metric_ties="exclude") for x in mat]
+    w = next(S.bootstrap_weights(n_units, 20, seed=seed))[0]
+    units = np.unique(seg)
+    idx = np.concatenate([np.flatnonzero(seg == u) for u, t in zip(units, w) for _ in range(int(t))])
+    ids = np.concatenate([[f"{u}-{c}"] * int((seg == u).sum()) for u, t in zip(units, w) for c in range(int(t))])
+    for k in range(3):
+        assert samples[0, k] == pytest.approx(S.wmt12_tau(mat[k, idx], h[idx], ids, distinct=lab[idx]), abs=1e-12)
+    bad = mat.copy()
+    bad[0, :10], bad[1, :10] = np.nan, np.inf
+    keep = np.arange(n) >= 10
+    got = pair_tau_samples(bad, h, seg, n_resamples=0)[0]
+    assert got[:2].tolist() == [S.wmt12_tau(x[keep], h[keep], seg[keep]) for x in mat[:2]]
+    with pytest.raises(ValueError, match="whole segments"):
+        pair_tau_samples(mat, h, seg, clusters=np.arange(n) % 2, n_resamples=0)
+    with pytest.raises(ValueError, match="metric_ties"):
+        pair_tau_samples(mat, h, seg, metric_ties="half")
+
+
 def test_wmt12_tau_ties_count_against_metric():
     # one segment ranked 1 < 2 < 3 (1 best); a constant metric gets tau = -1, the perfect one +1
     assert S.wmt12_tau([0.3, 0.3, 0.3], [-1, -2, -3], [7, 7, 7]) == -1.0

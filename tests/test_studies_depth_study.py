@@ -111,6 +111,8 @@ def test_system_level_and_stability(ch):
     pr = lambda k: pearsonr(lit.segment[k], lit.frame["mqm_z"])[0]  # noqa: E731
     want = (pr(("STM", 9)) - pr(("STM", 1))) - (pr(("BLEU", 9)) - pr(("BLEU", 1)))
     assert v["statistic"] == pytest.approx(want, abs=1e-12)
+    # the one difference-of-differences verdict (common.verdict_contrast), other rows on its b side
+    assert v["statistic_text"] == "[r(STM-9) - r(STM-1)] - [r(BLEU-9) - r(BLEU-1)]" and v["test"] == "difference"
 
 
 def test_verdict_keys_and_permuted_run(shared_data, ch):

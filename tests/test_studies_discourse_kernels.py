@@ -15,6 +15,7 @@ from sklearn.linear_model import LogisticRegression
 
 from syneval_nb import stats
 from syneval_nb.metrics import combine
+from syneval_nb.stats.resampling import pair_tau_samples
 from syneval_nb.studies import discourse_kernels as S
 
 
@@ -59,12 +60,12 @@ def test_pair_tau_samples_against_segment_tau_and_brute_force(ted6):
     f = ted6
     h, seg, txt = f["mqm_z"].to_numpy(), f["seg_id"].to_numpy(), f["target"].to_numpy(dtype=object)
     mat = np.vstack([f["BLEU"], -f["TER"], f["DR"], f["placebo"]])
-    est, samples, n_units = S.pair_tau_samples(mat, h, seg, threshold=0.2, distinct=txt, n_resamples=50, seed=3)
+    est, samples, n_units = pair_tau_samples(mat, h, seg, threshold=0.2, distinct=txt, n_resamples=50, seed=3)
     assert n_units == 6 and samples.shape == (50, 4)
     for k in range(4):
         assert est[k] == pytest.approx(combine.segment_tau(mat[k], h, seg, 0.2, texts=txt), abs=1e-12)
         assert est[k] == pytest.approx(_brute_tau(mat[k], h, seg, 0.2, txt), abs=1e-12)
-    est_x, _, _ = S.pair_tau_samples(mat, h, seg, threshold=0.2, distinct=txt, metric_ties="exclude", n_resamples=5)
+    est_x, _, _ = pair_tau_samples(mat, h, seg, threshold=0.2, distinct=txt, metric_ties="exclude", n_resamples=5)
     assert est_x[2] == pytest.approx(_brute_tau(mat[2], h, seg, 0.2, txt, "exclude"), abs=1e-12)
     # measured: BLEU's WMT12 tau on this sample, and DR's tie penalty
     assert est[0] == pytest.approx(-17 / 251, abs=1e-12)

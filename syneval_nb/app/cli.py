@@ -24,19 +24,23 @@ SUBCOMMANDS = {
 
 
 def _usage() -> str:
-    lines = ["usage: syneval-nb COMMAND [options]", "", "commands:"]
+    lines = ["usage: syneval-nb [-h] [-V] COMMAND [options]", "", "commands:"]
     lines += [f"  {name:8s} {desc}" for name, (_, desc) in SUBCOMMANDS.items()]
-    lines += ["", "syneval-nb COMMAND --help for the options of a command"]
+    lines += ["", "options:", "  -h, --help     show this help and exit",
+              "  -V, --version  print the version (syneval-nb X.Y.Z) and exit",
+              "", "syneval-nb COMMAND --help for the options of a command"]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in {"-h", "--help"}:
+    if not argv:  # as argparse does for a missing required argument: usage on stderr, exit 2
+        print(f"{_usage()}\n\nsyneval-nb: error: the following arguments are required: COMMAND", file=sys.stderr)
+        return 2
+    if argv[0] in {"-h", "--help"}:
         print(_usage())
         return 0
     if argv[0] in {"-V", "--version"}:
-
         print(f"syneval-nb {__version__}")
         return 0
     cmd = argv[0]

@@ -7,7 +7,7 @@ import sys
 import warnings
 from typing import Any
 from syneval_nb.app.files import OutputPathError, check_output_path, interrupted_message, read_input_lines, write_output
-from syneval_nb.parsers.cache import default_cache_path
+from syneval_nb.parsers.cache import CacheError, ParseCache, default_cache_path, read_only_note
 from syneval_nb.parsers.frontend import parse_strings, resolve_split
 from syneval_nb.parsers.spacy import spacy_backend_key
 from syneval_nb.parsers.sentences import SPLITS, split_sentences
@@ -40,9 +40,9 @@ def _build_argparser() -> argparse.ArgumentParser:
     group.add_argument("--cache", default=None, help="parse cache file (default ~/.cache/syneval-nb/parses.sqlite)")
     group.add_argument("--no-cache", action="store_true", help="do not read or write the parse cache")
     ap.add_argument("--retry-failed", action="store_true", help="parse again the sentences stored as failures")
-    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                    help="parse on a Dask cluster (its workers need the same `bash setup.sh` and Java); the cache "
+                    help="parse on a Dask cluster (its workers need the same install, bash setup.sh, and Java); the cache "
                          "stays here (README: More than one machine)")
     return ap
 
@@ -73,6 +73,14 @@ def cli(argv: list[str]) -> int:
         return fail(e)
     cache: Any = None if args.no_cache else (args.cache if args.cache else True)
     cache_path = None if args.no_cache else (args.cache or default_cache_path())
+    if args.cache and not args.no_cache:
+        try:  # a folder, a damaged or foreign file: refused now; a read-only one: used, with one note (as score)
+            with ParseCache(args.cache) as c:
+                note = read_only_note(c)
+        except CacheError as e:
+            return fail(e)
+        if note:
+            print(f"syneval-nb parse: note: {note}", file=sys.stderr)
     key = spacy_backend_key() if args.backend == "spacy" else None
     parser = None
     try:

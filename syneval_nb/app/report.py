@@ -46,6 +46,10 @@ def _human_tsv(path: str, out: Path) -> str:
     p = Path(path)
     if not p.name.endswith(".score"):
         return str(p.resolve())
+    if p.name.endswith(".sys.score"):
+        raise ScoreInputError(f"human scores {path} is a system-level score file (.sys.score); only segment-level "
+                              f"human scores are read: a LP.NAME.seg.score file or a TSV with columns system, seg_id, "
+                              f"score (the report ranks the systems by their mean segment score)")
     rows = ["system\tseg_id\tscore"]
     for system, values in read_mtme_scores(p).items():
         rows += [f"{system}\t{i}\t{v!r}" for i, v in enumerate(values) if v is not None]
@@ -61,9 +65,24 @@ def _check_baseline(name: str, systems: list[str], files: Sequence[str]) -> None
         raise ScoreInputError(f"--baseline {name!r} is not one of the systems {systems} (nor one of their files)")
 
 
+DESCRIPTION = """\
+Write the "evaluate your system" report: the kit's notebook 09 run (with papermill) on your
+files, as DIR/09_evaluate_your_system.html, beside the executed notebook and its results
+JSON. With no -r and -i it reports on the embedded example (three made-up systems and a
+made-up rating): what the report shows for your files, not findings. The parses the
+metrics need are made first, with progress on the console, into the parse cache the
+notebook reads."""
+
+EPILOG = """\
+examples:
+  syneval-nb report -o example-report
+  syneval-nb report -r ref.A.txt -i sysA.txt sysB.txt --human-scores human.tsv -o my-report"""
+
+
 def cli(argv: list[str] | None = None) -> int:
     """``syneval-nb report``: notebook 09 on your files (or the embedded example), as HTML."""
-    ap = argparse.ArgumentParser(prog="syneval-nb report", description=__doc__.split("\n\n")[1])
+    ap = argparse.ArgumentParser(prog="syneval-nb report", description=DESCRIPTION, epilog=EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-r", "--refs", nargs="+", default=None, metavar="FILE", help="reference files")
     ap.add_argument("-i", "--input", nargs="+", default=None, metavar="FILE", help="system output files")
     ap.add_argument("--names", default=None, help="comma-separated system names (default: the file stems, e.g. sysA for sysA.txt)")
@@ -83,7 +102,8 @@ def cli(argv: list[str] | None = None) -> int:
     ap.add_argument("--parses", default=None, metavar="DIR", help="ready parses (<file name>.ptb / .jsonl)")
     ap.add_argument("--baseline", default=None, help="baseline system name (default: the first)")
     ap.add_argument("--sample", type=int, default=None, help="keep this many segments (default: all)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the bootstrap resamples and of --sample (default 0)")
     ap.add_argument("--workers", type=int, default=1, help="parser processes")
     ap.add_argument("--max-length", type=int, default=None, metavar="N",
                     help="longest sentence the Stanford parser parses, in tokens (default 200; README: Parsing)")
@@ -95,6 +115,7 @@ def cli(argv: list[str] | None = None) -> int:
     g.add_argument("--no-cache", action="store_true", help="parse everything again and store nothing")
     ap.add_argument("-o", "--output", default="reports/evaluate_your_system", metavar="DIR",
                     help="report folder (default: reports/evaluate_your_system)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no progress bars (parsing, notebook cells)")
     args = ap.parse_args(argv)
 
     def error(msg: str) -> int:
@@ -160,7 +181,7 @@ def cli(argv: list[str] | None = None) -> int:
         if need:
             stanford = {"max_length": args.max_length, "split": args.split} if "ptb" in need else {}
             try:
-                M.prepare(list(corpora.values()), tuple(need), workers=args.workers, cache=cache, progress=True,
+                M.prepare(list(corpora.values()), tuple(need), workers=args.workers, cache=cache, progress=not args.quiet,
                           **stanford)
             except Exception as e:  # noqa: BLE001 - no Java, a broken cache: said before papermill starts
                 return error(f"parsing failed: {type(e).__name__}: {(str(e).strip().splitlines() or [''])[0]}")
@@ -179,7 +200,7 @@ def cli(argv: list[str] | None = None) -> int:
             return error(str(e))
     out = Path(args.output)
     try:
-        result = run_notebook(NOTEBOOK, out, params, progress_bar=True)
+        result = run_notebook(NOTEBOOK, out, params, progress_bar=not args.quiet)
     except Exception as exc:  # noqa: BLE001 - papermill's error names the failing cell
         # a cell's error: its last line (``Name: message``); anything else (the HTML export, the kernel): the
         # exception's first line, which says what was missing

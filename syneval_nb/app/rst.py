@@ -17,7 +17,12 @@ def cli(argv: list[str] | None = None) -> int:
     input and output paths are checked before any work), 130 when interrupted (the same command resumes)."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="syneval-nb rst", description=cli.__doc__)
+    ap = argparse.ArgumentParser(
+        prog="syneval-nb rst",
+        description="RST-parse a text file (one segment per line) into FILE.jsonl, one discourse tree per line "
+                    "(the format of the shipped trees), with the Feng-Hirst parser, through the persistent parse "
+                    "cache. Exit code 0, 1 if some texts got no tree, 2 on errors (one line; the input and output "
+                    "paths are checked before any work), 130 when interrupted (the same command resumes).")
     ap.add_argument("file", help="text file, one segment per line")
     ap.add_argument("-o", "--output", default=None, help="output .jsonl (default: FILE.jsonl)")
     ap.add_argument("-w", "--workers", type=int, default=1, help="parser processes (each holds a JVM, ~1 GB)")
@@ -32,7 +37,7 @@ def cli(argv: list[str] | None = None) -> int:
                          "(default; a sentence is parsed once for every RST use) or the package's own JVM (same "
                          "trees)")
     ap.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                    help="parse on a Dask cluster (its workers need the same `bash setup.sh` and Java); the cache "
+                    help="parse on a Dask cluster (its workers need the same install, bash setup.sh, and Java); the cache "
                          "stays here (README: More than one machine)")
     args = ap.parse_args(argv)
     import shutil

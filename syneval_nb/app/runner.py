@@ -12,7 +12,6 @@ import functools
 import html
 import json
 import os
-import math
 import re
 import sys
 import time
@@ -23,33 +22,10 @@ from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import AsyncKernelManager
 from syneval_nb.app.index_page import index_page
 from syneval_nb.paths import NOTEBOOK_DIR, in_checkout
+from syneval_nb.textio import to_json
 
 
 KERNEL_NAME = "syneval-nb"
-
-
-def _jsonable(obj: Any) -> Any:
-    """Turn numpy/pandas scalars and containers into plain JSON values (NaN and inf become None)."""
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        np = None
-    if isinstance(obj, Mapping):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, set)):
-        return [_jsonable(v) for v in obj]
-    if np is not None:
-        if isinstance(obj, np.ndarray):
-            return [_jsonable(v) for v in obj.tolist()]
-        if isinstance(obj, np.generic):
-            obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, (str, int, float, bool)) or obj is None:
-        return obj
-    if isinstance(obj, Path):
-        return str(obj)
-    return str(obj)
 
 
 def write_results(results: Mapping[str, Any], output_dir: str | Path, name: str) -> Path:
@@ -57,7 +33,7 @@ def write_results(results: Mapping[str, Any], output_dir: str | Path, name: str)
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.json"
-    path.write_text(json.dumps(_jsonable(results), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(to_json(results), indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return path
 
 
@@ -324,7 +300,7 @@ def run_notebook(
     if not result_path.exists():
         raise FileNotFoundError(f"{notebook.name} ran but did not write {result_path}")
     results = json.loads(result_path.read_text(encoding="utf-8"))
-    results["parameters"] = _jsonable(ran_with)
+    results["parameters"] = to_json(ran_with)
     result_path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return results
 
@@ -400,7 +376,8 @@ def _parse_value(text: str) -> Any:
 
 def cli(argv: list[str] | None = None) -> int:
     """``syneval-nb run``: execute every notebook with its full default parameters."""
-    ap = argparse.ArgumentParser(prog="syneval-nb run", description=cli.__doc__)
+    ap = argparse.ArgumentParser(prog="syneval-nb run", description="Execute every chapter notebook (or those named) "
+                                 "with its full default parameters and write reports/index.html.")
     ap.add_argument("notebooks", nargs="*", help="notebook files or name prefixes (default: all in notebooks/)")
     ap.add_argument("-o", "--reports", default="reports", help="report folder (default: reports)")
     ap.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",

@@ -45,6 +45,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -54,22 +55,54 @@ import numpy as np
 from syneval_nb import data as D
 from syneval_nb.evaluate import Evaluation, ScoreInputError, alias_note, comparison_metrics, evaluate, file_aliases, find_parse_file, load_files, system_names  # noqa: F401
 from syneval_nb.app.files import OutputPathError, check_output_path, write_output
+from syneval_nb.app.index_page import format_p
 from syneval_nb.parsers.cache import CacheError, ParseCache, read_only_note
 from syneval_nb.parsers.stanford import ParserSetupError, find_java
 from syneval_nb.stats import pearson
-from syneval_nb.textio import InputEncodingError
+from syneval_nb.textio import InputEncodingError, to_json
+from syneval_nb.metrics import lexical
 from syneval_nb.metrics import registry as M
 
 
 __all__ = ["Evaluation", "evaluate", "load_files", "find_parse_file", "cli"]
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.4f}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+WIDTH = 4  # decimal places of the text output (--width)
 
 
-def _sfmt(v: float) -> str:
-    return f"{v:+.4f}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+def _fmt(v: float, width: int = WIDTH) -> str:
+    return f"{v:.{width}f}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+
+
+def _sfmt(v: float, width: int = WIDTH) -> str:
+    return f"{v:+.{width}f}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+
+
+def _pfmt(v: float) -> str:
+    """A p-value as the chapters print it (``p < 0.001``, ``p = 0.012``: :func:`format_p`); ``-`` when there is
+    none."""
+    return format_p(v) if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+
+
+def segment_bleu_note(ev: Evaluation) -> str | None:
+    """The one line ``--segment-level`` prints when BLEU is scored: which segment BLEU it is, against
+    sacrebleu's ``sentence_bleu`` (exp smoothing with effective order)."""
+    bleus = [m for m in ev.metrics if isinstance(m, lexical.BLEU)]
+    if not bleus:
+        return None
+    m = bleus[0]
+    if m.effective_order:
+        return (f"segment-level {m.name}: {m.smooth} smoothing with effective order (eff:yes), as sacrebleu's "
+                f"sentence_bleu")
+    return (f"segment-level {m.name}: {m.smooth} smoothing over all {m.max_n} n-gram orders (eff:no, as corpus BLEU), "
+            f"so a line of fewer than {m.max_n} tokens scores 0; sacrebleu's sentence_bleu uses {m.smooth} smoothing "
+            f"with effective order (eff:yes): --sentence-bleu sacrebleu gives its values")
+
+
+def score_only(ev: Evaluation, width: int = WIDTH) -> str:
+    """``--score-only``: one number per line, every system's corpus score for every metric (as sacrebleu's ``-b``),
+    in the order of the table: the metrics as given with ``-m``, each for the systems as given with ``-i``."""
+    return "".join(_fmt(float(v), width) + "\n" for v in ev.table["score"])
 
 
 def _lines(idx, k: int) -> str:
@@ -119,22 +152,11 @@ def _records(ev: Evaluation, segment_level: bool) -> dict:
     return out
 
 
-def _json_safe(o: Any) -> Any:
-    if isinstance(o, dict):
-        return {k: _json_safe(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_json_safe(v) for v in o]
-    if isinstance(o, np.generic):
-        o = o.item()
-    if isinstance(o, float) and not math.isfinite(o):
-        return None
-    return o
-
-
-def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> str:
-    """The output of ``syneval-nb score`` in ``text``, ``json`` or ``tsv``."""
+def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False, width: int = WIDTH) -> str:
+    """The output of ``syneval-nb score`` in ``text``, ``json`` or ``tsv`` (``width``: decimal places of the text
+    output; json and tsv carry every digit). p-values print as the chapters print them (``p < 0.001``)."""
     if fmt == "json":
-        return json.dumps(_json_safe(_records(ev, segment_level)), indent=1, ensure_ascii=False) + "\n"
+        return json.dumps(to_json(_records(ev, segment_level)), indent=1, ensure_ascii=False) + "\n"
     t = ev.table
     cols = ["system", "metric", "score", "ci_low", "ci_high", "n", "n_missing", "n_empty", "n_unparsed"]
     if ev.baseline is not None:
@@ -152,28 +174,33 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
         raise ValueError(f"unknown format {fmt!r}")
     wsys = max(6, *(len(s) for s in t["system"]))
     wm = max(6, *(len(s) for s in t["metric"]))
-    head = (f"{'metric':{wm}s}  {'system':{wsys}s}  {'score':>7s}  {'95% CI':>17s}  {'missing':>7s}  "
+    wv, wci = max(7, width + 3), max(17, 2 * (width + 2) + 5)  # a value ("10.1234"), an interval
+    wd, wdci = max(8, width + 4), max(19, 2 * (width + 3) + 4)
+    fmt_, sfmt_ = (lambda v: _fmt(v, width)), (lambda v: _sfmt(v, width))
+    head = (f"{'metric':{wm}s}  {'system':{wsys}s}  {'score':>{wv}s}  {'95% CI':>{wci}s}  {'missing':>7s}  "
             f"{'empty':>5s}  {'unparsed':>8s}")
     if ev.baseline is not None:
-        head += f"  {'delta':>8s}  {'95% CI of delta':>19s}  {'p':>6s}"
+        head += f"  {'delta':>{wd}s}  {'95% CI of delta':>{wdci}s}  {'p':>10s}"
     lines = [f"{t['n'].iloc[0]} segments, {len(ev.scores) // max(1, len(ev.metrics))} systems; 95% intervals from "
              f"{ev.n_resamples} bootstrap resamples of {ev.unit}s (seed {ev.seed})"
              + (f"; paired against {ev.baseline!r} (p: one-sided, system not better)" if ev.baseline else "")]
     if ev.brevity_penalty:
         lines.append("with BLEU's brevity penalty, so that no system gains by deleting or truncating lines: "
                      + ", ".join(f"{a} scored as {b}" for a, b in ev.brevity_penalty.items()))
+    if segment_level and segment_bleu_note(ev):
+        lines.append(segment_bleu_note(ev))
     lines += ["", head]
     for r in t.to_dict("records"):
-        ci = f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"
-        line = (f"{r['metric']:{wm}s}  {r['system']:{wsys}s}  {_fmt(r['score']):>7s}  "
-                f"{ci:>17s}  {r['n_missing']:>7d}  {r['n_empty']:>5d}  "
+        ci = f"[{fmt_(r['ci_low'])}, {fmt_(r['ci_high'])}]"
+        line = (f"{r['metric']:{wm}s}  {r['system']:{wsys}s}  {fmt_(r['score']):>{wv}s}  "
+                f"{ci:>{wci}s}  {r['n_missing']:>7d}  {r['n_empty']:>5d}  "
                 f"{r['n_unparsed']:>8d}")
         if ev.baseline is not None:
             if r["system"] == ev.baseline:
-                line += f"  {'baseline':>8s}"
+                line += f"  {'baseline':>{wd}s}"
             else:
-                dci = f"[{_sfmt(r['delta_low'])}, {_sfmt(r['delta_high'])}]"
-                line += f"  {_sfmt(r['delta']):>8s}  {dci:>19s}  {_fmt(r['p']):>6s}"
+                dci = f"[{sfmt_(r['delta_low'])}, {sfmt_(r['delta_high'])}]"
+                line += f"  {sfmt_(r['delta']):>{wd}s}  {dci:>{wdci}s}  {_pfmt(r['p']):>10s}"
         lines.append(line)
     notes = list(dict.fromkeys(r["note"] for r in t.to_dict("records") if r.get("note")))
     if notes:
@@ -181,7 +208,7 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
     if ev.human:
         lines += ["", "Pearson r with the human scores:", f"{'metric':{wm}s}  {'segments':>8s}  {'n':>6s}  "
                   f"{'systems':>8s}  {'n':>3s}"]
-        lines += [f"{k:{wm}s}  {_fmt(v['seg_pearson']):>8s}  {v['n_seg']:>6d}  {_fmt(v['sys_pearson']):>8s}  "
+        lines += [f"{k:{wm}s}  {fmt_(v['seg_pearson']):>8s}  {v['n_seg']:>6d}  {fmt_(v['sys_pearson']):>8s}  "
                   f"{v['n_sys']:>3d}" for k, v in ev.human.items()]
         hnotes = list(dict.fromkeys(n for v in ev.human.values() for n in (v.get("seg_note"), v.get("sys_note"))
                                     if n))
@@ -197,7 +224,7 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False) -> st
         for what, idx in ref_f:
             lines.append(f"  {what}: {len(idx)} ({_lines(idx, 20)})")
     if segment_level:
-        lines += ["", ev.segments.to_string(index=False, float_format=lambda v: f"{v:.4f}")]
+        lines += ["", ev.segments.to_string(index=False, float_format=lambda v: f"{v:.{width}f}")]
     return "\n".join(lines) + "\n"
 
 
@@ -292,6 +319,11 @@ def _documents(args: argparse.Namespace, n: int) -> list[str] | None:
     return docs
 
 
+SEGMENT_FILES_ONLY = ("only segment-level human scores are read: a LP.NAME.seg.score file (one line per system and "
+                      "segment) or a TSV with columns system, seg_id, score (the system-level r uses each system's "
+                      "mean segment score)")
+
+
 def _human_scores(args: argparse.Namespace, systems: list[str], n: int) -> dict[str, np.ndarray]:
     """``--human-scores``: ``{system: n segment scores}`` (NaN where missing) from a ``.seg.score`` file of the
     layout (or its NAME with ``--mtme``) or a TSV ``system, seg_id, score``."""
@@ -300,13 +332,23 @@ def _human_scores(args: argparse.Namespace, systems: list[str], n: int) -> dict[
     if not path.is_file() and args.mtme is not None:
         files = D.mtme_files(args.mtme, args.lp)
         found = files.human.get((spec, "seg"))
+        if found is None and (spec, "sys") in files.human:
+            raise ScoreInputError(f"--human-scores {spec}: there is no {args.lp}.{spec}.seg.score, only the "
+                                  f"system-level {files.human[(spec, 'sys')].name}; {SEGMENT_FILES_ONLY}")
         if found is None:
             raise ScoreInputError(f"--human-scores {spec}: neither a file nor {args.lp}.{spec}.seg.score in "
                                   f"{Path(args.mtme) / 'human-scores'}" + D._ignored_note(files))
         path = found
     if not path.is_file():
         raise ScoreInputError(f"--human-scores {spec}: no such file")
+    if path.name.endswith(".sys.score"):
+        raise ScoreInputError(f"--human-scores {path} is a system-level score file (.sys.score); "
+                              f"{SEGMENT_FILES_ONLY}")
     if path.name.endswith(".score"):
+        raw = D.read_mtme_scores(path)
+        if n > 1 and raw and all(len(v) == 1 for v in raw.values()):
+            raise ScoreInputError(f"--human-scores {path} holds one score per system (system-level scores); "
+                                  f"{SEGMENT_FILES_ONLY}")
         scores = D.mtme_seg_scores(path, systems, n)
     else:  # the kit's one score-table reader (ids, names or file stems, numbers, duplicates checked)
         t = D.read_score_table(path, n, systems, aliases=file_aliases(systems, args.input), required=("score",))
@@ -363,11 +405,38 @@ def _r_or_reason(x: np.ndarray, h: np.ndarray, level: str, what: str) -> tuple[f
 # ============================================================================================== CLI
 
 
+DESCRIPTION = """\
+Score one or more systems' plain-text output against references, sacrebleu style:
+one segment per line (UTF-8), every file line-aligned; -i - reads one system from stdin.
+
+Output: every system's corpus score (0-1 scale, NIST in bits) with a 95% interval from
+resampling segments (--n-bootstrap resamples, --seed), and each metric's signature.
+BLEU is sacrebleu's corpus_bleu divided by 100. Parses are made (through the parse
+cache) only when a syntactic metric is asked for, RST trees only for dr and dr-lex;
+--parses DIR reads ready ones. An empty or unparsed hypothesis line gets the metric's
+worst value. STM, DSTM, HWCM, TKM and DTKM are scored as their -BP variants (times
+BLEU's brevity penalty), so that no system gains by deleting or truncating lines.
+
+--paired-bootstrap compares every system with --baseline on the same resamples:
+delta = system - baseline (for TER, WER and PER a negative delta is better) and
+p = (k + 1) / (B + 1), k the resamples in which the system is not better, out of B
+(one-sided, never 0; printed as "p < 0.001" below 0.001).
+
+Errors print one line and exit with code 2."""
+
+EPILOG = """\
+examples:
+  syneval-nb score -r ref.A.txt -i sysA.txt sysB.txt -m bleu,chrf,stm --paired-bootstrap
+  cat sysA.txt | syneval-nb score -r ref.A.txt -i - -m bleu,chrf --score-only
+  syneval-nb score --mtme DIR --lp zh-en --human-scores mqm --write-mtme OUT"""
+
+
 def _argparser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="syneval-nb score", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="syneval-nb score", description=DESCRIPTION, epilog=EPILOG,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-r", "--refs", nargs="+", default=None, metavar="FILE", help="reference files (line-aligned)")
-    ap.add_argument("-i", "--input", nargs="+", default=None, metavar="FILE", help="system output files")
+    ap.add_argument("-i", "--input", nargs="+", default=None, metavar="FILE",
+                    help="system output files; - reads one system from stdin (named 'stdin')")
     ap.add_argument("--mtme", default=None, metavar="DIR",
                     help="a test set in the WMT metrics-task layout (instead of -r/-i): every system of "
                          "DIR/system-outputs/LP/ against DIR/references/LP.REF.txt")
@@ -376,7 +445,8 @@ def _argparser() -> argparse.ArgumentParser:
                     help="reference(s) of --mtme to score against (default: all of them)")
     ap.add_argument("--human-scores", default=None, metavar="NAME|FILE",
                     help="segment-level human scores: a LP.NAME.seg.score file (or NAME with --mtme), or a TSV "
-                         "with columns system, seg_id (0-based), score; adds each metric's Pearson r with them")
+                         "with columns system, seg_id (0-based), score; adds each metric's Pearson r with them "
+                         "(.sys.score files are not read: the system-level r uses the mean segment scores)")
     ap.add_argument("--documents", nargs="?", const="", default=None, metavar="FILE",
                     help="resample whole documents: a .docs file (DOMAIN DOCNAME per segment; without FILE: "
                          "the --mtme folder's documents/LP.docs)")
@@ -386,15 +456,27 @@ def _argparser() -> argparse.ArgumentParser:
                     help="comma-separated metric names (default: the kit's one list, " + ",".join(M.DEFAULT_METRICS)
                          + "); known: " + ", ".join(M.names()))
     ap.add_argument("--names", default=None, help="comma-separated system names (default: the file stems, e.g. sysA for sysA.txt)")
-    ap.add_argument("--format", choices=("text", "json", "tsv"), default="text")
+    ap.add_argument("--format", choices=("text", "json", "tsv"), default="text",
+                    help="text: a table for people (default); json: every number with the signatures; tsv: one "
+                         "row per system and metric, full precision")
+    ap.add_argument("-b", "--score-only", action="store_true",
+                    help="print only the scores, one number per line: each metric of -m (in that order) for each "
+                         "system of -i (in that order), as sacrebleu's -b; no intervals are computed")
+    ap.add_argument("-w", "--width", type=int, default=WIDTH, metavar="N",
+                    help=f"decimal places of the printed numbers (default {WIDTH}; json and tsv keep every digit)")
     ap.add_argument("--segment-level", action="store_true", help="also print every segment's scores")
+    ap.add_argument("--sentence-bleu", choices=("papers", "sacrebleu"), default="papers",
+                    help="BLEU: 'papers' (default): every order up to 4 counts, as in corpus BLEU (eff:no; a line of "
+                         "fewer than 4 tokens scores 0); 'sacrebleu': effective order (eff:yes), so that segment "
+                         "BLEU equals sacrebleu's sentence_bleu")
     ap.add_argument("--paired-bootstrap", action="store_true", help="test every system against --baseline")
     ap.add_argument("--no-brevity-penalty", action="store_true",
                     help="score STM, DSTM, HWCM, TKM and DTKM as the paper's definitions (default: their -BP "
                          "variants, so that no system gains by deleting or truncating lines)")
     ap.add_argument("--baseline", default=None, help="baseline system (name or file; default: the first -i file)")
     ap.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000; 0: none)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of the bootstrap resamples (default 0; the same seed gives the same intervals)")
     ap.add_argument("--parses", default=None, metavar="DIR",
                     help="read ready parses: DIR/<file name>.ptb and .jsonl (also one folder below DIR)")
     ap.add_argument("--workers", type=int, default=1, help="parser processes (default 1)")
@@ -413,20 +495,55 @@ def _argparser() -> argparse.ArgumentParser:
     return ap
 
 
-def _error(msg: str) -> int:
+def _print_error(msg: str) -> int:
     print(f"syneval-nb score: error: {msg}", file=sys.stderr)
     return 2
 
 
-def cli(argv: list[str] | None = None) -> int:
-    """``syneval-nb score`` (see the module docstring)."""
+_error = _print_error
 
+
+STDIN_NAME = "stdin"  # the system read from stdin (-i -): its name and the file name of its temporary copy
+
+
+def cli(argv: list[str] | None = None) -> int:
+    """``syneval-nb score`` (see the module docstring). ``-i -`` reads one system from stdin (copied into a
+    temporary file named ``stdin`` as it is, so the one line reader checks it as any file; removed at the end)."""
     args = _argparser().parse_args(argv)
+    if args.refs and "-" in args.refs:
+        return _error("-r -: stdin can be one system (-i -), not a reference")
+    if args.input and args.input.count("-") > 1:
+        return _error("-i: stdin (-) can be given once (it holds one system)")
+    if args.input and "-" in args.input:
+        tmp = tempfile.mkdtemp(prefix="syneval-nb-stdin-")
+        path = Path(tmp) / STDIN_NAME
+        path.write_bytes(sys.stdin.buffer.read())
+        args.input = [str(path) if f == "-" else f for f in args.input]
+        try:
+            return _cli(args, str(path))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return _cli(args, None)
+
+
+def _cli(args: argparse.Namespace, stdin_file: str | None) -> int:
+    def _error(msg: str) -> int:  # a message names stdin, not its temporary copy
+        return _print_error(msg.replace(stdin_file, "stdin (-i -)") if stdin_file else msg)
+
+    if args.width < 0 or args.width > 17:
+        return _error(f"--width {args.width}: give 0 to 17 decimal places")
+    if args.score_only and (args.format != "text" or args.segment_level or args.paired_bootstrap):
+        return _error("--score-only prints the corpus scores alone: give it without --format json/tsv, "
+                      "--segment-level and --paired-bootstrap")
     try:
         specs = [s.strip() for s in args.metrics.split(",") if s.strip()]
         if not specs:
             return _error("no metric given (-m)")
         objs, bp_map = comparison_metrics(specs, brevity_penalty=not args.no_brevity_penalty)
+        if args.sentence_bleu == "sacrebleu":
+            for m in objs:
+                if isinstance(m, lexical.BLEU):
+                    m.effective_order = True  # sacrebleu's sentence_bleu (the signature says eff:yes)
         need = {i for m in objs for i in m.inputs} - {"text"}
         names = [s.strip() for s in args.names.split(",")] if args.names else None
         cache: Any = None if args.no_cache else (args.cache or True)
@@ -482,7 +599,8 @@ def cli(argv: list[str] | None = None) -> int:
             print("syneval-nb score: warning: --no-brevity-penalty: STM, DSTM, HWCM, TKM and DTKM without BLEU's "
                   "brevity penalty (the paper's definitions): a system can raise them by deleting or truncating "
                   "lines", file=sys.stderr)
-        ev = evaluate(corpora, objs, n_resamples=max(0, args.n_bootstrap), seed=args.seed, baseline=baseline,
+        ev = evaluate(corpora, objs, n_resamples=0 if args.score_only else max(0, args.n_bootstrap),
+                      seed=args.seed, baseline=baseline,
                       progress=not args.quiet, workers=args.workers, cache=cache, scheduler=args.scheduler,
                       groups=groups, brevity_penalty=False, unit=None if groups is None else "document",
                       max_length=args.max_length, split=args.split)
@@ -531,7 +649,8 @@ def cli(argv: list[str] | None = None) -> int:
                 print(f"syneval-nb score: {metric}: {zeros} segment scores without a parse written as 0 in "
                       f"{args.write_mtme} (the metrics task allows no missing metric score)", file=sys.stderr)
         print(f"syneval-nb score: wrote {len(written['files'])} score files to {args.write_mtme}", file=sys.stderr)
-    text = render(ev, args.format, args.segment_level)
+    text = score_only(ev, args.width) if args.score_only else render(ev, args.format, args.segment_level,
+                                                                     args.width)
     if args.output:
         write_output(args.output, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     else:

@@ -59,6 +59,7 @@ from tqdm.auto import tqdm
 from syneval_nb import __version__
 from syneval_nb.parsers.frontend import dask_backend, parse_rst, parse_strings
 from syneval_nb.parsers.stanford import combined_parser
+from syneval_nb.textio import to_json
 from nltk import Tree
 
 from syneval_nb.trees.heads import DependencyTree
@@ -116,15 +117,7 @@ class Score:
     def to_dict(self) -> dict:
         """JSON-ready, sacrebleu-shaped: ``name``, ``score``, ``signature``, ``n``, ``n_missing`` and the parts."""
         return {"name": self.name, "score": self.score, "signature": self.signature, "n": self.n,
-                "n_missing": self.n_missing, **{k: _plain(v) for k, v in self.parts.items()}}
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, (tuple, list, np.ndarray)):
-        return [_plain(x) for x in v]
-    return v
+                "n_missing": self.n_missing, **{k: to_json(v, finite=False) for k, v in self.parts.items()}}
 
 
 def make_signature(name: str, options: Mapping[str, Any]) -> str:

@@ -126,7 +126,8 @@ def system_base_scores(segment_scores: pd.DataFrame, systems: Sequence[str],
 # ---------------------------------------------------------------------------------------------------------------
 
 def higher_is_better(name: str) -> bool:
-    """Orientation of a metric column (False only for error rates such as TER)."""
+    """Orientation of a combination column: its registry metric's ``higher_is_better`` (the one source of a metric's
+    direction) for a base metric, else True (DR, DR-lex, the controls)."""
     spec = BASE_METRICS.get(name)
     return True if spec is None else spec.higher_is_better
 

@@ -52,7 +52,7 @@ from syneval_nb.metrics.base import Corpus, Metric, Score
 __all__ = [
     "tokenize", "edit_distance", "ngram_counts", "LexicalMetric",
     "BLEU", "NIST", "WER", "PER", "FMeasure", "GTM", "RougeS", "MeteorExact", "TER",
-    "gtm_runs", "meteor_alignment", "skip_bigrams", "ALL_METRICS", "LOWER_IS_BETTER",
+    "gtm_runs", "meteor_alignment", "skip_bigrams", "ALL_METRICS",
 ]
 
 TOKENIZERS = ("13a", "none", "ptb")
@@ -163,7 +163,6 @@ class LexicalMetric(Metric):
             raise ValueError(f"unknown tokenizer {tokenizer!r}; choose one of {TOKENIZERS}")
         self.tokenizer = tokenizer
         self.lowercase = bool(lowercase)
-        self.higher_is_better = self.name not in LOWER_IS_BETTER
 
     # --- options and signature -----------------------------------------------------------------------------
     def _metric_options(self) -> dict[str, Any]:
@@ -509,6 +508,7 @@ class _ErrorRate(LexicalMetric):
     than the reference."""
 
     n_stats = 2
+    higher_is_better = False
 
     def _errors(self, hyp: Tokens, ref: Tokens) -> int:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -1239,6 +1239,7 @@ class TER(LexicalMetric):
 
     name = "TER"
     n_stats = 2
+    higher_is_better = False
 
     def __init__(self, tokenizer: str = "none", lowercase: bool = True) -> None:
         super().__init__(tokenizer, lowercase)
@@ -1261,5 +1262,6 @@ ALL_METRICS: dict[str, type[LexicalMetric]] = {
     "ROUGE-S": RougeS, "METEOR": MeteorExact, "TER": TER,
 }
 
-#: metrics whose score is an error rate (lower is better); negate them before correlating with human scores
-LOWER_IS_BETTER = frozenset({"WER", "PER", "TER"})
+#: the metrics whose score is an error rate, read from each class's ``higher_is_better`` (the one source of a
+#: metric's direction; issue 34): kept only for ``studies.lexical_metrics.system_table`` until it reads the attribute
+LOWER_IS_BETTER = frozenset(n for n, c in ALL_METRICS.items() if not c.higher_is_better)

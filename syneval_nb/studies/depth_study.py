@@ -381,21 +381,12 @@ def per_system_table(ds: DepthScores, human: str = "mqm_z", n_resamples: int = 1
     return pd.concat(out, ignore_index=True)
 
 
-def _combo_verdict(terms, alpha: float, claim_rule: str, unit: str) -> dict:
-    """Verdict on sum(coef * r(row)) > 0 over paired resamples; ``terms``: (TableBootstrap, row, coef)."""
-    d = sum(c * b.column(n) for b, n, c in terms)
-    est = sum(c * b.estimate(n) for b, n, c in terms)
-    return stats.verdict_from_samples("difference", claim_rule, est, d, alpha, unit)
-
-
 def verdict_stability(curves: pd.DataFrame, family: str, human: str = "MQM z", alpha: float = 0.05) -> dict:
     """"``family`` loses less than BLEU from depth 1 to the maximum depth": [r(F-D) - r(F-1)] - [r(BLEU-D) -
     r(BLEU-1)] > 0 on the curve table's paired resamples (Liu & Gildea's stability claim)."""
-    b = curves.attrs["bootstrap"][human]
     D = int(np.nanmax(curves["depth"]))
-    terms = [(b, f"{family}-{D}", 1), (b, f"{family}-1", -1), (b, f"BLEU-{D}", -1), (b, "BLEU-1", 1)]
-    return _combo_verdict(terms, alpha, f"[r({family}-{D}) - r({family}-1)] - [r(BLEU-{D}) - r(BLEU-1)]",
-                          stats._unit_text(b))
+    return verdict_contrast(curves, curves, (family, D), (family, 1), human_a=human, human_b=human,
+                            rows_b=(("BLEU", D), ("BLEU", 1)), label_a=None, label_b=None, alpha=alpha)
 
 
 def verdicts(heads: Mapping, families: Sequence[str], system: object | None = None,

@@ -36,6 +36,7 @@ from syneval_nb.metrics.combine import BASE_METRICS, DEFAULT_THRESHOLD, base_sco
 from syneval_nb.metrics.discourse import DiscourseSimilarity, dr, dr_lex
 from syneval_nb.metrics.learned import LearnedMetric, balance, build_pool, feature_frame
 from syneval_nb.metrics.lexical import tokenize
+from syneval_nb.stats.resampling import pair_tau_samples
 from syneval_nb.studies.common import headline_verdicts, holm_chapter, plot_distributions, plot_scatter
 from syneval_nb.studies.learned_metric import deen_long
 from syneval_nb.trees.rst import DEFAULT_LAM, load_rst_jsonl, n_edus, rst_to_nltk
@@ -273,47 +274,6 @@ def tuned_scores(normalized: pd.DataFrame, human: Sequence[float], segments: Seq
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _units(segments: Sequence, clusters: Sequence | None) -> tuple[np.ndarray, int]:
-    lab = np.asarray(segments if clusters is None else clusters)
-    _, inv = np.unique(lab, return_inverse=True)
-    return inv, int(inv.max()) + 1
-
-
-def pair_tau_samples(mat: np.ndarray, human: Sequence[float], segments: Sequence, *,
-                     threshold: float = DEFAULT_THRESHOLD, distinct: Sequence | None = None,
-                     metric_ties: str = "discordant", clusters: Sequence | None = None, n_resamples: int = 1000,
-                     seed: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
-    """The WMT12 tau (:func:`syneval_nb.metrics.combine.segment_tau`: pairs of the same segment whose human scores differ
-    by more than ``threshold``, pairs of identical translations ``distinct`` left out, rows with a NaN score
-    left out) of every row of ``mat`` (k x n), on all rows and on ``n_resamples`` bootstrap resamples of source
-    segments (``clusters``: of those instead, e.g. talks; each must hold whole segments). ``metric_ties``:
-    ``"discordant"`` (WMT12) or ``"exclude"`` (the tau without the tie penalty). The resamples are those of
-    :func:`syneval_nb.stats.bootstrap_weights` with ``seed`` over the units (the same as the stats tables').
-    Returns ``(estimates (k,), samples (B, k), number of units)``."""
-    if metric_ties not in ("discordant", "exclude"):
-        raise ValueError(f"metric_ties must be 'discordant' or 'exclude', got {metric_ties!r}")
-    m = np.atleast_2d(np.asarray(mat, dtype=float))
-    b, w = stats.better_worse_pairs(np.asarray(human, dtype=float), np.asarray(segments), threshold, distinct)
-    units, n_units = _units(segments, clusters)
-    if clusters is not None and len(b) and (units[b] != units[w]).any():
-        raise ValueError("clusters must hold whole segments")
-    diff = m[:, b] - m[:, w]
-    ok = np.isfinite(diff)
-    conc_w = (diff > 0) & ok
-    disc_w = ((diff < 0) | ((diff == 0) & (metric_ties == "discordant"))) & ok
-    pu = units[b]
-    conc = np.stack([np.bincount(pu, weights=c.astype(float), minlength=n_units) for c in conc_w])
-    disc = np.stack([np.bincount(pu, weights=d.astype(float), minlength=n_units) for d in disc_w])
-
-    def tau(c, d):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(c + d > 0, (c - d) / (c + d), np.nan)
-
-    est = tau(conc.sum(axis=1), disc.sum(axis=1))
-    out = [tau(wu @ conc.T, wu @ disc.T) for wu in stats.bootstrap_weights(n_units, n_resamples, seed)]
-    return est, (np.concatenate(out) if out else np.empty((0, len(m)))), n_units
-
-
 def _is_base(row: str) -> bool:
     return row not in ("DR", "DR-lex")
 
@@ -385,9 +345,9 @@ def combination_table(scores: Mapping[tuple[str, str], Sequence[float]], human: 
                       seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
     """Segment-level table of combinations (:func:`uniform_scores` / :func:`tuned_scores`): the WMT12 tau of
     each ``(row, column)`` (``metric_ties="exclude"``: without the tie penalty), with the ``average`` and
-    ``diff.`` rows and the clustered bootstrap of :func:`pair_tau_samples` in ``attrs``; the (K, n) placebo
-    entries ``(m, PLACEBO_COL)`` give each row's K taus (no resampling: the null distribution, see
-    :func:`_summarize`)."""
+    ``diff.`` rows and the clustered bootstrap of :func:`syneval_nb.stats.resampling.pair_tau_samples` in
+    ``attrs``; the (K, n) placebo entries ``(m, PLACEBO_COL)`` give each row's K taus (no resampling: the null
+    distribution, see :func:`_summarize`)."""
     keys = [k for k in scores if np.ndim(scores[k]) == 1]
     kw = dict(threshold=threshold, distinct=texts, metric_ties=metric_ties, clusters=clusters)
     mat = np.vstack([np.asarray(scores[k], dtype=float) for k in keys])

@@ -529,8 +529,10 @@ def _human_comparison(ranking: pd.DataFrame, system: str, baseline: str, alpha: 
 
 
 def _human_view(verdict: str, h: dict | None) -> str:
-    """How the human scores stand to a system claim decided by the metrics: ``agree``, ``disagree`` (they
-    order the two systems the other way), ``cannot tell`` (their interval spans 0) or ``not rated``."""
+    """How the human scores stand to a system claim of the metrics. A decided claim: ``agree``, ``disagree`` (they
+    order the two systems the other way) or ``cannot tell`` (their interval spans 0); a claim the metrics cannot
+    tell: ``better`` / ``worse`` (the humans find the system better / worse: their interval excludes 0) or
+    ``cannot tell``; ``not rated`` when the human scores do not rate both systems."""
     if h is None:
         return "not rated"
     lo, hi = h["ci"]
@@ -542,7 +544,8 @@ def _human_view(verdict: str, h: dict | None) -> str:
         if h["delta"] > 0:
             return "disagree"
         return "agree" if np.isfinite(hi) and hi < 0 else "cannot tell"
-    return "cannot tell" if not np.isfinite(lo) or lo <= 0 <= hi else "disagree"
+    # the metrics cannot tell: say whether the humans can ("better" / "worse": their interval excludes 0)
+    return "cannot tell" if not np.isfinite(lo) or lo <= 0 <= hi else ("better" if lo > 0 else "worse")
 
 
 def _oriented(study: Study) -> tuple[dict, dict]:

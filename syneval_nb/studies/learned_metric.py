@@ -37,6 +37,7 @@ from syneval_nb import stats
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments, single_system_raters
 from syneval_nb.metrics import chrf, learned, lexical
 from syneval_nb.metrics.learned import Experiment, FeatureConfig, GridResult, LearnedMetric
+from syneval_nb.textio import to_json
 from syneval_nb.studies.common import (MQM_COLUMNS, _check_permute, headline_verdicts, holm_chapter, verdict_lines,
                                       verdicts_json)
 
@@ -832,12 +833,10 @@ def summary(ch: LearnedChapter) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _rows(table: pd.DataFrame, cols=("r", "low", "high", "baseline", "delta", "delta_low", "delta_high", "p_better",
-                                     "p_better_holm", "mark", "n", "n_clusters")) -> dict:
-    out = {}
-    for _, r in table.iterrows():
-        out[r["metric"]] = {c: (r[c].item() if isinstance(r[c], np.generic) else r[c]) for c in cols}
-    return out
+def _table_json(table: pd.DataFrame, cols=("r", "low", "high", "baseline", "delta", "delta_low", "delta_high",
+                                           "p_better", "p_better_holm", "mark", "n", "n_clusters")) -> dict:
+    """``{metric: {column: value}}`` of a correlation table, by the one converter (NaN stays until written)."""
+    return to_json({r["metric"]: {c: r[c] for c in cols} for _, r in table.iterrows()}, finite=False)
 
 
 def results(ch: LearnedChapter, verdicts_: Mapping[str, Mapping], worked_example: Mapping | None = None) -> dict:
@@ -856,9 +855,9 @@ def results(ch: LearnedChapter, verdicts_: Mapping[str, Mapping], worked_example
         "validation_accuracy": accuracy_table(ch, with_paper=False).to_dict("index"),
         "table1_n": int(len(ch.ted_test)),
         "table1_n_sources": int(ch.ted_test["seg_id"].nunique()),
-        "table1_ted": {h: _rows(ch.seg_table[ch.seg_table["human"] == h]) for h in HUMANS},
+        "table1_ted": {h: _table_json(ch.seg_table[ch.seg_table["human"] == h]) for h in HUMANS},
         "system_level_n": int(len(ch.sys_scores)),
-        "system_level_deen": _rows(ch.sys_table),
+        "system_level_deen": _table_json(ch.sys_table),
         "figure2": ch.meta.to_dict("index"),
         "human_ceiling": human_ceiling(ch.data.ted),
         "seconds_total": ch.seconds,
@@ -872,7 +871,7 @@ def results(ch: LearnedChapter, verdicts_: Mapping[str, Mapping], worked_example
     if ch.swap is not None:
         out["swapped"] = {"validation_accuracy": ch.swap.validation_accuracy(), "C": ch.swap.best.C,
                           "sigma": ch.swap.best.sigma,
-                          "table": {h: _rows(ch.swap_table[ch.swap_table["human"] == h]) for h in HUMANS}}
+                          "table": {h: _table_json(ch.swap_table[ch.swap_table["human"] == h]) for h in HUMANS}}
     if ch.syn:
         out["syntax"] = syntax_table(ch).to_dict("index")
     sep = ch.separability if ch.separability is not None else feature_separability(ch)

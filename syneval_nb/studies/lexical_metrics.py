@@ -24,9 +24,9 @@ from syneval_nb.studies.common import (
     holm_chapter,
     meta_json,
     meta_table,
+    verdict_contrast,
     verdicts_json,
 )
-from syneval_nb.studies.depth_study import _combo_verdict
 
 
 __all__ = ["BASELINES", "worked_examples", "LexicalScores", "make_metrics", "score", "segment_tables",
@@ -175,7 +175,6 @@ def verdicts(seg: pd.DataFrame, partial: pd.DataFrame, within: pd.DataFrame, asp
     overlap misses fluency" as a diagnostic: the metric's Accuracy-minus-Fluency gap against chrF's gap (every
     metric, chrF included, tracks Accuracy z better than Fluency z, so the plain gap is no evidence)."""
     v = {}
-    fa = aspects.attrs["bootstrap"]
     names = [m for m in seg["metric"].unique() if m not in (stats.PLACEBO, *stats.LENGTH_ROWS.values())
              and not (m.startswith("BLEU-") and m != "BLEU-4")]
     for m in names:
@@ -197,12 +196,10 @@ def verdicts(seg: pd.DataFrame, partial: pd.DataFrame, within: pd.DataFrame, asp
             v[f"{m} beats permuted human scores at system level (WMT21 de-en DA z, ref A)"] = \
                 stats.verdict_beats_placebo(system, m)
         if m != BASELINES[0]:
-            bf, ba = fa["Fluency z"], fa["Accuracy z"]
             c = BASELINES[0]
-            v[f"{m} tracks Accuracy better than Fluency, more than chrF does (z)"] = _combo_verdict(
-                [(ba, m, 1), (bf, m, -1), (ba, c, -1), (bf, c, 1)], bf.alpha,
-                f"[r({m}, Accuracy z) - r({m}, Fluency z)] - [r({c}, Accuracy z) - r({c}, Fluency z)]",
-                stats._unit_text(bf))
+            v[f"{m} tracks Accuracy better than Fluency, more than chrF does (z)"] = verdict_contrast(
+                aspects, aspects, m, c, human_a="Accuracy z", human_b="Fluency z",
+                text=f"[r({m}, Accuracy z) - r({m}, Fluency z)] - [r({c}, Accuracy z) - r({c}, Fluency z)]")
     return holm_chapter(v)[0]
 
 
