@@ -12,9 +12,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 from syneval_nb.metrics import registry as M
+from syneval_nb.metrics.base import first_word_mismatch
 from syneval_nb.stats import bootstrap_weights, percentile_ci
 from syneval_nb.textio import read_lines
-from syneval_nb.trees.ptb import TreeFormatError, is_empty_parse, read_ptb_flat, same_words
+from syneval_nb.trees.ptb import TreeFormatError, is_empty_parse, read_ptb_flat
 from syneval_nb.trees.rst import edus, load_rst_jsonl
 
 
@@ -231,16 +232,11 @@ def find_parse_file(parses_dir: str | Path, text_file: str | Path, suffix: str) 
 
 
 def _check_words(parse_file: Path, text_file: str, texts: Sequence[str], words: Sequence[Sequence[str] | None]):
-    """Refuse parses of other text: every line's tree must hold the words of the same line of ``text_file``, up to
-    PTB tokenization and escaping (:func:`syneval_nb.trees.ptb.same_words`)."""
-    for i, (t, w) in enumerate(zip(texts, words)):
-        if w is not None and not same_words(w, t):
-            shown = " ".join(w)
-            raise ScoreInputError(
-                f"{parse_file} line {i + 1} does not hold the words of {text_file} line {i + 1} "
-                f"({shown[:50]!r}{'...' if len(shown) > 50 else ''} vs {t[:50]!r}{'...' if len(t) > 50 else ''}): "
-                f"these parses belong to another text; parse the file again (syneval-nb parse) or fix --parses")
-    return None
+    """Refuse parses of other text (:func:`syneval_nb.metrics.base.first_word_mismatch`, as ``Corpus`` does)."""
+    if (bad := first_word_mismatch(texts, words)) is not None:
+        raise ScoreInputError(f"{parse_file} line {bad[0] + 1} does not hold the words of {text_file} line {bad[0] + 1}"
+                              f" {bad[1]}: these parses belong to another text; parse the file again (syneval-nb "
+                              f"parse) or fix --parses")
 
 
 def _read_parses(parses_dir: str | Path | None, files: Sequence[str], texts: Mapping[str, list[str]],

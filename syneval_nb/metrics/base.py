@@ -238,18 +238,22 @@ def _tree_words(v: Any, kind: str) -> tuple[str, ...] | None:
     return None
 
 
+def first_word_mismatch(texts: Sequence[str], words: Sequence[Sequence[str] | None]) -> tuple[int, str] | None:
+    """The one word check of given parses (``Corpus``, ``score --parses``): the first line whose words (``None``:
+    no check) differ from its text's (:func:`~syneval_nb.trees.ptb.same_words`) as ``(line, "('w' vs 't')")``."""
+    for i, (t, w) in enumerate(zip(texts, words)):
+        if w is not None and not _same(tuple(w), t):
+            w = " ".join(w)
+            return i, f"({w[:50]!r}{'...' if len(w) > 50 else ''} vs {t[:50]!r}{'...' if len(t) > 50 else ''})"
+    return None
+
+
 def check_parse_words(texts: Sequence[str], parses: Sequence[Any], kind: str, what: str) -> None:
-    """Refuse given parses of another text: each line's tree must hold the words of the same line's text, up to PTB
-    tokenization and escaping (:func:`syneval_nb.trees.ptb.same_words`, the check ``syneval-nb score --parses``
-    makes). Raises :class:`ParseMismatchError` naming the first line."""
-    for i, (t, v) in enumerate(zip(texts, parses)):
-        w = _tree_words(v, kind)
-        if w is not None and not _same(w, t):
-            shown = " ".join(w)
-            raise ParseMismatchError(
-                f"{what}[{i}] does not hold the words of its text ({shown[:50]!r}{'...' if len(shown) > 50 else ''} "
-                f"vs {t[:50]!r}{'...' if len(t) > 50 else ''}): these parses belong to another text (give the "
-                f"parses of these lines, or None to have them made)")
+    """Refuse given parses of another text (:func:`first_word_mismatch`) with a :class:`ParseMismatchError`."""
+    bad = first_word_mismatch(texts, [_tree_words(v, kind) for v in parses])
+    if bad is not None:
+        raise ParseMismatchError(f"{what}[{bad[0]}] does not hold the words of its text {bad[1]}: these parses "
+                                 f"belong to another text (give the parses of these lines, or None to have them made)")
 
 
 class Corpus:
