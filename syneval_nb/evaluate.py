@@ -13,13 +13,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from syneval_nb.metrics import registry as M
 from syneval_nb.metrics.base import first_word_mismatch
-from syneval_nb.stats import bootstrap_weights, percentile_ci
+from syneval_nb.stats import bootstrap_weights, monte_carlo_p, percentile_ci
 from syneval_nb.textio import read_lines
 from syneval_nb.trees.ptb import TreeFormatError, is_empty_parse, read_ptb_flat
 from syneval_nb.trees.rst import edus, load_rst_jsonl
 
 
-__all__ = ["Evaluation", "ScoreInputError", "evaluate", "comparison_metrics", "monte_carlo_p", "unestimable",
+__all__ = ["Evaluation", "ScoreInputError", "evaluate", "comparison_metrics", "unestimable",
            "load_files", "find_parse_file", "system_names",
            "file_aliases", "alias_note"]
 
@@ -108,17 +108,6 @@ def unestimable(n_units: int, unit: str) -> str:
     return ""
 
 
-def monte_carlo_p(stat: np.ndarray) -> float:
-    """The bootstrap p of a one-sided claim whose resampled statistic is ``stat`` (the claim fails in a resample
-    where ``stat <= 0``): ``(k + 1) / (B + 1)`` with ``k`` such resamples out of ``B`` finite ones, so never 0
-    (Davison & Hinkley 1997, eq. 4.11); NaN without a finite resample."""
-    stat = np.asarray(stat, dtype=float)
-    ok = np.isfinite(stat)
-    if not ok.any():
-        return math.nan
-    return float((np.count_nonzero(stat[ok] <= 0) + 1) / (ok.sum() + 1))
-
-
 def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_resamples: int = 1000,
              seed: int = 0, baseline: str | None = None, alpha: float = 0.05, progress: bool = True,
              workers: int = 1, cache: Any = True, scheduler: Any = None, groups: Sequence | None = None,
@@ -140,7 +129,7 @@ def evaluate(corpora: Mapping[str, M.Corpus], metric_specs: Sequence[Any], *, n_
 
     Statistics that cannot be estimated are NaN with the reason in the table's ``note`` column (one resampling
     unit, or none), never a point interval or p = 0; bootstrap p-values are ``(k + 1) / (B + 1)``
-    (:func:`monte_carlo_p`)."""
+    (:func:`syneval_nb.stats.monte_carlo_p`)."""
     import pandas as pd
 
     objs, replaced = comparison_metrics(metric_specs, brevity_penalty)

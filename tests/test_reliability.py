@@ -21,7 +21,8 @@ import pytest
 from _read_only import run_read_only
 from syneval_nb import data as D
 from syneval_nb.app import score as score_app
-from syneval_nb.evaluate import comparison_metrics, evaluate, monte_carlo_p
+from syneval_nb.evaluate import comparison_metrics, evaluate
+from syneval_nb.stats import monte_carlo_p
 from syneval_nb.metrics import registry as M
 from syneval_nb.metrics.base import Corpus, ParseMismatchError, score_rows
 from syneval_nb.metrics.syntactic import STM, TKM, stm

@@ -5,6 +5,7 @@ numbers, one that fails) with the real papermill kernel; the index page is parse
 html.parser."""
 from __future__ import annotations
 
+from syneval_nb.stats.verdicts import format_p
 import base64
 import json
 import re
@@ -173,10 +174,10 @@ def test_card_shows_headline_verdicts_and_folds_the_rest(tmp_path):
                                                            "claim 11", "claim 00", "claim 03", "claim 06",
                                                            "claim 09"]
     assert "<summary>9 more verdicts (3 holds, 2 does not hold, 4 cannot tell)</summary>" in c["html"]
-    # at most five headline verdicts, even if a chapter declares more; a missing claim is said to be missing
+    # at most six headline verdicts, even if a chapter declares more; a missing claim is said to be missing
     c = _card(tmp_path, "08_x", {"verdicts": verdicts,
                                  "headline_verdicts": [f"claim {i:02d}" for i in range(7)] + ["gone"]})
-    assert len(re.findall(r"<b>claim", c["html"].partition("<details>")[0])) == 5
+    assert len(re.findall(r"<b>claim", c["html"].partition("<details>")[0])) == 6
     c = _card(tmp_path, "09_x", {"verdicts": verdicts, "headline_verdicts": ["gone"]})
     assert "gone: not in the results file" in " ".join(c["text"].split())
     # no declaration: up to five verdicts show, more fold entirely
@@ -186,8 +187,8 @@ def test_card_shows_headline_verdicts_and_folds_the_rest(tmp_path):
 
 
 def test_card_p_values_never_read_p_0(tmp_path):
-    assert index_page.format_p(0.0) == "p < 0.001" and index_page.format_p(0.0004) == "p < 0.001"
-    assert index_page.format_p(0.001) == "p = 0.001" and index_page.format_p(0.0123) == "p = 0.012"
+    assert format_p(0.0) == "p < 0.001" and format_p(0.0004) == "p < 0.001"
+    assert format_p(0.001) == "p = 0.001" and format_p(0.0123) == "p = 0.012"
     c = _card(tmp_path, "03_x", {"verdicts": {"a beats b": _v("holds", 0.0)}})
     text = " ".join(c["text"].split())
     assert "p < 0.001; Holm p < 0.001" in text and "p = 0" not in text

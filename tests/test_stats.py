@@ -304,14 +304,14 @@ def test_p_better_means_a_beats_b():
     h = rng.normal(size=300)
     a, b = h + 0.3 * rng.normal(size=300), rng.normal(size=300)
     r = S.paired_bootstrap(a, b, h, segments=seg, n_resamples=200, seed=0)
-    assert (r.p_better, r.p_worse, r.p_two_sided) == (0.0, 1.0, 0.0)
+    assert (r.p_better, r.p_worse, r.p_two_sided) == (1 / 201, 1.0, 2 / 201)  # (k + 1) / (B + 1), k = 0 and 200
     d = r.a.samples - r.b.samples
-    assert r.p_better == float((d <= 0).mean()) and r.p_worse == float((d >= 0).mean())
+    assert r.p_better == ((d <= 0).sum() + 1) / (len(d) + 1) and r.p_worse == ((d >= 0).sum() + 1) / (len(d) + 1)
     back = S.paired_bootstrap(b, a, h, segments=seg, n_resamples=200, seed=0)
-    assert (back.p_better, back.p_worse) == (1.0, 0.0)
+    assert (back.p_better, back.p_worse) == (1.0, 1 / 201)
     t = S.correlation_table({"a": a, "b": b}, h, seg, baseline="b", n_resamples=200)
     row = S.table_row(t, "a")
-    assert (row.p_better, row.p_worse, row.mark) == (0.0, 1.0, "+")
+    assert (row.p_better, row.p_worse, row.mark) == (1 / 201, 1.0, "+")
     tb = S.correlation_table({"a": a, "b": b}, h, seg, baseline="a", n_resamples=200)
     assert (S.table_row(tb, "b").p_better, S.table_row(tb, "b").mark) == (1.0, "-")
 
@@ -582,7 +582,7 @@ def test_verdicts_follow_the_rule():
     assert v["statistic"] == pytest.approx(S.pearson(good, h) - S.pearson(weak, h))
     b = t.attrs["bootstrap"]
     d = b.column("good") - b.column("weak")
-    assert v["ci"] == pytest.approx(list(np.quantile(d, [0.025, 0.975]))) and v["p"] == (d <= 0).mean()
+    assert v["ci"] == pytest.approx(list(np.quantile(d, [0.025, 0.975]))) and v["p"] == ((d <= 0).sum() + 1) / (len(d) + 1)
     back = S.verdict_beats(t, "weak", "good")
     assert back["verdict"] == "does not hold" and back["ci"][1] < 0 and "below 0 decides" in back["reason"]
     # indistinguishable metrics: cannot tell
@@ -594,9 +594,9 @@ def test_verdicts_follow_the_rule():
     pl = S.verdict_beats_placebo(t, "good")
     q = np.quantile(b.null, 0.95)
     assert pl["test"] == "beats the placebo" and pl["statistic"] == pytest.approx(S.pearson(good, h) - q)
-    assert pl["verdict"] == "holds" and pl["p"] == 0.0 and pl["n_null"] == S.N_NULL
+    assert pl["verdict"] == "holds" and pl["p"] == 1 / (S.N_NULL + 1) and pl["n_null"] == S.N_NULL
     s = S.verdict_sentence("good beats weak", v)
-    assert s.startswith('"good beats weak": holds (beats: statistic +') and "p < 0.0033" in s
+    assert s.startswith('"good beats weak": holds (beats: statistic +') and "p = 0.0033" in s  # 1 / 301: (k + 1) / (B + 1), never 0
     assert "Why: beats: pearson r(good) - pearson r(weak) = +" in s and "Rule: holds iff" in s
     import json
     json.dumps(v)  # JSON-ready
@@ -691,8 +691,8 @@ def test_placebo_distribution_within_and_permutation_by_brute_force():
     assert "placebo" not in t.metric.tolist()
     v = S.verdict_beats_placebo(t, "b")
     assert v["test"] == "beats permuted human scores"
-    assert v["p"] == pytest.approx((perm[:, 1] >= sps.pearsonr(x[1], hs)[0]).mean())
-    assert S.null_p(0.5, np.array([0.1, 0.6, 0.7, np.nan])) == pytest.approx(2 / 3)
+    assert v["p"] == pytest.approx(((perm[:, 1] >= sps.pearsonr(x[1], hs)[0]).sum() + 1) / (len(perm) + 1))
+    assert S.null_p(0.5, np.array([0.1, 0.6, 0.7, np.nan])) == pytest.approx((2 + 1) / (3 + 1))
 
 
 def test_length_controls_and_covariates():
@@ -790,3 +790,69 @@ def test_a_tau_verdict_names_its_statistic():
     assert _r_text(boot("wmt12 tau"), "+dr") == "wmt12 tau(+dr)"
     assert _r_text(boot("tau, metric ties excluded"), "+dr") == "tau(+dr, metric ties excluded)"
     assert _r_text(boot("pearson"), "STM-4") == "pearson r(STM-4)"
+
+
+def test_cluster_floor_and_edge_rules():
+    """Issue 35: a verdict resampling fewer than 20 units is exploratory (out of the Holm family, never holds); a
+    contrast of edges holds only where the metric has its own edge on the first human score."""
+    rng = np.random.default_rng(3)
+    h = rng.normal(size=400)
+    good, weak = h + 0.5 * rng.normal(size=400), rng.normal(size=400)
+    talks = np.repeat(np.arange(19), 22)[:400]  # 19 clusters: one below the floor
+    t19 = S.correlation_table({"good": good, "weak": weak}, h, clusters=talks, n_resamples=200)
+    v = S.verdict_beats(t19, "good", "weak")
+    assert v["verdict"] == "exploratory" and v["n_units"] == 19 and v["ci"][0] > 0
+    assert "fewer than 20" in v["reason"] and "exploratory" in v["rule"]
+    t20 = S.correlation_table({"good": good, "weak": weak}, h, clusters=np.repeat(np.arange(20), 20),
+                              n_resamples=200)
+    w = S.verdict_beats(t20, "good", "weak")
+    assert w["verdict"] == "holds" and w["n_units"] == 20 and w["p"] == 1 / 201
+    fam = S.holm_verdicts({"a": v, "b": w})
+    assert fam["a"]["verdict"] == "exploratory" and np.isnan(fam["a"]["p_holm"])
+    assert fam["b"]["family_size"] == 1 and fam["b"]["p_holm"] == 1 / 201  # the exploratory one is not counted
+    # a contrast with a large difference of differences but no edge on the first score cannot hold
+    v2 = S.make_verdict("difference", "d", 0.3, [0.1, 0.5], 0.001, 0.05, "rule",
+                        requires={"text": "A's own edge on X", "ci": [-0.02, 0.04]})
+    assert v2["verdict"] == "cannot tell" and "without that edge" in v2["reason"]
+    v3 = S.make_verdict("difference", "d", 0.3, [0.1, 0.5], 0.001, 0.05, "rule",
+                        requires={"text": "A's own edge on X", "ci": [0.01, 0.04]})
+    assert v3["verdict"] == "holds" and S.holm_verdicts({"x": v2})["x"]["verdict"] == "cannot tell"
+
+
+def test_flexible_length_model_is_a_spline_basis_and_beats_the_linear_one():
+    """Issue 35: "beyond length" removes a flexible model of both lengths: log lengths with restricted cubic spline
+    terms (Harrell's formula, recomputed here by hand), the spline terms of the log ratio and the product."""
+    rng = np.random.default_rng(5)
+    hl = rng.integers(1, 60, size=300)
+    rl = rng.integers(1, 60, size=300)
+    cov = S.length_covariates(hl, rl)
+    assert list(cov) == ["log hyp length", "log hyp length s1", "log hyp length s2", "log ref length",
+                         "log ref length s1", "log ref length s2", "log length ratio s1", "log length ratio s2",
+                         "log hyp x ref length"]
+    h = np.log1p(hl)
+    k = np.quantile(h, [0.05, 0.35, 0.65, 0.95])
+
+    def rcs(x, j):  # Harrell (2015) eq. 2.25, divided by (k4 - k1)^2
+        p = lambda u: np.maximum(u, 0) ** 3  # noqa: E731
+        return (p(x - k[j]) - p(x - k[2]) * (k[3] - k[j]) / (k[3] - k[2])
+                + p(x - k[3]) * (k[2] - k[j]) / (k[3] - k[2])) / (k[3] - k[0]) ** 2
+
+    assert cov["log hyp length s1"] == pytest.approx(rcs(h, 0), abs=1e-12)
+    assert cov["log hyp length s2"] == pytest.approx(rcs(h, 1), abs=1e-12)
+    assert cov["log hyp x ref length"] == pytest.approx(h * np.log1p(rl), abs=1e-12)
+    lin = S.length_covariates(hl, rl, model="linear")
+    assert list(lin) == ["log hyp length", "log ref length"]
+    # a quality that falls off on both sides of the reference length: the linear model misses it
+    y = -np.abs(np.log1p(hl) - np.log1p(rl)) + 0.1 * rng.normal(size=300)
+    m = rng.normal(size=300) + y
+    r_lin = S.partial_correlation(m, y, np.column_stack(list(lin.values())))
+    r_flex = S.partial_correlation(m, y, np.column_stack(list(cov.values())))
+    assert r_flex < r_lin  # more of the metric's agreement was length
+    t = S.correlation_table({"m": m}, y, None, given=cov, n_resamples=50, placebo_column=False)
+    assert t.loc[t.metric == "m", "r"].item() == pytest.approx(r_flex, abs=1e-12)
+    assert t["method"].iloc[0] == "partial pearson | the length model"
+    # a constant length has no spline terms; a wrong model name is refused
+    assert list(S.length_covariates([5] * 10, [7] * 10)) == ["log hyp length", "log ref length",
+                                                             "log hyp x ref length"]
+    with pytest.raises(ValueError, match="'flexible' or 'linear'"):
+        S.length_covariates(hl, rl, model="cubic")

@@ -18,4 +18,5 @@ def test_results_on_a_small_sample(shared_data):
     assert r["study"]["families"] == ["STM", "TKM"] and r["n_ted_segments"] == 78
     assert r["signatures"]["stm"].startswith("STM-9|depth:9|eff:no|tree:constituency|hypfault:worst|version:syneval-nb-")
     assert r["headline"]["MQM z|pearson"]["TKM"] == r["curves"]["literal mean"]["MQM z|TKM"]
-    assert all(v["verdict"] in ("holds", "does not hold", "cannot tell") for v in r["verdicts"].values())
+    # 6 source segments: below the cluster floor, every verdict exploratory
+    assert {v["verdict"] for v in r["verdicts"].values()} == {"exploratory"}

@@ -16,13 +16,13 @@ SCRIPT = ROOT / "benchmarks" / "surface.py"
 CEILING = {
     # the working tree when this test was written (main at 86a9546 had 818 / 758 / 294 public names and
     # 20,568 / 5,107 lines by this script's rules; 3, 9, 21, 7 for the rest)
-    "public_names": 843,
-    "public_names_outside_init": 783,
-    "public_names_studies": 298,
-    "max_public_names_per_module": 60,
+    "public_names": 831,
+    "public_names_outside_init": 770,
+    "public_names_studies": 283,
+    "max_public_names_per_module": 57,
     "modules_over_20": 11,
-    "lines_package": 22126,
-    "lines_studies": 5367,
+    "lines_package": 22121,
+    "lines_studies": 5252,
     "metrics_imports_from_parsers": 3,
     "system_table_functions": 9,
     "verdict_functions": 20,

@@ -31,10 +31,10 @@ EXAMPLE_FILES = ["ref.A.txt", "ref.B.txt", "system_good.txt", "system_literal.tx
                  "human_scores.tsv"]
 VERDICTS_EXAMPLE = [  # the report on the embedded example (the same lines as from the checkout)
     "cannot tell: STM-BP-4 beats BLEU (human scores, Pearson)",
-    "cannot tell: STM-BP-4 beats BLEU beyond length (human scores, partial r given log lengths)",
+    "cannot tell: STM-BP-4 beats BLEU beyond length (human scores, partial r given the length model)",
     "cannot tell: STM-BP-4 beats BLEU within source segments (human scores)",
     "cannot tell: STM-BP-4 beats chrF (human scores, Pearson)",
-    "cannot tell: STM-BP-4 beats chrF beyond length (human scores, partial r given log lengths)",
+    "cannot tell: STM-BP-4 beats chrF beyond length (human scores, partial r given the length model)",
     "cannot tell: STM-BP-4 beats chrF within source segments (human scores)",
     "holds: STM-BP-4 beats the placebo (human scores)",
     "holds: STM-BP-4 correlates with the human scores",

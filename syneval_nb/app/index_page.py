@@ -12,18 +12,17 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 from syneval_nb.paths import NOTEBOOK_DIR
+from syneval_nb.stats.verdicts import format_p
 
 
 
-__all__ = ["index_page", "chapter_card", "notebook_question", "first_image", "headline_image", "format_p",
+__all__ = ["index_page", "chapter_card", "notebook_question", "first_image", "headline_image",
            "toy_note", "HEADLINE_FIGURE_TAG", "MAX_HEADLINE_VERDICTS"]
 
 HEADLINE_FIGURE_TAG = "headline-figure"
 """The cell tag that marks a chapter's headline figure: the card shows the first image of that cell's outputs."""
-MAX_HEADLINE_VERDICTS = 5
+MAX_HEADLINE_VERDICTS = 6
 """At most this many verdicts show on a card; the chapter names them in its results (``"headline_verdicts"``)."""
-P_FLOOR = 0.001
-"""p-values below this print as "p < 0.001" (a resampled p of 0 only says p < 1/resamples)."""
 
 
 # ============================================================================================== index page
@@ -95,13 +94,6 @@ def headline_image(nb) -> str | None:
     return (first_image(nb, tagged) if tagged else None) or first_image(nb)
 
 
-def format_p(p: float) -> str:
-    """``"p < 0.001"`` below :data:`P_FLOOR` (a resampled p of 0 included), else ``"p = 0.003"`` (two significant
-    digits)."""
-    p = float(p)
-    return f"p < {P_FLOOR:g}" if p < P_FLOOR else f"p = {p:.2g}"
-
-
 def toy_note(results: Mapping[str, Any]) -> str | None:
     """The label of a run on toy data, or ``None``: a results file that says ``"toy_data": true``, or whose
     parameters have ``hyp_files`` ``None`` (notebook 09 then runs on its shipped, hand-made example)."""
@@ -145,7 +137,7 @@ def _verdict_items(verdicts: Mapping[str, Any]) -> list[str]:
     return items
 
 
-_ORDER = {"holds": 0, "does not hold": 1, "cannot tell": 2}
+_ORDER = {"holds": 0, "does not hold": 1, "cannot tell": 2, "exploratory": 3}
 
 
 def _split_verdicts(results: Mapping[str, Any], verdicts: Mapping[str, Any]) -> tuple[dict, dict]:
@@ -220,8 +212,8 @@ def chapter_card(row: Mapping[str, Any], reports_dir: str | Path) -> str:
             parts.append("<ul class='verdicts headline'>" + "".join(f"<li>{x}</li>" for x in _verdict_items(head))
                          + "</ul>")
         if rest:
-            counts = [f"{sum(isinstance(v, Mapping) and v.get('verdict') == k for v in rest.values())} {k}"
-                      for k in _ORDER]
+            counts = [f"{n} {k}" for k in _ORDER if (n := sum(isinstance(v, Mapping) and v.get('verdict') == k
+                                                                for v in rest.values())) or k != "exploratory"]
             more = "more verdicts" if head else "verdicts"
             parts.append(f"<details><summary>{len(rest)} {more} ({html.escape(', '.join(counts))})</summary>"
                          "<ul class='verdicts'>" + "".join(f"<li>{x}</li>" for x in _verdict_items(rest))

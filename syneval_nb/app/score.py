@@ -55,7 +55,7 @@ import numpy as np
 from syneval_nb import data as D
 from syneval_nb.evaluate import Evaluation, ScoreInputError, alias_note, comparison_metrics, evaluate, file_aliases, find_parse_file, load_files, system_names  # noqa: F401
 from syneval_nb.app.files import OutputPathError, check_output_path, write_output
-from syneval_nb.app.index_page import format_p
+from syneval_nb.stats.verdicts import format_p
 from syneval_nb.parsers.cache import CacheError, ParseCache, read_only_note
 from syneval_nb.parsers.stanford import ParserSetupError, find_java
 from syneval_nb.stats import pearson

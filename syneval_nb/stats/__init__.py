@@ -62,6 +62,7 @@ from syneval_nb.stats.resampling import (
     bootstrap_spearman_samples,
     bootstrap_weights,
     holm,
+    monte_carlo_p,
     paired_bootstrap,
     null_p,
     percentile_ci,
@@ -91,8 +92,10 @@ from syneval_nb.stats.tables import (
 from syneval_nb.stats.verdicts import (
     _boot_of,  # noqa: F401  (private, used by studies.common)
     _unit_text,  # noqa: F401  (private, used by studies.common, depth_study, lexical_metrics)
+    MIN_UNITS,
     TESTS,
     decide,
+    format_p,
     holm_verdicts,
     make_verdict,
     verdict_beats,
@@ -111,7 +114,7 @@ __all__ = [
     "system_level", "system_means", "table_row", "verdict_beats", "verdict_correlates", "verdict_sentence",
     "williams_from_scores", "williams_test", "within_segment", "wmt12_tau", "wmt_darr_tau",
     "LENGTH_GIVEN", "LENGTH_ROWS", "N_NULL", "TESTS", "bootstrap_partial_samples", "decide", "holm_verdicts",
-    "length_covariates", "length_rows", "make_verdict", "null_p", "permutation_distribution",
+    "length_covariates", "length_rows", "make_verdict", "monte_carlo_p", "null_p", "permutation_distribution",
     "placebo_columns", "placebo_distribution", "residualize", "verdict_beats_placebo", "verdict_from_samples",
 ]
 

@@ -355,12 +355,26 @@ def bootstrap_ci(metric: ArrayLike, human: ArrayLike, method: str | Callable = "
     return BootstrapResult(_estimate(m, h, method, segments, threshold, metric_ties), float(lo), float(hi), s)
 
 
-def _p_one_sided(d: np.ndarray) -> tuple[float, float]:
-    """(p_better, p_worse) of resampled differences a - b: the shares of resamples with d <= 0 and d >= 0."""
-    ok = np.isfinite(d)
+def monte_carlo_p(stat: np.ndarray) -> float:
+    """The one-sided Monte-Carlo p of a claim whose resampled (or null) statistic is ``stat`` (the claim fails in a
+    draw where ``stat <= 0``): ``(k + 1) / (B + 1)`` with ``k`` such draws out of ``B`` finite ones, so never 0
+    (Davison & Hinkley 1997, eq. 4.11; Phipson & Smyth 2010); NaN without a finite draw. Every p of the kit's
+    resampling and null distributions is this one.
+
+    >>> monte_carlo_p(np.array([0.2, 0.1, -0.1, 0.3]))
+    0.4
+    """
+    stat = np.asarray(stat, dtype=float)
+    ok = np.isfinite(stat)
     if not ok.any():
-        return float("nan"), float("nan")
-    return float((d[ok] <= 0).mean()), float((d[ok] >= 0).mean())
+        return float("nan")
+    return float((np.count_nonzero(stat[ok] <= 0) + 1) / (ok.sum() + 1))
+
+
+def _p_one_sided(d: np.ndarray) -> tuple[float, float]:
+    """(p_better, p_worse) of resampled differences a - b: :func:`monte_carlo_p` of d (draws with d <= 0 count
+    against "a is better") and of -d."""
+    return monte_carlo_p(d), monte_carlo_p(-np.asarray(d, dtype=float))
 
 
 def _p_two_sided(p_better: float, p_worse: float) -> float:
@@ -602,10 +616,10 @@ def permutation_distribution(metrics: np.ndarray, human: ArrayLike, n_permutatio
 
 
 def null_p(observed: float, null: np.ndarray) -> float:
-    """One-sided Monte-Carlo p of ``observed`` against a null distribution: the share of the (finite) null values
-    >= ``observed`` (the kit's bootstrap-p convention: 0 means p < 1/N)."""
+    """One-sided Monte-Carlo p of ``observed`` against a null distribution, ``(k + 1) / (N + 1)`` with ``k`` of
+    the ``N`` finite null values >= ``observed`` (:func:`monte_carlo_p`: never 0)."""
     v = np.asarray(null, dtype=float)
     v = v[np.isfinite(v)]
     if not np.isfinite(observed) or not len(v):
         return float("nan")
-    return float((v >= observed).mean())
+    return monte_carlo_p(observed - v)

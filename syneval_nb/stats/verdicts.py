@@ -4,17 +4,27 @@ Every verdict names exactly the test it decided (``"test"``), and one rule decid
 
 * **beats** (:func:`verdict_beats`): r(A) - r(B) on the table's paired resamples;
 * **beats beyond length** (:func:`verdict_beats` on a table built with ``given=length_covariates(...)``): the
-  same difference of partial correlations given log hypothesis length and log reference length;
+  same difference of partial correlations given the length model;
 * **correlates** / **correlates beyond length** (:func:`verdict_correlates`): r (or the partial r) itself;
 * **beats the placebo** (:func:`verdict_beats_placebo`): r minus the 95th percentile of the table's placebo
   distribution (N random columns), or at system level of the metric's permutation distribution;
 * a difference of such statistics (:func:`verdict_from_samples`, e.g. a contrast between two human scores).
 
 The rule: **holds** iff the statistic's percentile interval (level 1 - alpha) lies above 0 **and** its one-sided
-p is below alpha after Holm over the chapter's family (:func:`holm_verdicts`: every verdict of a chapter, one
-family); **does not hold** iff the interval lies below 0; otherwise **cannot tell**. So no verdict can say "does
-not hold" while its own interval is above 0. Each verdict carries its statistic, interval, p, the Holm p, the rule
-and the computed ``reason`` (which names the test and the condition that decided).
+Monte-Carlo p, (k + 1) / (B + 1) (:func:`syneval_nb.stats.monte_carlo_p`, never 0), is below alpha after Holm over
+the chapter's family (:func:`holm_verdicts`: every verdict of a chapter, one family); **does not hold** iff the
+interval lies below 0; otherwise **cannot tell**. So no verdict can say "does not hold" while its own interval is
+above 0. Two guards come first:
+
+* **the cluster floor**: a verdict whose resamples draw fewer than :data:`MIN_UNITS` (20) units (talks,
+  documents, systems) is **exploratory**: shown with its interval and p, kept out of the Holm family, never
+  "holds" and never counted;
+* **an edge first** (``requires``): a verdict may name a condition that must hold too, e.g. a contrast "A's edge
+  over B is larger on X than on Y" needs A's own edge over B on X (its interval above 0); without it the verdict
+  is at most "cannot tell".
+
+Each verdict carries its statistic, interval, p, the Holm p, the rule and the computed ``reason`` (which names the
+test and the condition that decided).
 """
 from __future__ import annotations
 
@@ -22,8 +32,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from syneval_nb.stats.resampling import _p_one_sided, holm, null_p, percentile_ci
-from syneval_nb.stats.tables import PLACEBO, TableBootstrap, metric_name
+from syneval_nb.stats.resampling import holm, monte_carlo_p, null_p, percentile_ci
+from syneval_nb.stats.tables import PLACEBO, TableBootstrap, given_text, metric_name
+
+MIN_UNITS = 20
+"""The cluster floor: a verdict resampling fewer units than this is exploratory (never "holds")."""
 
 TESTS = ("beats", "beats beyond length", "correlates", "correlates beyond length", "beats the placebo",
          "beats the placebo beyond length", "beats permuted human scores", "difference")
@@ -56,20 +69,38 @@ def _unit_text(b: TableBootstrap) -> str:
     return {"cluster": "clusters", "segment": "source segments", "item": "rows"}.get(b.unit, b.unit)
 
 
-def decide(ci: Sequence[float], p: float, alpha: float) -> str:
-    """The one rule: ``"holds"`` iff ci[0] > 0 and p < alpha; ``"does not hold"`` iff ci[1] < 0; else
-    ``"cannot tell"`` (an interval above 0 is never "does not hold")."""
-    if ci[0] > 0 and p < alpha:
+def decide(ci: Sequence[float], p: float, alpha: float, requires: Sequence[float] | None = None,
+           n_units: int | None = None) -> str:
+    """The one rule: ``"exploratory"`` iff ``n_units`` < :data:`MIN_UNITS`; ``"holds"`` iff ci[0] > 0, p < alpha
+    and the ``requires`` interval (when given) lies above 0; ``"does not hold"`` iff ci[1] < 0; else ``"cannot
+    tell"`` (an interval above 0 is never "does not hold")."""
+    if n_units is not None and n_units < MIN_UNITS:
+        return "exploratory"
+    if ci[0] > 0 and p < alpha and (requires is None or requires[0] > 0):
         return "holds"
     if ci[1] < 0:
         return "does not hold"
     return "cannot tell"
 
 
-def _fmt_p(p: float, n: int | None) -> str:
-    """``"p = 0.012"``; a resampled p of 0 reads ``"p < 1/n"`` (``n`` resamples), never ``"p = 0"`` (a Holm p of 0
-    too: every p it is built from was 0)."""
-    return f"p < {1 / n:.2g}" if p == 0 and n else f"p = {p:.2g}"
+def _decide(v: Mapping, p: float) -> str:
+    req = v.get("requires")
+    return decide(v["ci"], p, v["alpha"], req["ci"] if req else None, v.get("n_units"))
+
+
+_P_FLOOR = 0.001
+"""p-values below this print as ``"p < 0.001"``."""
+
+
+def format_p(p: float) -> str:
+    """The one way a p prints: ``"p < 0.001"`` below :data:`_P_FLOOR`, else ``"p = 0.012"`` (two significant
+    digits).
+
+    >>> format_p(0.0123), format_p(1 / 1001)
+    ('p = 0.012', 'p < 0.001')
+    """
+    p = float(p)
+    return f"p < {_P_FLOOR:g}" if p < _P_FLOOR else f"p = {p:.2g}"
 
 
 def _reason(v: Mapping) -> str:
@@ -79,17 +110,23 @@ def _reason(v: Mapping) -> str:
         return (f"{v['test']}: {v['statistic_text']} cannot be estimated (constant or identical scores, or too "
                 f"few units: no finite statistic in any resample)")
     side = "above 0" if lo > 0 else "below 0" if hi < 0 else "includes 0"
+    text = f"{v['test']}: {v['statistic_text']} = {v['statistic']:+.3f}, interval [{lo:+.3f}, {hi:+.3f}] {side}"
+    if v["verdict"] == "exploratory":
+        why = v.get("exploratory_because") or f"it resamples {v['n_units']} units, fewer than {MIN_UNITS}"
+        return (text + f"; one-sided {format_p(v['p'])} (unadjusted); exploratory: {why}, so it is shown but never "
+                "holds and is not in the Holm family")
     holm_p = v.get("p_holm")
-    if holm_p is None:
-        ptxt = f"one-sided {_fmt_p(v['p'], v.get('n_null') or v.get('n_resamples'))} (no Holm adjustment yet)"
+    if holm_p is None or not np.isfinite(holm_p):
+        ptxt = f"one-sided {format_p(v['p'])} (no Holm adjustment yet)"
     else:
-        n = v.get('n_null') or v.get('n_resamples')
-        ptxt = (f"one-sided {_fmt_p(v['p'], n)}, Holm over the chapter's {v['family_size']} verdicts "
-                f"{_fmt_p(holm_p, n)}")
-    text = (f"{v['test']}: {v['statistic_text']} = {v['statistic']:+.3f}, interval [{lo:+.3f}, {hi:+.3f}] {side}; "
-            f"{ptxt}")
+        ptxt = f"one-sided {format_p(v['p'])}, Holm over the chapter's {v['family_size']} verdicts {format_p(holm_p)}"
+    text = f"{text}; {ptxt}"
+    req = v.get("requires")
+    if req and not req["ci"][0] > 0 and lo > 0:
+        return (text + f"; but {req['text']} has the interval [{req['ci'][0]:+.3f}, {req['ci'][1]:+.3f}], not above "
+                "0: without that edge the claim cannot hold")
     if v["verdict"] == "holds":
-        return text + f" < {v['alpha']:g}"
+        return text + f" < {v['alpha']:g}" + (f"; and {req['text']} is above 0" if req else "")
     if v["verdict"] == "does not hold":
         return text + " (the interval below 0 decides)"
     if lo > 0:
@@ -100,13 +137,21 @@ def _reason(v: Mapping) -> str:
 def make_verdict(test: str, statistic_text: str, statistic: float, ci: Sequence[float], p: float, alpha: float,
                  rule: str, **extra) -> dict:
     """A verdict dict (JSON-ready): ``verdict, test, statistic_text, statistic, ci, p, alpha, rule, reason`` and
-    ``extra`` (e.g. ``n_resamples``), decided by :func:`decide` on the unadjusted p until :func:`holm_verdicts`
-    adjusts it over the chapter."""
+    ``extra`` (e.g. ``n_resamples``; ``n_units``, the number of resampled units, for the cluster floor;
+    ``requires={"text": ..., "ci": [lo, hi]}``, a condition that must hold too), decided by :func:`decide` on the
+    unadjusted p until :func:`holm_verdicts` adjusts it over the chapter."""
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; tests: {TESTS}")
+    if "requires" in extra and extra["requires"] is not None:
+        extra["requires"] = {"text": str(extra["requires"]["text"]),
+                             "ci": [float(extra["requires"]["ci"][0]), float(extra["requires"]["ci"][1])]}
     v = {"test": test, "statistic_text": statistic_text, "statistic": float(statistic),
          "ci": [float(ci[0]), float(ci[1])], "p": float(p), "alpha": float(alpha), "rule": rule, **extra}
-    v["verdict"] = decide(v["ci"], v["p"], alpha)
+    if v.get("n_units") is not None and v["n_units"] < MIN_UNITS:
+        v["rule"] += f"; a verdict resampling fewer than {MIN_UNITS} units is exploratory"
+    if v.get("requires"):
+        v["rule"] += f"; it also needs {v['requires']['text']} above 0"
+    v["verdict"] = _decide(v, v["p"])
     v["reason"] = _reason(v)
     return v
 
@@ -122,7 +167,7 @@ def _r_text(b: TableBootstrap, m: str) -> str:
     """The statistic's name: ``pearson r(m)``, ``partial r(m | ...)``, or for a tau table ``wmt12 tau(m)`` /
     ``tau(m, metric ties excluded)``."""
     if b.beyond_length:
-        return f"partial r({m} | {', '.join(b.given)})"
+        return f"partial r({m} | {given_text(b.given)})"
     if "tau" in b.method:
         name, _, rest = b.method.partition(", ")
         return f"{name}({m}{', ' + rest if rest else ''})"
@@ -131,13 +176,14 @@ def _r_text(b: TableBootstrap, m: str) -> str:
 
 def verdict_from_samples(test: str, statistic_text: str, estimate: float, samples: np.ndarray, alpha: float,
                          unit: str, **extra) -> dict:
-    """Verdict on ``statistic > 0`` from its bootstrap resamples (``samples``; p = share of resamples <= 0), e.g.
-    a difference of differences across two human scores."""
+    """Verdict on ``statistic > 0`` from its bootstrap resamples (``samples``; p = (k + 1) / (B + 1), k of the B
+    resamples <= 0), e.g. a difference of differences across two human scores. ``extra``: see
+    :func:`make_verdict` (``n_units`` for the cluster floor, ``requires``)."""
     d = np.asarray(samples, dtype=float)
     ok = np.isfinite(d)
-    p = _p_one_sided(d)[0]
+    p = monte_carlo_p(d)
     return make_verdict(test, statistic_text, estimate, _ci(d[ok], alpha), p, alpha,
-                        _rule(statistic_text, unit, int(ok.sum()), alpha, "share of resamples <= 0"),
+                        _rule(statistic_text, unit, int(ok.sum()), alpha, "(k + 1) / (B + 1), k resamples <= 0"),
                         n_resamples=int(ok.sum()), **extra)
 
 
@@ -156,7 +202,7 @@ def verdict_beats(table_or_results, metric: str | tuple, baseline: str | tuple, 
     d = b.samples[:, i] - b.samples[:, j]
     text = f"{_r_text(b, m)} - {_r_text(b, base)}"
     return verdict_from_samples("beats beyond length" if b.beyond_length else "beats", text,
-                                b.estimates[i] - b.estimates[j], d, a, _unit_text(b))
+                                b.estimates[i] - b.estimates[j], d, a, _unit_text(b), n_units=b.n_clusters)
 
 
 def verdict_correlates(table_or_results, metric: str | tuple, *, alpha: float | None = None,
@@ -170,7 +216,7 @@ def verdict_correlates(table_or_results, metric: str | tuple, *, alpha: float | 
     m = metric_name(metric)
     i = b.index(m)
     return verdict_from_samples("correlates beyond length" if b.beyond_length else "correlates", _r_text(b, m),
-                                b.estimates[i], b.samples[:, i], a, _unit_text(b))
+                                b.estimates[i], b.samples[:, i], a, _unit_text(b), n_units=b.n_clusters)
 
 
 def verdict_beats_placebo(table_or_results, metric: str | tuple, *, alpha: float | None = None,
@@ -179,7 +225,7 @@ def verdict_beats_placebo(table_or_results, metric: str | tuple, *, alpha: float
     table) or, for a table with ``null="permutation"`` (system level), "``metric`` beats permuted human scores"
     (test ``beats permuted human scores``). Statistic: r - q, q the ``quantile`` (95th percentile) of the table's
     null distribution (N placebo columns' r, or N permutations of the human scores); its interval is r's
-    bootstrap interval minus q; p = the share of the null distribution >= r (Monte-Carlo p, 0 means < 1/N).
+    bootstrap interval minus q; p = (k + 1) / (N + 1), k of the N null values >= r (:func:`null_p`).
     ``null_what`` names the null's members in the reason (default ``"placebo columns"``; chapter 07: ``"placebo
     combinations"``, each a combination with one random column)."""
     b = _boot_of(table_or_results, human)
@@ -197,15 +243,28 @@ def verdict_beats_placebo(table_or_results, metric: str | tuple, *, alpha: float
     s = b.samples[:, i] - q
     ok = np.isfinite(s)
     rule = (f"holds iff {text} has a {1 - a:.0%} bootstrap interval (resampling {_unit_text(b)}, {int(ok.sum())} "
-            f"resamples, the percentile fixed) above 0 and the Monte-Carlo p (share of the {what} with a value >= "
-            f"{stat}) is below {a:g} after Holm over every verdict of the chapter; does not hold iff the interval "
+            f"resamples, the percentile fixed) above 0 and the Monte-Carlo p ((k + 1) / (N + 1), k of the {what} "
+            f"with a value >= {stat}) is below {a:g} after Holm over every verdict of the chapter; does not hold iff the interval "
             "is below 0; otherwise cannot tell")
     return make_verdict(test, text, b.estimates[i] - q, _ci(s[ok], a), null_p(b.estimates[i], null), a, rule,
-                        n_resamples=int(ok.sum()), n_null=int(np.isfinite(null).sum()), null_quantile=q)
+                        n_resamples=int(ok.sum()), n_null=int(np.isfinite(null).sum()), null_quantile=q,
+                        n_units=b.n_clusters)
 
 
-def holm_verdicts(verdicts: Mapping[str, Mapping]) -> dict:
-    """Holm over every verdict of a chapter (one family): each verdict's one-sided p is adjusted
+def _exploratory(verdict: Mapping, why: str) -> dict:
+    """``verdict`` made exploratory (shown with its interval and unadjusted p, never "holds", not in the Holm
+    family) because of ``why``."""
+    v = dict(verdict)
+    v["verdict"] = "exploratory"
+    v["exploratory_because"] = why
+    v["reason"] = _reason(v)
+    return v
+
+
+def holm_verdicts(verdicts: Mapping[str, Mapping], primary: Sequence[str] | None = None) -> dict:
+    """Holm over every verdict of a chapter (one family) but the exploratory ones (below the cluster floor, or
+    not among the ``primary`` claims when the chapter declares them; they stay exploratory with ``p_holm`` NaN):
+    each verdict's one-sided p is adjusted
     (:func:`syneval_nb.stats.holm` over all verdicts with a finite p), stored as ``p_holm`` with ``family_size``,
     and the verdict is decided again by :func:`decide` on the adjusted p (its reason rewritten). Returns a new
     dict in the same order.
@@ -214,9 +273,19 @@ def holm_verdicts(verdicts: Mapping[str, Mapping]) -> dict:
     several metrics each way) brings each of its tests into the family instead of one p; it gets
     ``"tests_holm"`` (the adjusted p of each) and ``family_size``, and its own rule decides it again on those
     (its caller's: :func:`decide` needs one interval)."""
+    if primary is not None:
+        unknown = [c for c in primary if c not in verdicts]
+        if unknown:
+            raise KeyError(f"primary claims without a verdict: {unknown}")
+        n = len(primary)
+        verdicts = {c: v if c in primary or v.get("verdict") == "exploratory" else
+                    _exploratory(v, f"not one of the chapter's {n} primary claims (Holm runs over those)")
+                    for c, v in verdicts.items()}
     keys: list = []
     ps: list[float] = []
     for c, v in verdicts.items():
+        if v.get("verdict") == "exploratory":
+            continue  # below the cluster floor: not in the family
         if v.get("tests") is not None:
             for t, p in v["tests"].items():
                 keys.append((c, t))
@@ -231,12 +300,14 @@ def holm_verdicts(verdicts: Mapping[str, Mapping]) -> dict:
     for c, v0 in verdicts.items():
         v = dict(v0)
         v["family_size"] = m
-        if v.get("tests") is not None:
+        if v.get("verdict") == "exploratory":
+            v["p_holm"] = float("nan")
+        elif v.get("tests") is not None:
             v["tests_holm"] = {t: float(adj[(c, t)]) for t in v["tests"]}
         else:
             pa = adj[(c, None)]
             v["p_holm"] = float(pa)
-            v["verdict"] = decide(v["ci"], pa if np.isfinite(pa) else 1.0, v["alpha"])
+            v["verdict"] = _decide(v, pa if np.isfinite(pa) else 1.0)
             v["reason"] = _reason(v)
         out[c] = v
     return out
@@ -248,10 +319,9 @@ def verdict_sentence(claim: str, verdict: Mapping, digits: int = 3) -> str:
     computed reason and the rule."""
     lo, hi = verdict["ci"]
     f = f"{{:+.{digits}f}}"
-    n = verdict.get("n_null") or verdict.get("n_resamples")
-    ptxt = _fmt_p(verdict["p"], n)
-    if verdict.get("p_holm") is not None:
-        ptxt += f", Holm {_fmt_p(verdict['p_holm'], n)} (family of {verdict['family_size']})"
+    ptxt = format_p(verdict["p"])
+    if verdict.get("p_holm") is not None and np.isfinite(verdict["p_holm"]):
+        ptxt += f", Holm {format_p(verdict['p_holm'])} (family of {verdict['family_size']})"
     text = (f'"{claim}": {verdict["verdict"]} ({verdict.get("test", "")}: statistic {f.format(verdict["statistic"])}, '
             f'interval [{f.format(lo)}, {f.format(hi)}], {ptxt}).')
     if verdict.get("reason"):

@@ -37,8 +37,9 @@ __all__ = ["TED_REFERENCE", "DEEN_REFERENCES", "MQM_COLUMNS", "HUMANS", "ASPECTS
            "Deen", "verdict_contrast", "holm_chapter", "verdicts_json", "verdict_lines", "plot_distributions", "plot_scatter",
            "no_holds", "family_note", "meta_table", "meta_json", "headline_verdicts", "MAX_HEADLINE_VERDICTS"]
 
-MAX_HEADLINE_VERDICTS = 5
-"""At most this many headline verdicts per chapter (the index card shows them; the rest fold away)."""
+MAX_HEADLINE_VERDICTS = 6
+"""At most this many headline verdicts per chapter (the index card shows them; the rest fold away): a chapter's
+primary claims, three claims with their beyond-length twins."""
 
 TED_REFERENCE = "refB"
 """The TED zh-en reference of every chapter (see the module docstring)."""
@@ -123,7 +124,10 @@ def verdict_contrast(table_a, table_b, metric: str | tuple, baseline: str | tupl
 
     The two tables must come from the same rows, resampling units, ``seed`` and ``n_resamples``
     (:func:`syneval_nb.stats.correlation_table` draws the same resamples then; checked by the number of units and
-    resamples). Decided by :func:`syneval_nb.stats.decide` (Holm over the chapter by :func:`holm_chapter`)."""
+    resamples). Decided by :func:`syneval_nb.stats.decide` (Holm over the chapter by :func:`holm_chapter`); a
+    contrast of edges (``rows_b`` None) holds only where ``metric`` has its own edge over ``baseline`` on
+    ``label_a`` (that difference's interval above 0, on the same resamples): a contrast without an edge is at most
+    "cannot tell"."""
     ba, bb = stats._boot_of(table_a, human_a), stats._boot_of(table_b, human_b)
     if ba.samples.shape != bb.samples.shape or ba.n_clusters != bb.n_clusters or ba.unit != bb.unit:
         raise ValueError("the two tables were not resampled alike (rows, units or resamples differ)")
@@ -135,19 +139,28 @@ def verdict_contrast(table_a, table_b, metric: str | tuple, baseline: str | tupl
     on_a, on_b = (f" on {label_a}" if label_a else ""), (f" on {label_b}" if label_b else "")
     if text is None:
         text = f"[r({m}) - r({base})]{on_a} - [r({m_b}) - r({base_b})]{on_b}"
-    return stats.verdict_from_samples("difference", text, stat, d, a, stats._unit_text(ba))
+    requires = None
+    if rows_b is None:  # "A's edge over B is larger on a": A needs its own edge over B on a
+        edge = ba.column(m) - ba.column(base)
+        ok = np.isfinite(edge)
+        lo, hi = stats.percentile_ci(edge[ok], a) if ok.any() else (np.nan, np.nan)
+        requires = {"text": f"{m}'s own edge r({m}) - r({base}){on_a}", "ci": [lo, hi]}
+    return stats.verdict_from_samples("difference", text, stat, d, a, stats._unit_text(ba), n_units=ba.n_clusters,
+                                      requires=requires)
 
 
-def holm_chapter(*groups: Mapping[str, Mapping]) -> tuple[dict, ...]:
-    """Holm over every verdict of a chapter, one family (:func:`syneval_nb.stats.holm_verdicts` over the union of
-    ``groups``, e.g. the verdicts and the variant verdicts), returned split back into the groups."""
+def holm_chapter(*groups: Mapping[str, Mapping], primary: Sequence[str] | None = None) -> tuple[dict, ...]:
+    """Holm over a chapter, one family (:func:`syneval_nb.stats.holm_verdicts` over the union of ``groups``, e.g.
+    the verdicts and the variant verdicts), returned split back into the groups. ``primary``: the chapter's
+    declared primary claims, the only ones Holm runs over and the only ones that can hold; every other verdict is
+    exploratory (default: every verdict above the cluster floor)."""
     allv = {}
     for g in groups:
         dup = set(allv) & set(g)
         if dup:
             raise ValueError(f"claims in two groups: {sorted(dup)}")
         allv.update(g)
-    adj = stats.holm_verdicts(allv)
+    adj = stats.holm_verdicts(allv, primary)
     return tuple({c: adj[c] for c in g} for g in groups)
 
 
@@ -185,14 +198,20 @@ def family_note(verdicts: Mapping[str, Mapping]) -> str:
         return "These verdicts are not Holm-adjusted."
     tests = sorted({v["test"] for v in verdicts.values()})
     held = sum(v["verdict"] == "holds" for v in verdicts.values())
-    return (f"Holm runs over every verdict of this chapter, one family of {max(sizes)} p-values (tests: "
-            f"{', '.join(tests)}). A verdict holds iff its own interval lies above 0 and its Holm p is below "
-            f"alpha; it does not hold iff the interval lies below 0; otherwise cannot tell. {held} of "
-            f"{len(verdicts)} hold.")
+    expl = sum(v["verdict"] == "exploratory" for v in verdicts.values())
+    text = (f"Holm runs over every verdict of this chapter but the exploratory ones, one family of {max(sizes)} "
+            f"p-values (tests: {', '.join(tests)}); each p is (k + 1) / (B + 1), never 0. A verdict holds iff its "
+            f"own interval lies above 0 and its Holm p is below alpha; it does not hold iff the interval lies below "
+            f"0; otherwise cannot tell. {held} of {len(verdicts) - expl} hold.")
+    if expl:
+        text += (f" {expl} more resample fewer than {stats.MIN_UNITS} units (talks, systems): exploratory, shown "
+                 "but never counted.")
+    return text
 
 
 def no_holds(verdicts: Mapping[str, Mapping]) -> list[str]:
-    """The claims whose verdict is "holds" (for the permute_human sanity check: must be empty)."""
+    """The claims whose verdict is "holds" (for the permute_human sanity check: must be empty; an exploratory
+    verdict never holds)."""
     return [c for c, v in verdicts.items() if v["verdict"] == "holds"]
 
 

@@ -102,12 +102,6 @@ def table7_example(ch: depth_study.DepthChapter, order: int = 4, min_words: int 
             "table": table}
 
 
-def shared_chains(example: dict) -> pd.DataFrame:
-    """The example's matched chains of length 2 and more (from HWCM's explanation)."""
-    e = example["hwcm"].explain()
-    return e[(e["depth"] >= 2) & e["matched"]]
-
-
 def results(ch: depth_study.DepthChapter, example: dict, t7: dict) -> dict:
     """The results file: the worked example, :func:`syneval_nb.studies.depth_study.chapter_results`, the
     Table-7-like example, signatures."""
@@ -140,7 +134,7 @@ DEEN_LABEL = "WMT21 de-en DA z, ref A"
 @dataclass
 class ParserStudy:
     """The parser comparison of chapter 04 (:func:`parser_study`): ``ted`` (Pearson with MQM z, chrF baseline),
-    ``ted_partial`` (beyond length: partial r given log lengths), ``system`` (WMT21 de-en DA z, systems resampled),
+    ``ted_partial`` (beyond length: partial r given the length model), ``system`` (WMT21 de-en DA z, systems resampled),
     ``verdicts`` (Holm-adjusted with the whole chapter), ``pairs`` (family row -> spaCy row), ``timing`` (spaCy
     parse seconds, sentences parsed and read from the cache)."""
 
@@ -233,17 +227,18 @@ def parser_study(ch: depth_study.DepthChapter, cache=True, progress: bool = True
     v = {}
     for collins, name in pairs.items():
         v[f"{name} beats {collins} (MQM z, Pearson)"] = stats.verdict_beats(ted, name, collins)
-        v[f"{name} beats {collins} beyond length (MQM z, partial r given log lengths)"] = stats.verdict_beats(
+        v[f"{name} beats {collins} beyond length (MQM z, partial r given the length model)"] = stats.verdict_beats(
             partial, name, collins)
         v[f"{name} beats chrF (MQM z, Pearson)"] = stats.verdict_beats(ted, name, "chrF")
-        v[f"{name} beats chrF beyond length (MQM z, partial r given log lengths)"] = stats.verdict_beats(
+        v[f"{name} beats chrF beyond length (MQM z, partial r given the length model)"] = stats.verdict_beats(
             partial, name, "chrF")
         v[f"{name} beats {collins} at system level ({DEEN_LABEL})"] = stats.verdict_beats(system, name, collins)
         v[f"{name} beats chrF at system level ({DEEN_LABEL})"] = stats.verdict_beats(system, name, "chrF")
     own = [c for c in v if c in ch.verdicts]
     if own:
         raise ValueError(f"the parser verdicts are already in the chapter: {own[:3]}")
-    merged, ch.variants = holm_chapter({**ch.verdicts, **v}, ch.variants)
+    merged, ch.variants = holm_chapter({**ch.verdicts, **v}, ch.variants,
+                                       primary=depth_study.headline_claims(ch.verdicts, ch.families))
     ch.verdicts = merged
     return ParserStudy(ted, partial, system, {c: merged[c] for c in v}, pairs, timing)
 

@@ -7,7 +7,7 @@ effective order (the named variant, both sides alike).
 
 * **Headline** (fixed before looking at the data): each family at :data:`syneval_nb.metrics.syntactic.PRIMARY_DEPTH` (4)
   and the kernel metrics against **chrF** (the headline baseline) and BLEU-4, on rater-normalized MQM
-  (``MQM z``): Pearson, its twin **beyond length** (partial r given log hypothesis length and log reference
+  (``MQM z``): Pearson, its twin **beyond length** (partial r given the length model
   length, the regression refitted in every resample) and the within-segment Pearson, all on the same clustered
   bootstrap over source segments; the placebo as a distribution (N_NULL random columns, 95th percentile). Talks
   (``doc``) as the resampling unit: a variant (5 talks only).
@@ -33,6 +33,7 @@ from syneval_nb.metrics.syntactic import PRIMARY_DEPTH, by_depth, depth_metrics
 from syneval_nb.studies.common import (
     ASPECTS,
     HUMANS,
+    MAX_HEADLINE_VERDICTS,
     META_K,
     headline_verdicts,
     holm_chapter,
@@ -175,7 +176,7 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
             corpus[s].update({(kernel_name(metric_key(c)[0], extra), None): v for c, v in kcorpus[s].items()})
     hyp_lens = [len(lexical.tokenize(h)) for h in hyps]
     ref_lens = [[len(lexical.tokenize(r)) for r in rs] for rs in txt_refs]
-    lens = {**stats.length_rows(hyp_lens, ref_lens), **stats.length_covariates(hyp_lens, ref_lens)}
+    lens = {**stats.length_rows(hyp_lens, ref_lens), **stats.length_covariates(hyp_lens, ref_lens, model="linear")}
     for name, values in lens.items():
         segment[(name, None)] = values
         for s in names:
@@ -262,8 +263,9 @@ def length_rows(ds: DepthScores, corpus=None) -> dict:
 
 
 def length_given(ds: DepthScores) -> dict:
-    """The covariates of "beyond length": log hypothesis length and log reference length per row."""
-    return {g: ds.segment[(g, None)] for g in stats.LENGTH_GIVEN}
+    """The covariates of "beyond length" per row: the length model (:func:`syneval_nb.stats.length_covariates`)
+    of the hypothesis and mean reference lengths."""
+    return stats.length_covariates(-ds.segment[("-hyp length", None)], -ds.segment[("-ref length", None)])
 
 
 def _humans(ds: DepthScores, humans: Mapping[str, str]) -> dict:
@@ -271,14 +273,16 @@ def _humans(ds: DepthScores, humans: Mapping[str, str]) -> dict:
 
 
 def curve_tables(ds: DepthScores, humans: Mapping[str, str] = HUMANS, n_resamples: int = 1000, seed: int = 0,
-                 alpha: float = 0.05) -> pd.DataFrame:
+                 alpha: float = 0.05, beyond_length: bool = False) -> pd.DataFrame:
     """Every depth against BLEU of the same order (kernels against BLEU-4), Pearson, Holm over all comparisons
     of each table; stacked per human score (:func:`syneval_nb.stats.correlation_tables`), length control and
-    placebo rows included; ``definition`` column says which definition."""
+    placebo rows included; ``definition`` column says which definition. ``beyond_length``: the partial r given
+    the length model (:func:`length_given`), on the same resamples, without the length rows."""
     rows = metric_rows(ds)
     t = stats.correlation_tables(rows, _humans(ds, humans), ds.frame["seg_id"].to_numpy(),
                                  baseline=stats.depth_baselines(list(rows), "BLEU", PRIMARY_DEPTH),
-                                 controls=length_rows(ds), n_resamples=n_resamples, seed=seed, alpha=alpha)
+                                 controls=None if beyond_length else length_rows(ds), n_resamples=n_resamples,
+                                 seed=seed, alpha=alpha, given=length_given(ds) if beyond_length else None)
     t.insert(1, "definition", ds.label)
     t.insert(3, "family", [m.split("-")[0] if m[-1].isdigit() else m for m in t["metric"]])
     t.insert(4, "depth", [int(m.rsplit("-", 1)[1]) if m[-1].isdigit() and "-" in m else np.nan for m in t["metric"]])
@@ -290,7 +294,7 @@ def headline_table(ds: DepthScores, human: str = "mqm_z", method: str = "pearson
     """The pre-registered comparison: each family at PRIMARY_DEPTH, each kernel and BLEU-4 against chrF (the
     headline baseline; the verdicts also compare with BLEU-4 on the same resamples), with the four length
     controls and the placebo distribution, on one human column; ``clusters="doc"`` resamples talks instead of
-    source segments (the variant); ``beyond_length``: partial r given log hypothesis and log reference length
+    source segments (the variant); ``beyond_length``: partial r given the length model (:func:`syneval_nb.stats.length_covariates`)
     (:func:`syneval_nb.stats.length_covariates`), on the same resamples. The table's marks use Holm within the
     table; the verdicts use Holm over the whole chapter."""
     rows = metric_rows(ds, [PRIMARY_DEPTH])
@@ -321,7 +325,7 @@ def headline_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, alp
 def headline_display(tables: Mapping, humans: Sequence[str] = ("MQM", "MQM z", "Fluency z", "Accuracy z")
                      ) -> pd.DataFrame:
     """One display frame: per metric, Pearson r [interval], its difference from chrF [interval] and mark, then the
-    partial r given the log lengths ("beyond length") and the within-segment r next to it (where computed), per
+    partial r given the length model ("beyond length") and the within-segment r next to it (where computed), per
     human score."""
     parts = []
     for h in humans:
@@ -396,7 +400,7 @@ def verdicts(heads: Mapping, families: Sequence[str], system: object | None = No
     variants)``, before Holm (:func:`syneval_nb.studies.common.holm_chapter` adjusts them over the whole
     chapter). On MQM z, for each family at PRIMARY_DEPTH and each kernel, against each baseline of
     :data:`BASELINES` (chrF, the headline, and BLEU-4): "beats" (Pearson), its twin "beats ... beyond length"
-    (partial r given log lengths) and "beats ... within source segments"; "correlates", "correlates beyond
+    (partial r given the length model) and "beats ... within source segments"; "correlates", "correlates beyond
     length", "beats the placebo" (95th percentile of the placebo distribution); the diagnostic contrast "its edge
     over chrF is larger on Fluency than on Accuracy" (a contrast against chrF's contrast: every metric, chrF
     included, tracks Accuracy better than Fluency, so the plain gap says nothing); at system level "beats" each
@@ -404,7 +408,7 @@ def verdicts(heads: Mapping, families: Sequence[str], system: object | None = No
 
     ``kernel_variants``: further rows (the kernels at :data:`MOSCHITTI_LAM`, ``"TKM λ=0.4"``) that get the same
     verdicts as the families. ``length_contrast``: each kernel row (and variant) also gets "its edge over chrF is
-    larger on Fluency than on Accuracy beyond length" (the contrast on the partial r's given the log lengths)."""
+    larger on Fluency than on Accuracy beyond length" (the contrast on the partial r's given the length model)."""
     D = PRIMARY_DEPTH
     names = [stats.metric_name(f, None if f in KERNELS else D) for f in families] + list(kernel_variants)
     v, var = {}, {}
@@ -412,7 +416,7 @@ def verdicts(heads: Mapping, families: Sequence[str], system: object | None = No
     for m in names:
         for base in BASELINES:
             v[f"{m} beats {base} (MQM z, Pearson)"] = stats.verdict_beats(pe, m, base)
-            v[f"{m} beats {base} beyond length (MQM z, partial r given log lengths)"] = stats.verdict_beats(pa, m, base)
+            v[f"{m} beats {base} beyond length (MQM z, partial r given the length model)"] = stats.verdict_beats(pa, m, base)
             v[f"{m} beats {base} within source segments (MQM z)"] = stats.verdict_beats(wi, m, base)
         v[f"{m} correlates with MQM z"] = stats.verdict_correlates(pe, m)
         v[f"{m} correlates with MQM z beyond length"] = stats.verdict_correlates(pa, m)
@@ -420,8 +424,8 @@ def verdicts(heads: Mapping, families: Sequence[str], system: object | None = No
         v[f"{m}'s edge over chrF is larger on Fluency than on Accuracy (z)"] = verdict_contrast(
             heads[("Fluency z", "pearson")], heads[("Accuracy z", "pearson")], m, BASELINES[0])
         if length_contrast and m.split(" λ=")[0] in KERNELS:
-            v[f"{m}'s edge over chrF is larger on Fluency than on Accuracy beyond length (z, partial r given log "
-              "lengths)"] = verdict_contrast(heads[("Fluency z", "partial")], heads[("Accuracy z", "partial")], m,
+            v[f"{m}'s edge over chrF is larger on Fluency than on Accuracy beyond length (z, partial r given the "
+              "length model)"] = verdict_contrast(heads[("Fluency z", "partial")], heads[("Accuracy z", "partial")], m,
                                              BASELINES[0])
         if system is not None:
             for base in BASELINES:
@@ -486,7 +490,7 @@ def length_diagnosis(ds: DepthScores, heads: Mapping, n_resamples: int = 1000, s
     * Kendall tau-b with hypothesis length (``tau_hyp``) and with reference length (``tau_ref``) (13a tokens; tau
       is the same on the log lengths), each with its percentile interval (``*_low``, ``*_high``) from
       :func:`syneval_nb.stats.correlation_table` (``method="kendall"``, source segments resampled, no placebo);
-    * Pearson r with MQM z (``r``) and the partial r given log hypothesis and log reference length (``partial``),
+    * Pearson r with MQM z (``r``) and the partial r given the length model (``partial``),
       with their intervals, read from the chapter's headline tables (``heads``: :func:`headline_tables`);
     * the Fluency contrast against chrF ([r(m) - r(chrF)] on Fluency z minus the same on Accuracy z,
       :func:`syneval_nb.studies.common.verdict_contrast`), raw (``fluency``) and beyond length
@@ -526,7 +530,7 @@ def length_diagnosis_display(diag: pd.DataFrame) -> pd.DataFrame:
         return "" if not np.isfinite(r[c]) else f"{r[c]:+.3f} [{r[c + '_low']:+.3f}, {r[c + '_high']:+.3f}]"
 
     cols = {"tau_hyp": "τ with hyp length", "tau_ref": "τ with ref length", "r": "r with MQM z",
-            "partial": "partial r | log lengths", "fluency": "Fluency contrast vs chrF",
+            "partial": "partial r | length model", "fluency": "Fluency contrast vs chrF",
             "fluency_beyond": "Fluency contrast, beyond length"}
     out = pd.DataFrame({"median score": [f"{x:.2g}" for x in diag["median"]],
                         f"share < {TINY_SCORE:g}": [f"{x:.0%}" for x in diag["share_tiny"]]}, index=diag.index)
@@ -548,7 +552,7 @@ def length_diagnosis_text(diag: pd.DataFrame, lam: float = 1.0) -> str:
     """Markdown sentences from :func:`length_diagnosis` (``lam``: the decay of the plain-named kernel rows, the
     chapter's): a lead naming the rows, then one paragraph per kernel row: how strongly it follows length (tau
     with both lengths, "largely an inverse-length score" when a tau is at or below -:data:`LENGTH_TAU`; median,
-    share of tiny scores), how much of its r with MQM z is left given both log lengths, and whether its Fluency
+    share of tiny scores), how much of its r with MQM z is left given the length model, and whether its Fluency
     contrast against chrF survives removing length (decided on the interval of the beyond-length contrast: above
     0 = survives; below 0 = reverses; including 0 = not distinguishable from 0)."""
     kern = [m for m in diag.index if m.split(" λ=")[0] in KERNELS]
@@ -567,7 +571,7 @@ def length_diagnosis_text(diag: pd.DataFrame, lam: float = 1.0) -> str:
         text = (f"**{m}** ({lam_text}) {'is largely an inverse-length score' if strong and r['tau_hyp'] < 0 else 'follows length'}"
                 f": Kendall τ with hypothesis length {_ci_text(r, 'tau_hyp')}, with reference length "
                 f"{_ci_text(r, 'tau_ref')}; median score {r['median']:.2g}, {r['share_tiny']:.0%} of segments below "
-                f"{TINY_SCORE:g}. Pearson r with MQM z {_ci_text(r, 'r')}; given both log lengths the partial r is "
+                f"{TINY_SCORE:g}. Pearson r with MQM z {_ci_text(r, 'r')}; given the length model the partial r is "
                 f"{_ci_text(r, 'partial')}"
                 + (f" ({share:.0%} of the raw r)." if np.isfinite(share) and r["r"] > 0 else "."))
         lo, hi = r["fluency_beyond_low"], r["fluency_beyond_high"]
@@ -646,7 +650,7 @@ def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = Non
                  length_contrast=True) if kernel_verdicts else {}
     v, var = verdicts(heads, fams, sys_head, **extra)
     if holm:
-        v, var = holm_chapter(v, var)
+        v, var = holm_chapter(v, var, primary=headline_claims({**v, **var}, fams))
     params = {"families": list(fams), "sample": sample, "seed": seed, "max_depth": max_depth, "lam": lam,
               "permute_human": permute_human, "n_resamples": n_resamples, "alpha": alpha,
               "ted_reference": ted.attrs.get("reference"), "deen_references": list(deen.references),
@@ -685,18 +689,22 @@ def score_samples(ch: DepthChapter) -> dict:
     return {stats.metric_name(k): lit.segment[k] for k in keys}
 
 
+def beats_claim(metric: str, baseline: str = BASELINES[0], beyond_length: bool = False) -> str:
+    """The claim "``metric`` beats ``baseline``" on MQM z, Pearson or beyond length."""
+    if beyond_length:
+        return f"{metric} beats {baseline} beyond length (MQM z, partial r given the length model)"
+    return f"{metric} beats {baseline} (MQM z, Pearson)"
+
+
 def headline_claims(verdicts_: Mapping, families: Sequence[str]) -> list[str]:
-    """The headline verdicts of a depth chapter (at most five, :func:`syneval_nb.studies.common.headline_verdicts`):
-    the first two non-kernel families at PRIMARY_DEPTH "beat chrF" (Pearson, the pre-registered headline), then the
-    kernel story: the first kernel "correlates beyond length" and "beats chrF", and its λ = 0.4 variant
-    "correlates beyond length"."""
+    """The primary claims of a depth chapter, also its headline verdicts
+    (:func:`syneval_nb.studies.common.headline_verdicts`): "beats chrF" (Pearson) and its beyond-length twin for
+    the first two non-kernel families at PRIMARY_DEPTH and the first kernel (03: STM-4, TKM; 04: HWCM-4,
+    DSTM-4, DTKM). Holm runs over these; every other verdict of the chapter is exploratory."""
     depth = [stats.metric_name(f, PRIMARY_DEPTH) for f in families if f not in KERNELS][:2]
     kern = [f for f in families if f in KERNELS][:1]
-    claims = [f"{m} beats {BASELINES[0]} (MQM z, Pearson)" for m in depth]
-    for k in kern:
-        claims += [f"{k} correlates with MQM z beyond length", f"{k} beats {BASELINES[0]} (MQM z, Pearson)",
-                   f"{kernel_name(k, MOSCHITTI_LAM)} correlates with MQM z beyond length"]
-    return headline_verdicts(verdicts_, *claims[:5])
+    claims = [beats_claim(m, beyond_length=b) for m in depth + kern for b in (False, True)]
+    return headline_verdicts(verdicts_, *claims[:MAX_HEADLINE_VERDICTS])
 
 
 def chapter_results(ch: DepthChapter) -> dict:

@@ -32,12 +32,12 @@ import pandas as pd
 from joblib import Parallel, delayed
 from syneval_nb import stats
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, rst_files, sample_segment_ids, ted_rst, wmt21_rst
-from syneval_nb.metrics.combine import BASE_METRICS, DEFAULT_THRESHOLD, base_scores, higher_is_better, human_pair_ties, length_control, normalize, partial_correlation, segment_tau, single_edu_ties, system_base_scores, tuned_cv, tuned_half, uniform
+from syneval_nb.metrics.combine import BASE_METRICS, DEFAULT_THRESHOLD, base_scores, higher_is_better, human_pair_ties, length_control, normalize, partial_correlation, segment_tau, system_base_scores, tuned_cv, tuned_half, uniform
 from syneval_nb.metrics.discourse import DiscourseSimilarity, dr, dr_lex
 from syneval_nb.metrics.learned import LearnedMetric, balance, build_pool, feature_frame
 from syneval_nb.metrics.lexical import tokenize
 from syneval_nb.stats.resampling import pair_tau_samples
-from syneval_nb.studies.common import headline_verdicts, holm_chapter, plot_distributions, plot_scatter
+from syneval_nb.studies.common import MAX_HEADLINE_VERDICTS, headline_verdicts, holm_chapter
 from syneval_nb.studies.learned_metric import deen_long
 from syneval_nb.trees.rst import DEFAULT_LAM, load_rst_jsonl, n_edus, rst_to_nltk
 
@@ -421,8 +421,8 @@ def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = 
     """:func:`syneval_nb.stats.correlation_table` of ``metrics`` (oriented higher-is-better) with the human score
     column ``human`` on the rows where every metric has a score, resampling source segments (``clusters``: a
     column such as ``"doc"``, the talks), with the placebo distribution and the four length controls (13a tokens
-    of ``target`` and ``reference``); no baseline. ``beyond_length``: the partial r given log hypothesis and log
-    reference length (same resamples)."""
+    of ``target`` and ``reference``); no baseline. ``beyond_length``: the partial r given the length model
+    (:func:`syneval_nb.stats.length_covariates`, same resamples)."""
     x = {m: frame[m].to_numpy(dtype=float) * (1 if higher_is_better(m) else -1) for m in metrics}
     ok = np.logical_and.reduce([np.isfinite(v) for v in x.values()])
     f = frame[ok]
@@ -433,32 +433,6 @@ def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = 
                                    clusters=None if clusters is None else f[clusters].to_numpy(),
                                    controls=stats.length_rows(hl, rl), n_resamples=n_resamples, seed=seed,
                                    given=stats.length_covariates(hl, rl) if beyond_length else None)
-
-
-def lambda_table(frame: pd.DataFrame, lams: Sequence[float], human: str = "mqm_z",
-                 threshold: float = THRESHOLD_Z) -> pd.DataFrame:
-    """DR and DR-lex alone for several kernel decays: mean score, segment-level WMT12 tau (TED) and
-    system-level Spearman with the mean human score."""
-    h, segs = frame[human].to_numpy(dtype=float), frame["seg_id"].to_numpy()
-    texts = frame["target"].to_numpy(dtype=object)
-    human_sys = frame.groupby("system")[human].mean()
-    rows = []
-    for lam in lams:
-        cols = discourse_columns(frame["rst"], frame["rst_reference"], lam=lam, progress=False)
-        for m in ("DR", "DR-lex"):
-            rows.append({"lam": lam, "metric": m, "mean score": cols[m].mean(),
-                         "segment tau": segment_tau(cols[m], h, segs, threshold, texts=texts),
-                         "system spearman": stats.spearman(cols[m].groupby(frame["system"]).mean(), human_sys)})
-    return pd.DataFrame(rows)
-
-
-def void_table(ted: pd.DataFrame, deen: pd.DataFrame) -> pd.DataFrame:
-    """:func:`syneval_nb.metrics.combine.single_edu_ties` of both data sets, with the share of pairs void on both sides."""
-
-    voids = pd.DataFrame({"TED zh-en": single_edu_ties(ted["rst"], ted["rst_reference"]),
-                          "WMT21 de-en": single_edu_ties(deen["rst"], deen["rst_reference"])}).T
-    voids["share_both_void"] = voids["both_void"] / voids.sum(axis=1)
-    return voids
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -509,19 +483,24 @@ def verdicts(tables: Mapping[str, pd.DataFrame], correlations: pd.DataFrame | No
             out[f"{e} beats the placebo (MQM z, segment level, Pearson)"] = stats.verdict_beats_placebo(
                 correlations, e)
             if partial is not None:
-                out[f"{e} correlates with MQM z beyond length (segment level, partial r given log lengths)"] = \
+                out[f"{e} correlates with MQM z beyond length (segment level, partial r given the length model)"] = \
                     stats.verdict_correlates(partial, e)
-    return holm_chapter(out)[0]
+    return holm_chapter(out, primary=headline_claims(out, extras))[0]
 
 
 def headline_claims(verdicts_: Mapping[str, dict], extras: Sequence[str] = ("DR", "DR-lex")) -> list[str]:
-    """The chapter's headline verdicts (:func:`syneval_nb.studies.common.headline_verdicts`): for each discourse
-    measure, "helps" on the first combination table, and "correlates with MQM z beyond length"."""
-    claims = []
+    """The chapter's primary claims, also its headline verdicts (:func:`syneval_nb.studies.common.
+    headline_verdicts`): for each discourse measure, "helps" on the first combination table and its twin "helps
+    beyond length" on the same table, then each one's "correlates with MQM z beyond length". Holm runs over
+    these; every other verdict is exploratory."""
+    claims, corr = [], []
     for e in extras:
-        claims += [c for c in verdicts_ if c.startswith(f"{e} helps (")][:1]
-        claims.append(f"{e} correlates with MQM z beyond length (segment level, partial r given log lengths)")
-    return headline_verdicts(verdicts_, *claims[:5])
+        first = [c for c in verdicts_ if c.startswith(f"{e} helps (")][:1]
+        for c in first:
+            where = c[len(f"{e} helps "):].split(":")[0]
+            claims += [c] + [t for t in verdicts_ if t.startswith(f"{e} helps beyond length {where}:")][:1]
+        corr.append(f"{e} correlates with MQM z beyond length (segment level, partial r given the length model)")
+    return headline_verdicts(verdicts_, *(claims + corr)[:MAX_HEADLINE_VERDICTS])
 
 
 def verdict_text(verdicts_: Mapping[str, dict]) -> str:
@@ -615,20 +594,6 @@ def non_void_table(counts: pd.DataFrame) -> pd.DataFrame:
     return nonvoid
 
 
-def plot_edu_counts(counts: pd.DataFrame, nonvoid: pd.DataFrame):
-    """EDUs per segment (10 = 10 or more) of both data sets, the title giving the share with a discourse tree."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    fig, ax = plt.subplots()
-    sns.histplot(data=counts.assign(edus=counts["edus"].clip(upper=10)), x="edus", hue="data", discrete=True,
-                 stat="percent", common_norm=False, multiple="dodge", shrink=0.8, ax=ax)
-    ax.set(xlabel="EDUs per segment (10 = 10 or more)", ylabel="% of segments",
-           title=f"{nonvoid['share_non_void'].min():.0%}-{nonvoid['share_non_void'].max():.0%} of segments have a "
-                 "discourse tree; the rest are single EDUs (void DR)")
-    return fig
-
-
 @dataclass
 class DiscourseChapter:
     """Both data sets scored (:func:`score`): ``ted`` (:func:`ted_scores`), ``deen`` and ``da``
@@ -681,23 +646,6 @@ def score(folder, settings: Settings, progress: bool = True) -> DiscourseChapter
     return DiscourseChapter(s, ted, deen, da, base, normalize(ted[base + list(EXTRAS)]), model)
 
 
-def preview(ch: DiscourseChapter, n: int = 5) -> pd.DataFrame:
-    """The first rows of the scored TED frame: ids, MQM, the base metrics, DR, DR-lex and the controls."""
-    return ch.ted[["system", "seg_id", "mqm", "mqm_z", *ch.base, "DR", "DR-lex", stats.LENGTH, stats.PLACEBO]].head(n)
-
-
-def plot_family_distributions(ted: pd.DataFrame):
-    """DR and DR-lex per TED segment (rows where both and MQM z exist)."""
-    family = ted[["DR", "DR-lex", "mqm_z"]].dropna()
-    return plot_distributions({m: family[m] for m in ("DR", "DR-lex")}, "DR / DR-lex per segment")
-
-
-def plot_family_scatter(ted: pd.DataFrame):
-    """DR and DR-lex against MQM z (pooled rows; r in each panel's title)."""
-    family = ted[["DR", "DR-lex", "mqm_z"]].dropna()
-    return plot_scatter({m: family[m] for m in ("DR", "DR-lex")}, family["mqm_z"], "MQM z")
-
-
 @dataclass
 class Figure4:
     """The Figure 4 analog (:func:`figure4_example`): the segment, the best and worst system, their rows
@@ -742,23 +690,6 @@ def combination_display(tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFram
             pd.concat({k: v.attrs["effects"] for k, v in tables.items()}).round(3))
 
 
-def plot_table2(t2: Mapping[str, pd.DataFrame]):
-    """Spearman of every metric and combination per data set; the title gives the average change with DR-lex
-    and with the random columns (95th percentile)."""
-    import seaborn as sns
-
-    table = pd.concat(t2, axis=1)
-    long2 = (table.drop(index=["average", "diff."]).stack(level=0, future_stack=True).rename_axis(["metric", "data"])
-             .reset_index().melt(id_vars=["metric", "data"], var_name="combination", value_name="spearman"))
-    g = sns.catplot(data=long2.dropna(), x="metric", y="spearman", hue="combination", col="data", kind="bar",
-                    height=3.8, aspect=1.3)
-    g.figure.suptitle("System level, average change: " + "; ".join(
-        f"{k}: +DR-lex {v.loc['diff.', '+dr-lex']:+.3f}, +placebo p95 {v.loc['diff.', PLACEBO_COL]:+.3f}"
-        for k, v in t2.items()), y=1.04)
-    g.set_xticklabels(rotation=45)
-    return g
-
-
 def placebo_note(tables: Mapping[str, pd.DataFrame]) -> str:
     """The computed sentence saying what the column :data:`PLACEBO_COL` of ``tables`` (labelled combination
     tables) shows: K (the size of their null distributions), the statistic, the ``average`` row's value of each
@@ -790,23 +721,6 @@ def table3(ch: DiscourseChapter) -> dict[tuple[str, str], pd.DataFrame]:
 
 def table3_labels(t3: Mapping[tuple[str, str], pd.DataFrame]) -> dict[str, pd.DataFrame]:
     return {f"{h}, metric ties {t}": v for (h, t), v in t3.items()}
-
-
-def plot_table3(t3: Mapping[tuple[str, str], pd.DataFrame]):
-    """WMT12 tau (MQM z) of every metric and uniform combination; the title gives the average changes."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    main3 = t3[(MAIN_HUMAN, "discordant")]
-    long3 = main3.drop(index=["average", "diff."]).rename_axis("metric").reset_index().melt(
-        id_vars="metric", var_name="combination", value_name="tau")
-    fig, ax = plt.subplots()
-    sns.barplot(data=long3.dropna(), x="metric", y="tau", hue="combination", ax=ax)
-    ax.set(ylabel="WMT12 Kendall tau (MQM z)", title=f"Segment level, uniform: average change +DR "
-           f"{main3.loc['diff.', '+dr']:+.3f}, +DR-lex {main3.loc['diff.', '+dr-lex']:+.3f}, random columns (p95) "
-           f"{main3.loc['diff.', PLACEBO_COL]:+.3f}")
-    ax.tick_params(axis="x", rotation=45)
-    return fig
 
 
 def table4(ch: DiscourseChapter) -> dict[tuple[str, str, str], pd.DataFrame]:
@@ -868,39 +782,10 @@ def controls(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
 
 def chapter_correlations(ch: DiscourseChapter, beyond_length: bool = False) -> pd.DataFrame:
     """:func:`correlation_table` of DR, DR-lex and the base metrics with MQM z (talks as clusters with
-    ``resample="talk"``; ``beyond_length``: partial r given the log lengths)."""
+    ``resample="talk"``; ``beyond_length``: partial r given the length model)."""
     s = ch.settings
     return correlation_table(ch.ted, ["DR", "DR-lex", *ch.base], "mqm_z", n_resamples=s.n_resamples, seed=s.seed,
                              clusters="doc" if s.resample == "talk" else None, beyond_length=beyond_length)
-
-
-def plot_controls(ctl: pd.DataFrame):
-    """Pearson r with MQM z, alone and with length (and EDU difference) partialled out, per metric."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    long_c = ctl.drop(columns=["tau", "tau_no_tie_penalty", "tie_rate"]).rename_axis("metric").reset_index().melt(
-        id_vars="metric", var_name="correlation", value_name="r")
-    fig, ax = plt.subplots()
-    sns.barplot(data=long_c.dropna(), x="metric", y="r", hue="correlation", ax=ax)
-    ax.set(ylabel="Pearson r with MQM z (segment level)",
-           title=f"DR: r = {ctl.loc['DR', 'pearson']:.3f}, {ctl.loc['DR', 'partial_length']:.3f} with length "
-                 f"partialled out (length alone {ctl.loc[stats.LENGTH, 'pearson']:.3f})")
-    ax.tick_params(axis="x", rotation=45)
-    return fig
-
-
-def plot_lambda(lam_table: pd.DataFrame):
-    """Segment-level WMT12 tau of DR and DR-lex alone per kernel decay; the title names the best."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    fig, ax = plt.subplots()
-    sns.pointplot(data=lam_table, x="lam", y="segment tau", hue="metric", ax=ax)
-    best = lam_table.loc[lam_table["segment tau"].idxmax()]
-    ax.set(xlabel="kernel decay λ", ylabel="WMT12 Kendall tau (TED, MQM z)",
-           title=f"Best segment tau {best['segment tau']:+.3f}: {best['metric']} at λ = {best['lam']}")
-    return fig
 
 
 def chapter_verdicts(t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping,

@@ -573,7 +573,7 @@ def human_rows(study: Study) -> pd.DataFrame:
     hyp_len = [len(tokenize(study.corpora[a].hyps[b])) for a, b in zip(seg["system"], seg["seg"])]
     ref_lens = [[len(tokenize(r)) for r in study.corpora[a].refs[b]] for a, b in zip(seg["system"], seg["seg"])]
     if len(out):
-        for k, v in {**stats.length_rows(hyp_len, ref_lens), **stats.length_covariates(hyp_len, ref_lens)}.items():
+        for k, v in stats.length_rows(hyp_len, ref_lens).items():
             out[k] = v
     return out
 
@@ -584,7 +584,7 @@ def human_tables(study: Study, lexical: str = "BLEU", methods: Sequence[str] = (
     with the human scores on :func:`human_rows`, every metric compared with chrF when it was scored, else with
     ``lexical`` (marks: Holm over the table's comparisons), the four length-only controls and the placebo
     distribution; resampling source segments (``seg_id``: every system's translation of a drawn segment
-    together). ``"partial"``: beyond length, the partial r given log hypothesis and log reference length (same
+    together). ``"partial"``: beyond length, the partial r given the length model (:func:`syneval_nb.stats.length_covariates`) (same
     resamples); ``"within"``: Pearson after centring each source segment (left out when no source segment has two
     rated translations: then it cannot be estimated). Empty dict without human scores."""
 
@@ -595,7 +595,7 @@ def human_tables(study: Study, lexical: str = "BLEU", methods: Sequence[str] = (
     base = _baselines(study, lexical)
     scores = {names[n]: rows[names[n]].to_numpy(float) for n in study.metric_names}
     controls = {k: rows[k].to_numpy(float) for k in stats.LENGTH_ROWS.values()}
-    given = {k: rows[k].to_numpy(float) for k in stats.LENGTH_GIVEN}
+    given = stats.length_covariates(-rows["-hyp length"].to_numpy(float), -rows["-ref length"].to_numpy(float))
     if rows.groupby("seg_id")["system"].nunique().max() < 2:  # one rated system: nothing to compare within
         methods = [m for m in methods if m != "within"]
     clusters = None  # resample source segments, or with documents= whole documents
@@ -697,7 +697,7 @@ def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, synt
     * :func:`system_verdicts`;
     * with human scores (``tables`` from :func:`human_tables`, computed when ``None``), for ``syntactic`` against
       each baseline (chrF when scored, the headline, and ``lexical``): "beats" (Pearson), "beats ... beyond
-      length" (partial r given log lengths) and "beats ... within source segments"
+      length" (partial r given the length model) and "beats ... within source segments"
       (:func:`syneval_nb.stats.verdict_beats`); "correlates" and "correlates beyond length"
       (:func:`syneval_nb.stats.verdict_correlates`); "beats the placebo" (placebo distribution,
       :func:`syneval_nb.stats.verdict_beats_placebo`).
@@ -719,7 +719,7 @@ def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, synt
         for b in bases:
             hv[f"{a} beats {b} (human scores, Pearson)"] = stats.verdict_beats(tables["pearson"], a, b, alpha=alpha)
             if "partial" in tables:
-                hv[f"{a} beats {b} beyond length (human scores, partial r given log lengths)"] = stats.verdict_beats(
+                hv[f"{a} beats {b} beyond length (human scores, partial r given the length model)"] = stats.verdict_beats(
                     tables["partial"], a, b, alpha=alpha)
             if "within" in tables:
                 hv[f"{a} beats {b} within source segments (human scores)"] = stats.verdict_beats(

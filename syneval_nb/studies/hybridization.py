@@ -41,6 +41,14 @@ from syneval_nb.studies.common import headline_verdicts, holm_chapter
 from syneval_nb.trees import read_ptb_file
 from syneval_nb.trees.ptb import EmptyParseError, TreeFormatError, read_ptb, spans
 
+_PRIMARY = ("two human references beat one, average of single references (BLEU, TED MQM z)",
+           "two human references beat one beyond length, average of single references (BLEU, TED MQM z)",
+           "hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
+           "hybrids help BLEU beyond length (2 manual + hybrid beats 2 manual, TED MQM z)",
+           "hybrids help stm (2 manual + hybrid beats 2 manual, TED MQM z)",
+           "hybrids help stm beyond length (2 manual + hybrid beats 2 manual, TED MQM z)")
+"""The chapter's primary claims, also its headline verdicts: Holm runs over these; the rest are exploratory."""
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # extended sets of the chapter's tables, cap and detokenization reports, Table 5 and Figures 2-5 (trees)
@@ -651,13 +659,6 @@ def table4(ch: HybridChapter, metrics: Mapping[str, Any], progress: bool = True)
     return system_table(metrics, hyps, ref_sets, ch.da, baseline=ORIGINAL, progress=progress)
 
 
-def table4_display(table: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
-    """Table 4 analog for display: r with each set, the change with the extended set and its Williams p."""
-    ext = table[table["references"] == EXTENDED].set_index("metric")
-    return table.pivot(index="metric", columns="references", values="r").join(
-        ext[["delta", "p_value"]].rename(columns={"p_value": "williams_p"})).loc[list(metrics)]
-
-
 def table6(scores: pd.DataFrame, ted: pd.DataFrame, metric: str = "BLEU", *, n_resamples: int = 1000,
            seed: int = 0, beyond_length: bool = False) -> dict[str, pd.DataFrame]:
     """Table 6 analog: :func:`reference_value` of ``metric`` for each human score of :data:`HUMAN_COLUMNS`
@@ -666,12 +667,6 @@ def table6(scores: pd.DataFrame, ted: pd.DataFrame, metric: str = "BLEU", *, n_r
     return {human: reference_value(scores, metric, ted[col], ted["seg_id"], n_resamples=n_resamples, seed=seed,
                                    given=given)
             for human, col in HUMAN_COLUMNS.items()}
-
-
-def table6_display(value: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """The Table 6 analogs next to the paper's column."""
-    paper6 = pd.Series(PAPER_TABLE6, name="paper LDC2006T04")
-    return pd.concat({**value, "paper LDC2006T04": paper6.to_frame("r")}, axis=1)
 
 
 def _parse_sets(frame: pd.DataFrame, sets: Mapping[Any, HybridSet], ptb_cols: Sequence[str]) -> dict:
@@ -814,22 +809,6 @@ def well_formed_check(ch: HybridChapter, ted_scores: pd.DataFrame, metrics: Mapp
     return WellFormedCheck(checked, coverage_table(ch, checked), gains, table)
 
 
-def well_formed_note(wf: WellFormedCheck, examples: pd.DataFrame) -> str:
-    """The check's effect in sentences, from :func:`well_formed_check` and :func:`hybrid_examples`."""
-    c = wf.coverage
-    lines = [f"{name}: the check keeps {int(c.loc['hybrids (seams checked)', name])} of "
-             f"{int(c.loc['hybrids', name])} hybrids; segments with a hybrid "
-             f"{c.loc['share with a hybrid', name]:.1%} -> {c.loc['share with a hybrid (seams checked)', name]:.1%}."
-             for name in c.columns]
-    lines.append(f"Of the {len(examples)} examples above, {int(examples['seams attested'].sum())} pass the check.")
-    t = wf.table.xs("MQM z", level="human")
-    lines.append("TED, MQM z, gain of r over the two human references, paper vs seams checked: " + ", ".join(
-        f"{m} {r['gain (paper)']:+.4f} [{r['gain low (paper)']:+.4f}, {r['gain high (paper)']:+.4f}] vs "
-        f"{r['gain (seams)']:+.4f} [{r['gain low (seams)']:+.4f}, {r['gain high (seams)']:+.4f}]"
-        for m, r in t.iterrows()) + ".")
-    return "\n".join(f"* {x}" for x in lines)
-
-
 def chapter_verdicts(corr: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame],
                      value: Mapping[str, pd.DataFrame], human: str = "MQM z",
                      beyond_length: tuple | None = None) -> dict[str, dict]:
@@ -841,7 +820,7 @@ def chapter_verdicts(corr: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd
     for c_, s_, v_ in [(corr, syn_corr, value)] + ([beyond_length] if beyond_length else []):
         out.update(verdicts(c_[human], v_[human]))
         out.update({c: v for c, v in verdicts(s_[human], v_[human]).items() if "hybrids help" in c})
-    return holm_chapter(out)[0]
+    return holm_chapter(out, primary=[c for c in _PRIMARY if c in out])[0]
 
 
 def system_summary(table: pd.DataFrame, syn_sys: pd.DataFrame) -> str:
@@ -901,12 +880,7 @@ def results(fig1: Figure1, alabama: pd.DataFrame, ch: HybridChapter, cap: pd.Dat
         "syntactic_system_original_r": _original_r(syn_sys),
         "syntactic_system_extended": _rows(syn_sys),
         "verdicts": verdicts_,
-        "headline_verdicts": headline_verdicts(
-            verdicts_, "two human references beat one, average of single references (BLEU, TED MQM z)",
-            "hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
-            "hybrids help stm (2 manual + hybrid beats 2 manual, TED MQM z)",
-            "hybrids help hwcm (2 manual + hybrid beats 2 manual, TED MQM z)",
-            "a second human reference is worth more than the hybrids, vs average single reference (BLEU, TED MQM z)"),
+        "headline_verdicts": headline_verdicts(verdicts_, *_PRIMARY),
         "verdict": verdict_text(verdicts_),
         "signatures": {m: obj.signature() for m, obj in metrics.items()},
         "max_refs": max_refs,

@@ -55,24 +55,28 @@ def check(result: dict) -> None:
     assert all(abs(v["delta"]) < 0.1 for v in result["syntactic_system_extended"].values())
     # the verdicts (MQM z): two references beat the average single one, not the best one; no hybrid gain
     v = result["verdicts"]
-    # the index card's headline verdicts: declared by the chapter, all computed, at most five
-    assert result["headline_verdicts"] == [
-        "two human references beat one, average of single references (BLEU, TED MQM z)",
-        "hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
-        "hybrids help stm (2 manual + hybrid beats 2 manual, TED MQM z)",
-        "hybrids help hwcm (2 manual + hybrid beats 2 manual, TED MQM z)",
-        "a second human reference is worth more than the hybrids, vs average single reference (BLEU, TED MQM z)"]
+    # the index card's headline verdicts: the chapter's six primary claims (three with their beyond-length twins)
+    primary = ["two human references beat one, average of single references (BLEU, TED MQM z)",
+               "two human references beat one beyond length, average of single references (BLEU, TED MQM z)",
+               "hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
+               "hybrids help BLEU beyond length (2 manual + hybrid beats 2 manual, TED MQM z)",
+               "hybrids help stm (2 manual + hybrid beats 2 manual, TED MQM z)",
+               "hybrids help stm beyond length (2 manual + hybrid beats 2 manual, TED MQM z)"]
+    assert result["headline_verdicts"] == primary
     assert len(v) == 20  # ten claims and their beyond-length twins
     for claim, x in v.items():
         assert set(x) >= {"verdict", "test", "statistic", "ci", "p", "p_holm", "rule", "reason"}, claim
-        assert (x["verdict"] == "holds") == (x["ci"][0] > 0 and x["p_holm"] < 0.05), claim
-        assert x["family_size"] == len(v) == 20, claim  # Holm over every verdict of the chapter
+        assert (x["verdict"] == "exploratory") == (claim not in primary), claim  # Holm over the primary claims
+        if claim in primary:
+            assert (x["verdict"] == "holds") == (x["ci"][0] > 0 and x["p_holm"] < 0.05), claim
+            assert x["family_size"] == 6, claim
         assert x["test"] == ("beats beyond length" if "beyond length" in claim else "beats"), claim
-    assert v["two human references beat one, average of single references (BLEU, TED MQM z)"]["verdict"] == "holds"
-    assert v["two human references beat one, best single reference refB (BLEU, TED MQM z)"]["verdict"] == "cannot tell"
+    two = v["two human references beat one, average of single references (BLEU, TED MQM z)"]
+    assert two["verdict"] == "holds" and two["p"] == 1 / 201 and two["p_holm"] == pytest.approx(6 / 201)
+    assert v["two human references beat one, best single reference refB (BLEU, TED MQM z)"]["ci"][0] < 0
     assert [c for c, x in v.items() if c.startswith("hybrids help") and x["verdict"] == "holds"] == []
     bl = v["two human references beat one beyond length, average of single references (BLEU, TED MQM z)"]
-    assert bl["verdict"] == "holds" and bl["statistic"] == pytest.approx(0.0909, abs=1e-3)  # measured
+    assert bl["verdict"] == "holds" and bl["statistic"] == pytest.approx(0.0809, abs=1e-3)  # measured
     assert "refB" in result["verdict"]
 
     # issue 22: real hybrids, the share of segments that get one, the "seams" check (measured on this sample)
