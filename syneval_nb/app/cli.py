@@ -7,6 +7,7 @@ Subcommands dispatch to ``<module>.cli(argv) -> int`` so that each module owns i
 - ``syneval-nb rst``    RST-parse texts with the Feng-Hirst parser, cached (:mod:`syneval_nb.app.rst`)
 - ``syneval-nb score``  score systems' plain-text output with any metric, with intervals (:mod:`syneval_nb.app.score`)
 - ``syneval-nb report`` the "evaluate your system" report (notebook 09) as HTML (:mod:`syneval_nb.app.report`)
+- ``syneval-nb fit``    fit the ridge metric to your human scores, for ``score -m MODEL`` (:mod:`syneval_nb.app.fit`)
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ SUBCOMMANDS = {
     "rst": ("syneval_nb.app.rst", "RST-parse a text file (one text per line) into .jsonl discourse trees"),
     "score": ("syneval_nb.app.score", "score system outputs against references (any metric, 95% intervals, tests)"),
     "report": ("syneval_nb.app.report", "write the HTML report evaluating your systems (notebook 09)"),
+    "fit": ("syneval_nb.app.fit", "fit a learned metric (ridge) to your human scores, for score -m MODEL"),
 }
 
 
