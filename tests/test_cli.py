@@ -56,7 +56,7 @@ def run(capsys, monkeypatch):
 # ------------------------------------------------------------------------------------------------ help, top level
 
 
-@pytest.mark.parametrize("cmd", ["parse", "rst", "score", "report"])
+@pytest.mark.parametrize("cmd", ["parse", "rst", "score", "report", "fit"])
 def test_help_is_plain_text_without_a_checkout_path(run, cmd):
     r = run(cmd, "--help")
     assert r.returncode == 0, r.stderr

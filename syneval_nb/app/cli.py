@@ -13,6 +13,7 @@ SUBCOMMANDS = {
     "rst": ("syneval_nb.app.rst", "RST-parse a text file (one text per line) into .jsonl discourse trees"),
     "score": ("syneval_nb.app.score", "score system outputs against references (any metric, 95% intervals, tests)"),
     "report": ("syneval_nb.app.report", "write the HTML report evaluating your systems (notebook 09)"),
+    "fit": ("syneval_nb.app.fit", "fit a learned metric (ridge) to your human scores, for score -m MODEL"),
 }
 _EXTRA_OF = {**dict.fromkeys(("papermill", "nbformat", "nbconvert", "nbclient", "jupyter_client", "ipykernel", "zmq",
                                "matplotlib", "seaborn", "latex2mathml", "svgling", "sklearn"), "report"),
