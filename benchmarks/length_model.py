@@ -4,7 +4,8 @@ length" (``stats.length_covariates(model=...)``), fitted to the segment-level hu
 * in-sample r: the multiple correlation of the fit (what a partial correlation removes);
 * out-of-fold r: 10-fold cross-validation grouped by source segment (no segment in two folds), the r of the
   out-of-fold predictions with the human scores (so extra terms earn their place only if they generalize);
-* its 95% interval from 1,000 resamples of the source segments (percentile, predictions fixed).
+* its 95% interval from 1,000 resamples of the source segments (percentile, predictions fixed), and the
+  difference flexible - linear on the same resamples.
 
 On TED zh-en (MQM z, the chapters' reference refB) and WMT21 newstest2021 zh-en (published MQM, reference A; no
 rater ids, so raw MQM). WMT21 de-en has no segment-level human scores (system-level DA only), so it has no row.
@@ -44,15 +45,18 @@ def _out_of_fold(X: np.ndarray, y: np.ndarray, seg: np.ndarray, folds: int = 10,
 def rows(name: str, hyps, refs, y, seg) -> list[str]:
     hl = [len(lexical.tokenize(h)) for h in hyps]
     rl = [len(lexical.tokenize(r)) for r in refs]
-    out = []
+    out, preds = [], {}
     for model in ("linear", "flexible"):
         cov = stats.length_covariates(hl, rl, model=model)
         X = np.column_stack(list(cov.values()))
         r_in = stats.pearson(_fit(X, y), y)
-        pred = _out_of_fold(X, y, seg)
+        pred = preds[model] = _out_of_fold(X, y, seg)
         b = stats.bootstrap_ci(pred, y, segments=seg, n_resamples=1000, seed=0)
         out.append(f"{name:<34} {model:<9} {len(cov):>2} terms  in-sample r {r_in:.3f}  out-of-fold r {b.estimate:.3f} "
                    f"[{b.low:.3f}, {b.high:.3f}]  ({len(y)} rows, {len(np.unique(seg))} source segments)")
+    d = stats.paired_bootstrap(preds["flexible"], preds["linear"], y, segments=seg, n_resamples=1000, seed=0)
+    out.append(f"{name:<34} flexible - linear, out-of-fold r: {d.delta.estimate:+.3f} [{d.delta.low:+.3f}, "
+               f"{d.delta.high:+.3f}], one-sided {stats.format_p(d.p_better)} (same resamples)")
     return out
 
 

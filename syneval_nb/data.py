@@ -8,6 +8,8 @@ Two public data sets, both into English and both with two human translations per
 * **WMT21 TED talks test suite, zh-en, expert MQM** (:func:`load_ted_zhen_mqm`): 13 MT systems plus the two human
   translations ``ref`` and ``refB``, 529 annotated segments, MQM computed here from the error rows (it equals the
   published segment averages). Public repository ``google/wmt-mqm-human-evaluation`` (Apache-2.0).
+* **WMT21 news, newstest2021 zh-en, expert MQM** (:func:`load_newstest2021_zhen_mqm`): 8 MT systems x 650 segments,
+  reference A only, the published segment MQM averages (``google/wmt-mqm-human-evaluation``), no rater or document ids.
 * a user's own files (:func:`load_text_set`).
 
 Where the files come from (``folder=None``): :func:`syneval_nb.paths.data_dir` resolves a local copy
@@ -36,6 +38,11 @@ from syneval_nb.textio import read_lines
 from syneval_nb.trees.ptb import read_ptb_strings
 from syneval_nb.trees.rst import RSTFormatError, load_rst_jsonl
 
+__all__ = ["load_ted_zhen_mqm", "load_newstest2021_zhen_mqm", "load_wmt21_deen", "Wmt21DeEn", "load_text_set",
+           "load_mtme", "download_dataset", "dataset_dir", "parse_jobs", "sample_segments", "sample_segment_ids",
+           "mqm_scores", "single_system_raters", "read_score_table", "ted_rst", "wmt21_rst", "read_mtme_scores",
+           "write_mtme_scores", "MtmeFormatError", "WMT21_SYSTEMS"]
+
 
 # --------------------------------------------------------------------------------------------------------------
 # Where the public files live
@@ -49,6 +56,10 @@ MQM_REPO, MQM_COMMIT = "google/wmt-mqm-human-evaluation", "7fadea2"
 
 WMT21_DEEN = "wmt21-deen"
 TED_ZHEN = "ted-zhen-mqm"
+NEWS_ZHEN = "newstest2021-zhen-mqm"
+NEWS_ZHEN_SCORES = "mqm_newstest2021_zhen.avg_seg_scores.tsv"
+NEWS_ZHEN_SYSTEMS = ("Borderline", "DIDI-NLP", "Facebook-AI", "IIE-MT", "MiSS", "NiuTrans", "Online-W", "SMU")
+"""The 8 MT systems of newstest2021 zh-en with MQM and public outputs (the MQM file's 5 ``metricsystem*`` have none)."""
 
 WMT21_SYSTEMS: tuple[str, ...] = (
     "Borderline", "Facebook-AI", "HuaweiTSC", "ICL", "Manifold", "NVIDIA-NeMo", "Online-A", "Online-B",
@@ -105,8 +116,18 @@ def _ted_files() -> list[RemoteFile]:
     ]
 
 
-SOURCES: dict[str, list[RemoteFile]] = {WMT21_DEEN: _wmt21_files(), TED_ZHEN: _ted_files()}
-"""Every public file a loader needs, per data set (sub-folder name of the data folder)."""
+def _news_zhen_files() -> list[RemoteFile]:
+    # the whole newstest2021 zh-en texts go to raw/; write_news_zhen_texts keeps the 650 segments with MQM
+    f = lambda remote: RemoteFile(WMT21_REPO, WMT21_COMMIT, f"txt/{remote}", f"raw/{Path(remote).name}")  # noqa: E731
+    return [RemoteFile(MQM_REPO, MQM_COMMIT, f"newstest2021/zhen/{NEWS_ZHEN_SCORES}", NEWS_ZHEN_SCORES),
+            f("sources/newstest2021.zh-en.src.zh"), f("references/newstest2021.zh-en.ref.A.en"),
+            *(f(f"system-outputs/newstest2021.zh-en.hyp.{s}.en") for s in NEWS_ZHEN_SYSTEMS)]
+
+
+SOURCES: dict[str, list[RemoteFile]] = {WMT21_DEEN: _wmt21_files(), TED_ZHEN: _ted_files(),
+                                        NEWS_ZHEN: _news_zhen_files()}
+"""Every public file a loader needs, per data set (sub-folder name of the data folder); newstest2021 zh-en's
+``raw/`` texts only to derive its ``segments.tsv`` and ``<system>.en`` files (:func:`write_news_zhen_texts`)."""
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -140,12 +161,13 @@ def _fetch_first(urls: Sequence[str], dest: Path) -> None:
 
 def download_dataset(name: str, dest_root: str | os.PathLike | None = None,
                      base_url: str = DEFAULT_BASE_URL, force: bool = False) -> Path:
-    """Download the public files of data set ``name`` (``"wmt21-deen"`` or ``"ted-zhen-mqm"``).
+    """Download the public files of data set ``name`` (a key of :data:`SOURCES`).
 
     Files go to ``<dest_root>/<name>/`` (default ``paths.cache_dir()/data``) under the same relative names as in
     the shared data folder; files already present are kept unless ``force``. For TED zh-en, ``texts.tsv`` (one row
     per (system, seg_id) with the marker-free source/target, sorted by system then seg_id) is derived from the
-    error file afterwards, because parse files are aligned with its rows. Returns the data set folder.
+    error file afterwards, because parse files are aligned with its rows; for newstest2021 zh-en, the files of its
+    650 segments (:func:`write_news_zhen_texts`). Returns the data set folder.
     """
     if name not in SOURCES:
         raise ValueError(f"unknown data set {name!r}; known: {sorted(SOURCES)}")
@@ -154,15 +176,22 @@ def download_dataset(name: str, dest_root: str | os.PathLike | None = None,
     root = Path(dest_root) if dest_root is not None else paths.cache_dir() / "data"
     folder = root / name
     todo = [rf for rf in SOURCES[name] if force or not (folder / rf.local).is_file()]
+    if name == NEWS_ZHEN and not force and not _missing(name, folder):
+        todo = []  # the derived files are there: the raw texts are not needed
     for rf in tqdm(todo, desc=f"downloading {name}", unit="file", disable=not todo):
         _fetch_first(rf.urls(base_url), folder / rf.local)
     if name == TED_ZHEN and (force or not (folder / "texts.tsv").is_file()):
         write_ted_texts(folder)
+    if name == NEWS_ZHEN and (force or _missing(name, folder)):
+        write_news_zhen_texts(folder)
     return folder
 
 
 def _missing(name: str, folder: Path) -> list[str]:
-    return [rf.local for rf in SOURCES[name] if not (folder / rf.local).is_file()]
+    """The files the loader of ``name`` reads that ``folder`` lacks."""
+    need = ([NEWS_ZHEN_SCORES, "segments.tsv", *(f"{s}.en" for s in ("ref-A", *NEWS_ZHEN_SYSTEMS))]
+            if name == NEWS_ZHEN else [rf.local for rf in SOURCES[name]])
+    return [f for f in need if not (folder / f).is_file()]
 
 
 def dataset_dir(name: str, folder: str | os.PathLike | None = None, base_url: str | None = None) -> Path:
@@ -427,6 +456,64 @@ def load_ted_zhen_mqm(folder: str | os.PathLike | None = None, base_url: str | N
 
 
 # --------------------------------------------------------------------------------------------------------------
+# newstest2021 zh-en MQM
+# --------------------------------------------------------------------------------------------------------------
+
+def write_news_zhen_texts(folder: str | os.PathLike) -> Path:
+    """Derive the shared copy's files from the public ones in ``folder`` (the published MQM file and ``raw/``):
+    ``segments.tsv`` (``seg_id`` 0-based here, ``wmt_seg_id`` the 1-based newstest2021 line, ``source``) for the
+    segments rated for all of :data:`NEWS_ZHEN_SYSTEMS`, in newstest order, and ``ref-A.en``, ``<system>.en``
+    on them."""
+    folder = Path(folder)
+    pub = read_published_mqm(folder / NEWS_ZHEN_SCORES)
+    rated = pub[pub["system"].isin(NEWS_ZHEN_SYSTEMS) & pub["mqm_published"].notna()].groupby("seg_id").size()
+    ids = sorted(int(i) for i in rated.index[rated == len(NEWS_ZHEN_SYSTEMS)])
+    pick = lambda fname: (lambda lines: [lines[i - 1] for i in ids])(read_lines(folder / "raw" / fname))  # noqa: E731
+    pd.DataFrame({"seg_id": range(len(ids)), "wmt_seg_id": ids, "source": pick("newstest2021.zh-en.src.zh")}).to_csv(
+        folder / "segments.tsv", sep="\t", index=False, quoting=3)
+    for s in ("ref-A", *NEWS_ZHEN_SYSTEMS):
+        lines = pick("newstest2021.zh-en.ref.A.en" if s == "ref-A" else f"newstest2021.zh-en.hyp.{s}.en")
+        (folder / f"{s}.en").write_text("".join(t + "\n" for t in lines), encoding="utf-8")
+    return folder / "segments.tsv"
+
+
+def load_newstest2021_zhen_mqm(folder: str | os.PathLike | None = None, base_url: str | None = None) -> pd.DataFrame:
+    """newstest2021 zh-en (WMT21 news task) with expert MQM (Freitag et al. 2021), one row per (MT system, segment):
+    8 x 650 = 5200 rows, the 650 segments rated for all of :data:`NEWS_ZHEN_SYSTEMS` (files as
+    :func:`load_ted_zhen_mqm`'s: ``folder``/``base_url``, the shared copy or the public files downloaded).
+
+    Columns (TED's names where the meaning is the same): ``system, seg_id`` (0-based, line of the ``.en`` files),
+    ``wmt_seg_id`` (1-based newstest2021 line), ``source, target, mqm`` (the published average, negative = errors,
+    higher is better: TED's sign), ``is_human`` (False: only MT rows), ``ref`` (reference A), ``ptb``, ``ptb_ref``
+    (shipped Stanford PCFG parses; ``None`` where the parse file is absent or the line got none).
+
+    What the data allow, unlike TED: **one public reference** (A; the MQM file rates ``ref-A`` and ``ref-B`` as
+    systems, but B's text is not in the pinned wmt21-news-systems commit), so no human row is scored and no
+    reference choice arises; **no rater ids**, so no rater-normalized ``mqm_z`` (only the published averages);
+    **no document ids**, so resample source segments (``seg_id``), not documents.
+    """
+    d = dataset_dir(NEWS_ZHEN, folder, base_url)
+    seg = _read_tsv(d / "segments.tsv").astype({"seg_id": int, "wmt_seg_id": int})
+    n = len(seg)
+
+    def lines(name: str) -> tuple[list[str], list[str | None]]:
+        text = read_lines(d / f"{name}.en")
+        if len(text) != n:
+            raise ValueError(f"{name}.en has {len(text)} lines, segments.tsv has {n}")
+        return text, _read_ptb_lines(d / PTB_DIR / f"{name}.en.ptb", n)
+
+    ref, ref_ptb = lines("ref-A")
+    df = pd.concat([seg.assign(system=s, target=t, ptb=pd.Series(p, dtype=object))
+                    for s in NEWS_ZHEN_SYSTEMS for t, p in [lines(s)]], ignore_index=True)
+    pub = read_published_mqm(d / NEWS_ZHEN_SCORES).rename(columns={"seg_id": "wmt_seg_id", "mqm_published": "mqm"})
+    df = df.merge(pub, on=["system", "wmt_seg_id"], how="left", validate="many_to_one")
+    df["is_human"] = False
+    df["ref"], df["ptb_ref"] = ref * len(NEWS_ZHEN_SYSTEMS), pd.Series(ref_ptb * len(NEWS_ZHEN_SYSTEMS), dtype=object)
+    cols = ["system", "seg_id", "wmt_seg_id", "source", "target", "mqm", "is_human", "ref", "ptb", "ptb_ref"]
+    return df[cols]
+
+
+# --------------------------------------------------------------------------------------------------------------
 # WMT21 de-en
 # --------------------------------------------------------------------------------------------------------------
 
@@ -580,6 +667,8 @@ def parse_jobs(name: str, folder: str | os.PathLike | None = None,
             texts = _read_tsv(d / "texts.tsv")
             src.write_text("".join(t + "\n" for t in texts["target"]), encoding="utf-8")
         return [(src, d / PTB_DIR / "texts.tsv.ptb")]
+    if name == NEWS_ZHEN:
+        return [(d / f"{s}.en", d / PTB_DIR / f"{s}.en.ptb") for s in ("ref-A", *NEWS_ZHEN_SYSTEMS)]
     files = [f"newstest2021.de-en.ref.{r}.en" for r in ("A", "B")]
     jobs = [(d / f, d / PTB_DIR / f"{f}.ptb") for f in files]
     jobs += [(d / "system-outputs" / f"newstest2021.de-en.hyp.{s}.en", d / PTB_DIR / f"newstest2021.de-en.hyp.{s}.en.ptb")

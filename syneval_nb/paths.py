@@ -15,9 +15,12 @@ The chapters' notebooks 01-08 exist only in a checkout (``NOTEBOOK_DIR``).
 """
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.resources
 import os
+import re
 from pathlib import Path
+from syneval_nb import __version__
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"  # the chapters (a checkout only; a wheel has no notebooks/ folder)
@@ -63,6 +66,14 @@ def report_notebook() -> Path:
             return c
     raise KitFileMissing(f"the report notebook {REPORT_NOTEBOOK_NAME} is not installed (neither in a checkout's "
                          "notebooks/ nor in the package data): reinstall syneval-nb from its wheel or sdist")
+
+
+def _install_hint(extra: str) -> str:
+    """How to add pyproject.toml's ``extra``: in a checkout, else from the wheel the kit came from (not on PyPI)."""
+    if in_checkout():
+        return f"bash setup.sh (the checkout's full environment) or pip install -e '.[{extra}]'"
+    tag = re.search(r"^Tag: (\S+)", f"{importlib.metadata.distribution('syneval-nb').read_text('WHEEL')}\nTag: *", re.M)
+    return f"pip install 'syneval_nb-{__version__}-{tag[1]}.whl[{extra}]' (the wheel it came from: not on PyPI)"
 
 
 def cache_dir() -> Path:

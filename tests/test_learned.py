@@ -230,6 +230,15 @@ def test_save_load_roundtrip_gives_identical_scores(tmp_path):
     m2 = LearnedMetric.load(path)
     assert m2.signature() == m.signature() and m2.C == 50.0 and m2.sigma == 10.0
     assert np.array_equal(m.score_features(X), m2.score_features(X))
+    from syneval_nb import metrics  # the one reader behind score -m FILE: an SVM file as a metric name too
+
+    m3 = metrics.get(str(path))
+    assert isinstance(m3, LearnedMetric) and np.array_equal(m.score_features(X), m3.score_features(X))
+    (tmp_path / "notes.txt").write_text("not a model\n")
+    with pytest.raises(ValueError, match="not a saved learned metric"):
+        metrics.get(str(tmp_path / "notes.txt"))
+    with pytest.raises(metrics.UnknownMetricError, match="unknown metric"):
+        metrics.get(str(tmp_path / "missing.joblib"))
 
 
 def test_load_refuses_other_format_version(tmp_path):
@@ -405,3 +414,160 @@ def test_syntax_model_roundtrip_on_raw_text_and_parses(tmp_path):
     c = Corpus(hyps, refs, hyp_ptb=ht, ref_ptb=rt)
     assert np.array_equal(m2.sentence_scores(c), m.score_features(X))
     assert m2.corpus_score(c).score == pytest.approx(float(np.mean(m.score_features(X))), abs=1e-12)
+
+
+# --------------------------------------------------------------------------------------------- the ridge metric
+# (issue 36: registry metrics and the length model fitted to human scores; saved and applied as the SVM is)
+
+RIDGE_TRAINING = "TED zh-en MQM, 60 segments"
+
+
+@pytest.fixture(scope="module")
+def ted_ridge(shared_data):
+    """60 TED source segments (seed 0), every translation but refB scored against refB, MQM the human score."""
+    from syneval_nb import data
+
+    ted = data.load_ted_zhen_mqm(shared_data)
+    from syneval_nb import metrics
+
+    ted = data.sample_segments(ted[ted["system"] != "refB"], 60, seed=0)
+    ms = [metrics.get(n) for n in learned.RIDGE_FEATURES]
+    X = learned.ridge_frame(ted, ms, refs=("refB",))
+    X["mqm"] = ted["mqm"].to_numpy()
+    return ted, X, learned.fit_ridge(X, "mqm", ms, groups=ted["seg_id"], training=RIDGE_TRAINING)
+
+
+def test_ridge_sample_and_signature(ted_ridge):
+    ted, X, m = ted_ridge
+    assert len(ted) == 60 * 14 == 840 and ted["seg_id"].nunique() == 60
+    assert ted["ptb"].notna().all() and ted["ptb_refB"].notna().all()
+    # the features, then the flexible length model (stats.length_covariates) with knots fixed in the model
+    assert list(X.columns) == ["BLEU", "chrF", "TER", "METEOR", "STM-4", "HWCM-4", "DSTM-4", "TKM", "TKM λ=0.4",
+                               "DTKM", "DTKM λ=0.4", "log hyp length", "log hyp length s1", "log hyp length s2", "log ref length", "log ref length s1",
+                               "log ref length s2", "log length ratio s1", "log length ratio s2", "log hyp x ref length", "mqm"]
+    assert m.length_knots == X.attrs["length_knots"] == learned.ridge_knots([learned.Corpus(
+        list(ted["target"]), [[r] for r in ted["refB"]], ref_layout="segments", check_words=False)])
+    # three new rows get the same terms from the stored knots (their own percentiles would give fewer), and the
+    # prediction equals the one of the same rows inside the training frame
+    small = learned.ridge_frame(ted.head(3), m.metrics, refs=("refB",), knots=m.length_knots)
+    assert list(small.columns) == list(m.columns)
+    np.testing.assert_allclose(m.predict(small), m.predict(X.head(3)), rtol=0, atol=1e-12)
+    assert m.train_info == {"n_train": 840, "n_left_out": 0, "human": "mqm", "cv": "group 5-fold"}
+    sig = m.signature()
+    assert sig.startswith("Ridge|model:ridge|features:BLEU+chrF+TER+METEOR+STM-4+HWCM-4+DSTM-4+TKM+TKM λ=0.4+DTKM+"
+                          "DTKM λ=0.4|length:flexible:9 terms|alpha:")
+    assert f"|scale:std|train:{RIDGE_TRAINING} (n=840)|format:v1|" in sig and m.alpha in learned.RIDGE_ALPHAS
+
+
+def test_ridge_coefficients_are_the_closed_form_on_the_standardized_matrix(ted_ridge):
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GroupKFold
+
+    ted, X, m = ted_ridge
+    A, y = X[list(m.columns)].to_numpy(float), X["mqm"].to_numpy(float)
+    sd = A.std(axis=0)
+    Z = (A - A.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    beta = np.linalg.solve(Z.T @ Z + m.alpha * np.eye(Z.shape[1]), Z.T @ (y - y.mean()))
+    ridge = m.pipeline.named_steps["ridge"]
+    np.testing.assert_allclose(ridge.coef_, beta, rtol=0, atol=1e-10)
+    assert ridge.intercept_ == pytest.approx(y.mean(), abs=1e-10)
+    np.testing.assert_allclose(m.predict(X), Z @ beta + y.mean(), rtol=0, atol=1e-10)
+    # alpha: the least squared error over folds that keep every source segment whole
+    folds = list(GroupKFold(5).split(Z, y, ted["seg_id"]))
+    assert all(not set(ted["seg_id"].iloc[a]) & set(ted["seg_id"].iloc[b]) for a, b in folds)
+    err = {a: np.mean([np.mean((Ridge(alpha=a).fit(Z[tr], y[tr]).predict(Z[te]) - y[te]) ** 2)
+                       for tr, te in folds]) for a in learned.RIDGE_ALPHAS}
+    assert m.alpha == min(err, key=err.get)
+
+
+def test_ridge_save_load_and_score_m_file(ted_ridge, tmp_path):
+    """Saved, loaded (the SVM's one reader) and applied by ``syneval-nb score -m FILE``: the same predictions."""
+    import json
+
+    from syneval_nb import metrics
+    from syneval_nb.app import score
+
+    ted, X, m = ted_ridge
+    path = m.save(tmp_path / "ridge.joblib")
+    m2 = learned.load_model(path)
+    assert isinstance(m2, learned.RidgeMetric) and m2.signature() == m.signature()
+    assert np.array_equal(m2.predict(X), m.predict(X))  # exact, before and after the save
+    with pytest.raises(RuntimeError, match=r"feature metrics are not made .*: load it with syneval_nb.metrics.get"):
+        m2.corpus_score(["a b"], [["a b"]])
+    m3 = metrics.get(str(path))  # the registry makes the feature metrics from their names
+    assert [x.name for x in m3.metrics] == list(m.features) and m3.inputs == ("text", "ptb")
+    assert np.array_equal(m3.sentence_scores(Corpus(list(ted["target"][:5]), [[r] for r in ted["refB"][:5]],
+                                                    hyp_ptb=list(ted["ptb"][:5]), ref_ptb=[[r] for r in
+                                                                                        ted["ptb_refB"][:5]])),
+                          m.predict(X.head(5)))
+    assert metrics.get("ridge", model=path).signature() == m.signature()
+    assert metrics.get(str(path)).signature() == m.signature()
+    with pytest.raises(ValueError, match="not a Kulesza & Shieber SVM"):
+        LearnedMetric.load(path)
+    parses = tmp_path / "parses"
+    parses.mkdir()
+    files = {}
+    for s in ("Online-W", "ref"):
+        rows = ted[ted["system"] == s].sort_values("seg_id")
+        for name, col, ptb in ((s, "target", "ptb"), ("refB", "refB", "ptb_refB")):
+            (tmp_path / f"{name}.txt").write_text("".join(t + "\n" for t in rows[col]), encoding="utf-8")
+            (parses / f"{name}.txt.ptb").write_text("".join(t + "\n" for t in rows[ptb]), encoding="utf-8")
+        files[s] = rows.index
+    out = tmp_path / "out.json"
+    rc = score.cli(["-r", str(tmp_path / "refB.txt"), "-i", str(tmp_path / "Online-W.txt"), str(tmp_path / "ref.txt"),
+                    "-m", f"chrf,{path}", "--parses", str(parses), "--format", "json", "--segment-level",
+                    "--n-bootstrap", "0", "-q", "--no-cache", "-o", str(out)])
+    assert rc == 0
+    got = json.loads(out.read_text())
+    assert got["signatures"]["Ridge"].startswith(m.signature().split("|version")[0])
+    for s, idx in files.items():
+        np.testing.assert_allclose(got["segments"][s]["Ridge"], m.predict(X.loc[idx]), rtol=0, atol=1e-12)
+        corpus = [r for r in got["scores"] if r["system"] == s and r["name"] == "Ridge"][0]
+        assert corpus["score"] == pytest.approx(m.predict(X.loc[idx]).mean(), abs=1e-12)
+
+
+def test_ridge_needs_the_parses_of_its_features(ted_ridge):
+    from syneval_nb import metrics
+
+    ted = ted_ridge[0]
+    chrf, bleu, stm, tkm = (metrics.get(n) for n in ("chrF", "BLEU", "STM", "TKM"))
+    with pytest.raises(ValueError, match=r"feature STM-4 needs constituency parses and the frame has none in "
+                                         r"\['ptb_refB'\]"):
+        learned.ridge_frame(ted.drop(columns=["ptb_refB"]), [chrf, stm], refs=("refB",))
+    X = learned.ridge_frame(ted.drop(columns=["ptb", "ptb_refB"]).head(5), [chrf, bleu], refs=("refB",))
+    with pytest.raises(ValueError, match=r"lacks the columns \['TKM'"):
+        learned.fit_ridge(X.assign(mqm=1.0), "mqm", [chrf, bleu, tkm])
+
+
+def test_fit_command_writes_the_model_score_applies(ted_ridge, tmp_path, capsys):
+    from syneval_nb import metrics
+    from syneval_nb.app import cli, fit
+
+    ted = ted_ridge[0]
+    rows, human = [], []
+    for s in ("Online-W", "Borderline", "ref"):
+        g = ted[ted["system"] == s].sort_values("seg_id")
+        (tmp_path / f"{s}.txt").write_text("".join(t + "\n" for t in g["target"]), encoding="utf-8")
+        rows.append(g)
+        human += [f"{s}\t{i}\t{v!r}" for i, v in enumerate(g["mqm"])]
+    (tmp_path / "refB.txt").write_text("".join(t + "\n" for t in rows[0]["refB"]), encoding="utf-8")
+    (tmp_path / "mqm.tsv").write_text("system\tseg_id\tscore\n" + "\n".join(human) + "\n", encoding="utf-8")
+    model = tmp_path / "m.joblib"
+    rc = cli.main(["fit", "-r", str(tmp_path / "refB.txt"), "-i", *(str(tmp_path / f"{s}.txt") for s in
+                   ("Online-W", "Borderline", "ref")), "--human-scores", str(tmp_path / "mqm.tsv"), "-m", "bleu,chrf",
+                   "-o", str(model), "--training", "three TED systems", "-q", "--no-cache"])
+    assert rc == 0, capsys.readouterr().err
+    m = learned.load_model(model)
+    assert m.features == ("BLEU", "chrF") and m.train_info["n_train"] == 180 and m.train_info["cv"] == "group 5-fold"
+    assert "|features:BLEU+chrF|length:flexible:9 terms|" in m.signature()
+    assert "|train:three TED systems (n=180)|" in m.signature()
+    # the same fit as fit_ridge on ridge_frame of the loader's frame (groups: the segment of each row)
+    frame = pd.concat(rows, ignore_index=True)
+    ms = [metrics.get("bleu"), metrics.get("chrf")]
+    X = learned.ridge_frame(frame, ms, refs=("refB",)).assign(mqm=frame["mqm"].to_numpy())
+    direct = learned.fit_ridge(X, "mqm", ms, groups=frame["seg_id"].rank(method="dense"))
+    np.testing.assert_allclose(m.pipeline.named_steps["ridge"].coef_, direct.pipeline.named_steps["ridge"].coef_,
+                               rtol=0, atol=1e-12)
+    assert fit.cli(["-r", str(tmp_path / "refB.txt"), "-i", str(tmp_path / "ref.txt"), "--human-scores",
+                    str(tmp_path / "none.tsv"), "-o", str(tmp_path / "x.joblib"), "-m", "chrf"]) == 2
+    assert "--human-scores" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 (the first 50 WMT21 de-en segments of UEdin with both references, the shipped Stanford parses and RST trees)."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -96,7 +97,19 @@ ORACLES = {"chrF": _chrf_oracle, "chrF++": _chrf_oracle, "Learned": _learned_ora
            **{n: _bp_oracle for n in ("STM-BP", "DSTM-BP", "HWCM-BP", "TKM-BP", "DTKM-BP")}}
 """Independent checks some metrics have beyond the registry-wide ones (optional: a new metric needs none)."""
 
-OPTIONS = {"Learned": lambda learned_model: {"model": learned_model}}
+@functools.lru_cache(maxsize=1)
+def ridge_model():
+    """A tiny ridge metric on BLEU and chrF (and the length model), fitted to made-up scores of six segments."""
+    from syneval_nb.metrics.learned import fit_ridge, ridge_frame
+
+    hyps = ["the cat sat on the mat", "a dog ran", "the cat is on a mat", "dogs run fast", "a cat sat", "the mat"]
+    refs = [["the cat sat on the mat"]] * 3 + [["the dog runs fast"]] * 3
+    ms = [metrics.get("bleu"), metrics.get("chrf")]
+    X = ridge_frame(metrics.Corpus(hyps, refs, ref_layout="segments"), ms)
+    return fit_ridge(X.assign(h=[0.0, -3.0, -1.0, -2.0, -4.0, -5.0]), "h", ms)
+
+
+OPTIONS = {"Learned": lambda learned_model: {"model": learned_model}, "Ridge": lambda _: {"model": ridge_model()}}
 """Options a registered metric cannot be built without (a trained model); every other metric: its defaults."""
 
 
@@ -308,6 +321,10 @@ def test_unparsed_hypothesis_counts_with_the_worst_value(real):
 def test_learned_needs_a_model():
     with pytest.raises(ValueError, match="needs a trained model"):
         metrics.get("learned")
+    with pytest.raises(ValueError, match="needs a trained model: get\\('Ridge', model=path or RidgeMetric\\)"):
+        metrics.get("ridge")
+    with pytest.raises(ValueError, match="a Ridge model, not Learned"):
+        metrics.get("learned", model=ridge_model())
 
 
 # -- the registry behind combine's base metrics and the learned metric's syntactic features ---------------------

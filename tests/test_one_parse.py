@@ -274,3 +274,53 @@ def test_prepare_parses_each_line_once_for_both_families(tmp_path):
         again = Corpus(hyps, refs)
         prepare([again], ("rst",), cache=None, progress=False, rst_syntax="package")
         assert (again.hyp_rst, again.ref_rst) == (corpus.hyp_rst, corpus.ref_rst)
+
+
+@pytest.mark.slow
+def test_stm_then_dr_parses_nothing_again(deen_dir, tmp_path, monkeypatch):
+    """Issue 38, one parse in any order: ``score -m stm`` keeps what the RST step needs (the shared parser is the
+    one-parse program), so ``score -m dr,dr-lex`` later on the same cache sends no sentence to a Stanford parser
+    and gives the scores of a run from an empty cache. Counted where every Stanford parse of the kit goes
+    (``StanfordParser.parse_stream``, called through)."""
+    from syneval_nb.data import WMT21_SYSTEMS, read_lines
+    from syneval_nb.evaluate import evaluate
+    from syneval_nb.metrics import Corpus
+    from syneval_nb.parsers.sentences import split_sentences
+
+    n = 4
+    refs = read_lines(deen_dir / "newstest2021.de-en.ref.A.en")[:n]
+    hyps = read_lines(deen_dir / f"system-outputs/newstest2021.de-en.hyp.{WMT21_SYSTEMS[0]}.en")[:n]
+    lines = refs + hyps
+    # lines whose sentences the kit's splitter and the RST parser's agree on (not so for about 1.6% of the RST
+    # parser's sentences on de-en: the RST step parses those)
+    assert all(split_sentences(t) == sentences(t) for t in lines)
+    sent: list[int] = []
+    original = StanfordParser.parse_stream
+
+    def counting(self, items, on_result):
+        sent.append(len(items))
+        return original(self, items, on_result)
+
+    monkeypatch.setattr(StanfordParser, "parse_stream", counting)
+    corpus = lambda: {"sys": Corpus(hyps, [[r] for r in refs])}  # noqa: E731
+    try:
+        with ParseCache(tmp_path / "one.sqlite") as c:
+            evaluate(corpus(), ["stm"], cache=c, progress=False)
+            n_sents = len({s for t in lines for s in split_sentences(t)})
+            assert sum(sent) == n_sents == 8
+            assert c.count(deps_backend_key()) == n_sents  # the records, kept by the STM parse
+            with StanfordParser() as plain:  # the trees are those of the command-line program, byte for byte
+                units = sorted({s for t in lines for s in split_sentences(t)})
+                assert c.get_many(plain.backend_key, units) == dict(zip(units, parse_strings(
+                    units, cache=None, parser=plain, progress=False)))
+            sent.clear()
+            after = evaluate(corpus(), ["dr", "dr-lex"], cache=c, progress=False)
+            assert sum(sent) == 0  # no sentence sent to a Stanford parser
+            assert c.count(deps_backend_key()) == n_sents and c.count(backend_key()) == len(set(lines))
+        with ParseCache(tmp_path / "empty.sqlite") as c:
+            empty = evaluate(corpus(), ["dr", "dr-lex"], cache=c, progress=False)
+            assert sum(sent) == n_sents
+    finally:
+        close_shared_parsers()
+    assert after.table[["metric", "score"]].equals(empty.table[["metric", "score"]])
+    assert after.table["score"].round(6).tolist() == [0.75, 0.25243]

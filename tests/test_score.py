@@ -226,7 +226,9 @@ def test_really_parses_through_the_jvm(files, tmp_path):
     store = ParseCache(cache)
     key = get_stanford_parser().backend_key
     texts = [read_lines(hyp[0])] + [read_lines(f) for f in refs]
-    assert store.count() == len({t for lines in texts for t in lines})
+    n = len({t for lines in texts for t in lines})
+    # one tree per distinct line, and (issue 38) the RST step's record of the same parse: nothing parsed twice
+    assert store.count(key) == n and store.count() == 2 * n
     got = store.get_many(key, [t for lines in texts for t in lines])
     c = metrics.Corpus(texts[0], texts[1:], ref_layout="streams", hyp_ptb=[got[t] for t in texts[0]],
                        ref_ptb=[[got[t] for t in lines] for lines in texts[1:]])

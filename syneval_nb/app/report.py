@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
-from syneval_nb.app.index_page import chapter_card, first_image, index_page, notebook_question  # noqa: F401
+from syneval_nb.app.index_page import _last_line, chapter_card, first_image, index_page, notebook_question  # noqa: F401
 from syneval_nb.app.runner import run_notebook
 from syneval_nb.app.score import ScoreInputError, load_files
 from syneval_nb.data import MtmeFormatError, read_mtme_documents, read_mtme_scores
@@ -24,7 +24,6 @@ from syneval_nb.paths import NOTEBOOK_DIR, REPORT_NOTEBOOK_NAME, KitFileMissing,
 from syneval_nb.evaluate import alias_note, file_aliases
 from syneval_nb.studies.evaluate_your_system import read_human
 from syneval_nb.textio import InputEncodingError
-from syneval_nb.app.index_page import _last_line
 
 
 
@@ -121,7 +120,6 @@ def cli(argv: list[str] | None = None) -> int:
     def error(msg: str) -> int:
         print(f"syneval-nb report: error: {msg}", file=sys.stderr)
         return 2
-
 
     if bool(args.refs) != bool(args.input):
         return error("give both -r (references) and -i (systems), or neither for the embedded example")

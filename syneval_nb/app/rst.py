@@ -42,8 +42,6 @@ def cli(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import shutil
     import signal
-    import sys
-
 
     def fail(message: object) -> int:
         print(f"syneval-nb rst: {str(message).splitlines()[0] if str(message) else type(message).__name__}",

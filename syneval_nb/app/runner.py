@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.manager import AsyncKernelManager, KernelManager
+from traitlets.config import Config
+import zmq
 from syneval_nb.app.index_page import index_page
 from syneval_nb.paths import NOTEBOOK_DIR, in_checkout
 from syneval_nb.textio import to_json
@@ -61,12 +63,6 @@ def _engine_options() -> dict[str, Any]:
     """Options of papermill's client: the kernel's ZeroMQ channels encrypted with CurveZMQ keys that the kernel
     manager provisions (``transport_encryption="auto"``, jupyter_client >= 8.10 with a libzmq that has Curve), which
     also spares every run ipykernel's "Kernel is running over TCP without encryption" warning."""
-    try:
-        import zmq
-        from jupyter_client.manager import KernelManager
-        from traitlets.config import Config
-    except ImportError:  # pragma: no cover - part of papermill's dependencies
-        return {}
     opts: dict[str, Any] = {"kernel_manager_class": QuietShutdownKernelManager}
     if "transport_encryption" not in KernelManager.class_trait_names() or not zmq.has("curve"):
         return opts

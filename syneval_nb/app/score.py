@@ -454,7 +454,7 @@ def _argparser() -> argparse.ArgumentParser:
                     help="write every metric as OUT/<metric>-<ref>.seg.score and .sys.score (needs --mtme)")
     ap.add_argument("-m", "--metrics", default=",".join(M.DEFAULT_METRICS),
                     help="comma-separated metric names (default: the kit's one list, " + ",".join(M.DEFAULT_METRICS)
-                         + "); known: " + ", ".join(M.names()))
+                         + "); known: " + ", ".join(M.names()) + "; or a model file of syneval-nb fit")
     ap.add_argument("--names", default=None, help="comma-separated system names (default: the file stems, e.g. sysA for sysA.txt)")
     ap.add_argument("--format", choices=("text", "json", "tsv"), default="text",
                     help="text: a table for people (default); json: every number with the signatures; tsv: one "

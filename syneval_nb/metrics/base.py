@@ -356,7 +356,6 @@ class Corpus:
                        check_words=False)
         return cls(texts, ref_texts, hyp_rst=hyps, ref_rst=trees, ref_layout="segments", check_words=False)
 
-
     @property
     def n_refs(self) -> set[int]:
         return {len(r) for r in self.refs}

