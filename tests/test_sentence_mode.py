@@ -190,7 +190,10 @@ def test_one_sentence_lines_give_exactly_the_line_mode_trees(shared_data, no_jav
     assert (r.split, r.n_input, r.n_sentences, r.n_cached, r.n_parsed, r.n_empty) == ("sentences", 3, 3, 3, 0, 1)
     assert r.summary().startswith("3 lines (3 sentences): 3 sentences from cache, 0 parsed, 1 empty lines, 0 lines "
                                   "without a parse")
-    assert r.source == f"{p.backend_key}/split=sentences:syneval-rules-1/memory=2g" and r.backend_key == p.backend_key
+    # the source names the parser, its limit, the splitter and the heap; not the kit's protocol fields (issue 39)
+    assert r.source == (f"stanford-lexparser-3.3.1/englishPCFG/{p.backend_key.split('/')[2]}/maxLength={p.max_length}"
+                        "/split=sentences:syneval-rules-1/memory=2g") and r.backend_key == p.backend_key
+    assert "sentinel" not in r.source and "format=" not in r.source
     trees = parse([f"{S1} {S2}"], parser=p, cache=cache, progress=False)
     assert trees[0] == read_ptb(JOINED) and trees[0].label() == "ROOT"
     assert DEFAULT_SPLIT == "sentences" and resolve_split("stanford", None) == "sentences"
@@ -277,8 +280,7 @@ def test_sentence_mode_with_the_parser(shared_data):
         M.prepare([corpus], ("ptb",), max_length=20, cache=None, progress=False)
         assert corpus.hyp_ptb[0] == JOINED and corpus.failures[("ptb", "hyp")] == [1, 2]
         assert corpus.failure_reasons[("ptb", "hyp")] == {1: "sentence 2 of 2 has 30 tokens > max_length 20"}
-        assert corpus.parse_source.endswith("maxLength=20/tokenizer=ptb-default/format=oneline/next-line="
-                                            "'The syneval-sentinel'/split=sentences:syneval-rules-1/memory=2g")
+        assert corpus.parse_source.endswith("maxLength=20/split=sentences:syneval-rules-1/memory=2g")
     finally:
         close_shared_parsers()  # prepare's shared parser (max_length 20)
 

@@ -45,6 +45,12 @@ DEFAULT_SPLIT = "sentences"
 a line parsed on its own. ``split="lines"`` is the mode of the shipped parses."""
 
 
+def _public(key: str, fixed=("sentences=", "tokenizer=", "format=", "next-line=", "line-", "after-", "utf-8")) -> str:
+    """A parse source as the summary and a signature's ``parses:`` name it: the cache key without the kit's fixed
+    protocol fields (tokenizer, output format, the sentinel line; the kit's version names them)."""
+    return "/".join(p for p in key.split("/") if not p.startswith(fixed))
+
+
 def dask_backend():
     """The Dask back end, :mod:`syneval_nb.parsers.dask`, imported only when a scheduler is given (Dask is an
     optional extra). The kit's one lazy import of it: every ``scheduler=`` path goes through here."""
@@ -207,8 +213,9 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
         max_length = parser.max_length  # a parser given brings its own limit
         restarts0 = parser.restarts
         stream = parser.parse_stream
-        source = key if deps else (f"{key}/split={'sentences:' + SPLITTER if split == 'sentences' else 'lines'}/"
-                                   f"memory={getattr(parser, 'memory', None) or parser.options['memory']}")
+        source = _public(key) if deps else (
+            f"{_public(key)}/split={'sentences:' + SPLITTER if split == 'sentences' else 'lines'}/"
+            f"memory={getattr(parser, 'memory', None) or parser.options['memory']}")
     else:
         key = source = spacy_backend_key()
         restarts0 = 0

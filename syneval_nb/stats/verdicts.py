@@ -14,14 +14,9 @@ The rule: **holds** iff the statistic's percentile interval (level 1 - alpha) li
 Monte-Carlo p, (k + 1) / (B + 1) (:func:`syneval_nb.stats.monte_carlo_p`, never 0), is below alpha after Holm over
 the chapter's family (:func:`holm_verdicts`: every verdict of a chapter, one family); **does not hold** iff the
 interval lies below 0; otherwise **cannot tell**. So no verdict can say "does not hold" while its own interval is
-above 0. Two guards come first:
-
-* **the cluster floor**: a verdict whose resamples draw fewer than :data:`MIN_UNITS` (20) units (talks,
-  documents, systems) is **exploratory**: shown with its interval and p, kept out of the Holm family, never
-  "holds" and never counted;
-* **an edge first** (``requires``): a verdict may name a condition that must hold too, e.g. a contrast "A's edge
-  over B is larger on X than on Y" needs A's own edge over B on X (its interval above 0); without it the verdict
-  is at most "cannot tell".
+above 0. A verdict resampling fewer than :data:`MIN_UNITS` (20) units, or not among a chapter's primary claims,
+is **exploratory** (shown, out of the Holm family, never "holds"); a verdict with ``requires`` (a contrast of edges
+needs the metric's own edge) holds only if that interval lies above 0 too.
 
 Each verdict carries its statistic, interval, p, the Holm p, the rule and the computed ``reason`` (which names the
 test and the condition that decided).

@@ -199,14 +199,12 @@ def family_note(verdicts: Mapping[str, Mapping]) -> str:
     tests = sorted({v["test"] for v in verdicts.values()})
     held = sum(v["verdict"] == "holds" for v in verdicts.values())
     expl = sum(v["verdict"] == "exploratory" for v in verdicts.values())
-    text = (f"Holm runs over every verdict of this chapter but the exploratory ones, one family of {max(sizes)} "
-            f"p-values (tests: {', '.join(tests)}); each p is (k + 1) / (B + 1), never 0. A verdict holds iff its "
-            f"own interval lies above 0 and its Holm p is below alpha; it does not hold iff the interval lies below "
-            f"0; otherwise cannot tell. {held} of {len(verdicts) - expl} hold.")
-    if expl:
-        text += (f" {expl} more resample fewer than {stats.MIN_UNITS} units (talks, systems): exploratory, shown "
-                 "but never counted.")
-    return text
+    return (f"Holm runs over the chapter's primary claims, one family of {max(sizes)} p-values (tests: "
+            f"{', '.join(tests)}); each p is (k + 1) / (B + 1), never 0. A verdict holds iff its own interval lies "
+            f"above 0 and its Holm p is below alpha; it does not hold iff the interval lies below 0; otherwise cannot "
+            f"tell. {held} of {len(verdicts) - expl} hold." + (f" {expl} more are exploratory (not a primary claim, "
+                                                               f"or fewer than {stats.MIN_UNITS} units resampled): "
+                                                               "shown, never counted." if expl else ""))
 
 
 def no_holds(verdicts: Mapping[str, Mapping]) -> list[str]:
