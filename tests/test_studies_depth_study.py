@@ -2,6 +2,7 @@
 lines x 19 systems), values recomputed with scipy / numpy from the scores the study returns."""
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -113,7 +114,7 @@ def test_system_level_and_stability(ch):
     pr = lambda k: pearsonr(lit.segment[k], lit.frame["mqm_z"])[0]  # noqa: E731
     want = (pr(("STM", 9)) - pr(("STM", 1))) - (pr(("BLEU", 9)) - pr(("BLEU", 1)))
     assert v["statistic"] == pytest.approx(want, abs=1e-12)
-    # the one difference-of-differences verdict (common.verdict_contrast), other rows on its b side
+    # the one difference-of-differences verdict (stats.verdict_contrast; the claim test 'loses less')
     assert v["statistic_text"] == "[r(STM-9) - r(STM-1)] - [r(BLEU-9) - r(BLEU-1)]" and v["test"] == "difference"
 
 
@@ -139,6 +140,24 @@ def test_verdict_keys_and_permuted_run(shared_data, ch):
     assert common.no_holds({**p.verdicts, **p.variants}) == []
     with pytest.raises(ValueError, match="PRIMARY_DEPTH"):
         ds.run_chapter(("STM",), shared_data, sample=8, max_depth=3)
+
+
+def test_the_claims_are_records_the_engine_decides(ch):
+    """The chapter's verdicts are its claim list decided by stats.decide_claims on its tables: one record per
+    claim, the primary ones marked (Holm runs over those), the talks variants apart."""
+    cl = ds.claims(ch.families, kernel_variants=["TKM λ=0.4"], length_contrast=True)
+    assert [c.claim for c in cl if c.primary] == ds.primary_claims(ch.families) == [
+        "STM-4 beats chrF (MQM z, Pearson)", "STM-4 beats chrF beyond length (MQM z, partial r given the length model)",
+        "TKM beats chrF (MQM z, Pearson)", "TKM beats chrF beyond length (MQM z, partial r given the length model)"]
+    c = next(c for c in cl if c.claim == "STM-4 beats BLEU-4 within source segments (MQM z)")
+    assert (c.test, c.metric, c.baseline, c.on, c.primary, c.variant) == (
+        "beats", "STM-4", "BLEU-4", ("MQM z", "within"), False, False)
+    assert [c.claim for c in cl if c.variant] == list(ch.variants)
+    assert [c.claim for c in cl if not c.variant] == list(ch.verdicts)
+    again = stats.decide_claims(cl, {**ch.heads, "system": ch.system_head})
+    both = {**ch.verdicts, **ch.variants}
+    assert json.dumps(common.verdicts_json(again), sort_keys=True) == json.dumps(common.verdicts_json(both),
+                                                                              sort_keys=True)
 
 
 # moved from tests/test_discourse.py with combine.depth_scores

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy.stats import pearsonr
 
+from syneval_nb import stats
 from syneval_nb.metrics.learned import LearnedMetric, build_pool
 from syneval_nb.studies import learned_metric as S
 
@@ -147,7 +148,9 @@ def test_chapter_tables_recomputed(chapter):
 
 
 def test_chapter_verdicts(chapter):
-    v = S.verdicts(chapter)
+    claims = S.claims(chapter)  # the chapter's claims are records, decided by the one engine
+    v = stats.decide_claims(claims, S.tables(chapter))
+    assert [c.claim for c in claims if c.primary] == [c for c in S._PRIMARY if c in v]  # no syntax run: four
     w, z_ = "TED held-out segments", "MQM z"
     svms = ("SVM (TED-trained)", "SVM (de-en-trained)")
     assert list(v) == ["human translation refB is rated better than MT (TED, MQM z)",
@@ -188,7 +191,7 @@ def test_chapter_verdicts(chapter):
 def test_permuted_chapter_has_no_holds(shared_data):
     ch = S.run_chapter(shared_data, sample=40, grid="small", syntax=False, run_swapped=False, n_resamples=100,
                        permute_human=1, progress=False)
-    v = S.verdicts(ch)
+    v = stats.decide_claims(S.claims(ch), S.tables(ch))
     assert [c for c, x in v.items() if x["verdict"] == "holds"] == []
     assert ch.params["permute_human"] == 1
 

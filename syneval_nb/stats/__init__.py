@@ -14,7 +14,9 @@ re-exported here, so ``from syneval_nb import stats; stats.correlation_table(...
   on the same resamples), :func:`correlation_tables`, :func:`table_row`, :func:`metric_name`,
   :func:`length_controls` and the control rows :data:`PLACEBO` and :data:`LENGTH`;
 * :mod:`~syneval_nb.stats.verdicts`: verdicts computed from the numbers (:func:`verdict_beats`,
-  :func:`verdict_correlates`, :func:`verdict_sentence`);
+  :func:`verdict_correlates`, :func:`verdict_contrast`, :func:`verdict_sentence`);
+* :mod:`~syneval_nb.stats.claims`: a chapter's claims as data (:class:`Claim`) and the one engine that decides
+  them (:func:`decide_claims`);
 * :mod:`~syneval_nb.stats.meta` (formerly ``syneval_nb.stats.meta``, not re-exported here: its ``METHODS``
   differ): WMT meta-evaluation with mt-metrics-eval's exact definitions (acc_eq, item-grouped correlation, SPA,
   permutation tests).
@@ -101,10 +103,12 @@ from syneval_nb.stats.verdicts import (
     make_verdict,
     verdict_beats,
     verdict_beats_placebo,
+    verdict_contrast,
     verdict_correlates,
     verdict_from_samples,
     verdict_sentence,
 )
+from syneval_nb.stats.claims import Claim, decide_claims
 
 __all__ = [
     "LENGTH", "METHODS", "PLACEBO", "TABLE_COLUMNS", "ArrayLike", "BootstrapResult", "PairedBootstrapResult",
@@ -117,5 +121,6 @@ __all__ = [
     "LENGTH_GIVEN", "LENGTH_ROWS", "N_NULL", "TESTS", "bootstrap_partial_samples", "decide", "holm_verdicts",
     "length_covariates", "length_rows", "make_verdict", "monte_carlo_p", "null_p", "permutation_distribution",
     "placebo_columns", "placebo_distribution", "residualize", "verdict_beats_placebo", "verdict_from_samples",
+    "verdict_contrast", "Claim", "decide_claims",
 ]
 

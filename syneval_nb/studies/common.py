@@ -110,43 +110,9 @@ def load_deen(data_dir=None, sample: int | None = None, seed: int = 0, permute_h
 # ------------------------------------------------------------------------------------------------ verdicts
 
 
-def verdict_contrast(table_a, table_b, metric: str | tuple, baseline: str | tuple, *, human_a: str | None = None,
-                     human_b: str | None = None, label_a: str | None = "Fluency", label_b: str | None = "Accuracy",
-                     alpha: float | None = None, rows_b: tuple | None = None, text: str | None = None) -> dict:
-    """Verdict (test ``difference``) on "``metric``'s edge over ``baseline`` is larger on ``label_a`` than on
-    ``label_b``": the difference of differences [r(metric, a) - r(baseline, a)] - [r(metric, b) - r(baseline, b)]
-    on paired resamples, i.e. the metric's own a-vs-b contrast against the baseline's contrast (so a contrast every
-    metric shows, such as tracking Accuracy better than Fluency, cancels out). The kit's one difference-of-differences
-    verdict: ``rows_b`` (``(metric, baseline)`` rows of ``table_b``, default those of ``table_a``) compares other
-    rows on the b side, e.g. the same table at depth 1 for the depth stability claim [r(F-D) - r(F-1)] - [r(BLEU-D)
-    - r(BLEU-1)] (``label_a``/``label_b`` None: no "on ..." in the statistic's text); ``text``: the statistic's
-    text when the claim writes the same quantity in another order.
-
-    The two tables must come from the same rows, resampling units, ``seed`` and ``n_resamples``
-    (:func:`syneval_nb.stats.correlation_table` draws the same resamples then; checked by the number of units and
-    resamples). Decided by :func:`syneval_nb.stats.decide` (Holm over the chapter by :func:`holm_chapter`); a
-    contrast of edges (``rows_b`` None) holds only where ``metric`` has its own edge over ``baseline`` on
-    ``label_a`` (that difference's interval above 0, on the same resamples): a contrast without an edge is at most
-    "cannot tell"."""
-    ba, bb = stats._boot_of(table_a, human_a), stats._boot_of(table_b, human_b)
-    if ba.samples.shape != bb.samples.shape or ba.n_clusters != bb.n_clusters or ba.unit != bb.unit:
-        raise ValueError("the two tables were not resampled alike (rows, units or resamples differ)")
-    a = alpha if alpha is not None else ba.alpha
-    m, base = stats.metric_name(metric), stats.metric_name(baseline)
-    m_b, base_b = (m, base) if rows_b is None else (stats.metric_name(rows_b[0]), stats.metric_name(rows_b[1]))
-    d = (ba.column(m) - ba.column(base)) - (bb.column(m_b) - bb.column(base_b))
-    stat = (ba.estimate(m) - ba.estimate(base)) - (bb.estimate(m_b) - bb.estimate(base_b))
-    on_a, on_b = (f" on {label_a}" if label_a else ""), (f" on {label_b}" if label_b else "")
-    if text is None:
-        text = f"[r({m}) - r({base})]{on_a} - [r({m_b}) - r({base_b})]{on_b}"
-    requires = None
-    if rows_b is None:  # "A's edge over B is larger on a": A needs its own edge over B on a
-        edge = ba.column(m) - ba.column(base)
-        ok = np.isfinite(edge)
-        lo, hi = stats.percentile_ci(edge[ok], a) if ok.any() else (np.nan, np.nan)
-        requires = {"text": f"{m}'s own edge r({m}) - r({base}){on_a}", "ci": [lo, hi]}
-    return stats.verdict_from_samples("difference", text, stat, d, a, stats._unit_text(ba), n_units=ba.n_clusters,
-                                      requires=requires)
+verdict_contrast = stats.verdict_contrast
+"""The kit's one difference-of-differences verdict, :func:`syneval_nb.stats.verdict_contrast` (the Fluency-vs-
+Accuracy contrast, the depth stability claim)."""
 
 
 def holm_chapter(*groups: Mapping[str, Mapping], primary: Sequence[str] | None = None) -> tuple[dict, ...]:

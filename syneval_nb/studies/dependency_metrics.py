@@ -21,7 +21,7 @@ from syneval_nb.trees.ptb import read_ptb
 
 
 __all__ = ["FAMILIES", "PEN_REF", "PEN_HYP", "worked_example", "run", "rank_gap", "table7_example", "results",
-           "PARSER_LABELS", "ParserStudy", "spacy_stats", "parser_study", "parser_display", "plot_parsers",
+           "ParserStudy", "spacy_stats", "parser_study", "parser_display", "plot_parsers",
            "timing_sentence", "parser_summary", "parser_results"]
 
 FAMILIES = ("HWCM", "DSTM", "DTKM")
@@ -126,9 +126,7 @@ def results(ch: depth_study.DepthChapter, example: dict, t7: dict) -> dict:
 # Does the parser matter? Collins heads on Stanford PCFG parses against spaCy's dependency parses (issue 26)
 # ------------------------------------------------------------------------------------------------------------------
 
-PARSER_LABELS = {"collins": "Collins heads (Stanford PCFG)", "spacy": "spaCy (en-core-web-sm)"}
-"""The two sources of the dependency trees (:data:`syneval_nb.metrics.syntactic.DEPENDENCY_SOURCES`)."""
-DEEN_LABEL = "WMT21 de-en DA z, ref A"
+DEEN_LABEL = depth_study.SYSTEM_LABEL
 
 
 @dataclass
@@ -224,21 +222,20 @@ def parser_study(ch: depth_study.DepthChapter, cache=True, progress: bool = True
     srows["chrF"] = c[depth_study.CHRF_KEY].to_numpy(dtype=float)
     system = stats.correlation_table(srows, da.to_numpy(dtype=float), None, baseline="chrF",
                                      controls=depth_study.length_rows(dd, c), null="permutation", williams=True, **kw)
-    v = {}
+    claims = []
     for collins, name in pairs.items():
-        v[f"{name} beats {collins} (MQM z, Pearson)"] = stats.verdict_beats(ted, name, collins)
-        v[f"{name} beats {collins} beyond length (MQM z, partial r given the length model)"] = stats.verdict_beats(
-            partial, name, collins)
-        v[f"{name} beats chrF (MQM z, Pearson)"] = stats.verdict_beats(ted, name, "chrF")
-        v[f"{name} beats chrF beyond length (MQM z, partial r given the length model)"] = stats.verdict_beats(
-            partial, name, "chrF")
-        v[f"{name} beats {collins} at system level ({DEEN_LABEL})"] = stats.verdict_beats(system, name, collins)
-        v[f"{name} beats chrF at system level ({DEEN_LABEL})"] = stats.verdict_beats(system, name, "chrF")
+        for base in (collins, "chrF"):
+            claims += [stats.Claim(depth_study.beats_claim(name, base), "beats", name, base, on="ted"),
+                       stats.Claim(depth_study.beats_claim(name, base, beyond_length=True), "beats", name, base,
+                                   on="ted beyond length")]
+        claims += [stats.Claim(f"{name} beats {base} at system level ({DEEN_LABEL})", "beats", name, base, on="system")
+                   for base in (collins, "chrF")]
+    v = stats.decide_claims(claims, {"ted": ted, "ted beyond length": partial, "system": system}, holm=False)
     own = [c for c in v if c in ch.verdicts]
     if own:
         raise ValueError(f"the parser verdicts are already in the chapter: {own[:3]}")
     merged, ch.variants = holm_chapter({**ch.verdicts, **v}, ch.variants,
-                                       primary=depth_study.headline_claims(ch.verdicts, ch.families))
+                                       primary=depth_study.primary_claims(ch.families))
     ch.verdicts = merged
     return ParserStudy(ted, partial, system, {c: merged[c] for c in v}, pairs, timing)
 

@@ -11,11 +11,12 @@ effective order (the named variant, both sides alike).
   length, the regression refitted in every resample) and the within-segment Pearson, all on the same clustered
   bootstrap over source segments; the placebo as a distribution (N_NULL random columns, 95th percentile). Talks
   (``doc``) as the resampling unit: a variant (5 talks only).
-* **Verdicts**: each names its test (:mod:`syneval_nb.stats.verdicts`); Holm over every verdict of the chapter,
-  one family (:func:`syneval_nb.studies.common.holm_chapter`).
+* **Verdicts**: the chapter's claims are a list of records (:func:`claims`, :class:`syneval_nb.stats.Claim`),
+  decided by the one engine :func:`syneval_nb.stats.decide_claims`; each names its test
+  (:mod:`syneval_nb.stats.verdicts`); Holm over the primary claims (:func:`primary_claims`), the rest exploratory.
 * **Curves**: every depth 1..D against BLEU of the same order, both definitions (marks: Holm within the table).
 * **Fluency vs Accuracy**: a diagnostic contrast against chrF's: [r(m) - r(chrF)] on Fluency z minus the same on
-  Accuracy z (:func:`syneval_nb.studies.common.verdict_contrast`).
+  Accuracy z (:func:`syneval_nb.stats.verdict_contrast`).
 * **System level**: corpus scores of the WMT21 de-en MT systems against DA z (reference A, see
   :mod:`syneval_nb.studies.common`), resampling systems; the null is a permutation test, not a placebo row.
 """
@@ -36,21 +37,19 @@ from syneval_nb.studies.common import (
     MAX_HEADLINE_VERDICTS,
     META_K,
     headline_verdicts,
-    holm_chapter,
     load_deen,
     meta_json,
     meta_table,
     load_ted,
-    verdict_contrast,
     verdicts_json,
 )
 
 
 __all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "MOSCHITTI_LAM", "kernel_name", "length_diagnosis",
-           "length_diagnosis_display", "length_diagnosis_text", "length_diagnosis_numbers", "DEPTH_METRICS", "LENGTH_CONTROLS", "metric_key",
+           "length_diagnosis_display", "length_diagnosis_text", "length_diagnosis_numbers", "DEPTH_METRICS", "metric_key",
            "depth_scores", "DepthScores", "score", "score_both", "metric_rows",
            "curve_tables", "headline_table", "headline_tables", "headline_display", "aspect_tables",
-           "system_table", "per_system_table", "verdicts", "verdict_stability", "plot_curves", "headline_numbers"]
+           "system_table", "per_system_table", "claims", "verdict_stability", "plot_curves", "headline_numbers"]
 
 DEPTH_FAMILIES = ("STM", "HWCM", "DSTM")
 KERNELS = ("TKM", "DTKM")
@@ -60,6 +59,8 @@ CHRF_KEY = ("chrF", None)
 """chrF's key in :func:`depth_scores`: the headline baseline (every "beats" is asked against chrF and BLEU-4)."""
 BASELINES = ("chrF", "BLEU-4")
 """The baselines of every "beats" verdict, the headline one first."""
+SYSTEM_LABEL = "WMT21 de-en DA z, ref A"
+"""The human score of the system-level claims (WMT21 de-en, reference A)."""
 MOSCHITTI_LAM = 0.4
 """The tree-kernel decay of Moschitti (2006) (and of chapter 07's DR): the named variant of TKM/DTKM shown beside
 the paper's plain count (lambda = 1, the default), as the rows :func:`kernel_name` ``"TKM λ=0.4"``."""
@@ -79,8 +80,6 @@ def kernel_name(family: str, lam: float) -> str:
 
 DEPTH_METRICS = ("stm", "hwcm", "dstm", "tkm", "dtkm")
 """The syntactic metrics of Liu & Gildea (2005), as :func:`syneval_nb.metrics.syntactic.score_corpus` names them."""
-LENGTH_CONTROLS = dict(stats.LENGTH_ROWS)
-"""Row names of the length-only controls of :func:`syneval_nb.stats.length_controls`."""
 
 
 def _syntactic_by_system(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]],
@@ -386,57 +385,52 @@ def per_system_table(ds: DepthScores, human: str = "mqm_z", n_resamples: int = 1
 
 
 def verdict_stability(curves: pd.DataFrame, family: str, human: str = "MQM z", alpha: float = 0.05) -> dict:
-    """"``family`` loses less than BLEU from depth 1 to the maximum depth": [r(F-D) - r(F-1)] - [r(BLEU-D) -
-    r(BLEU-1)] > 0 on the curve table's paired resamples (Liu & Gildea's stability claim)."""
+    """"``family`` loses less than BLEU from depth 1 to the maximum depth D": the claim [r(F-D) - r(F-1)] -
+    [r(BLEU-D) - r(BLEU-1)] > 0 (test ``loses less``) on the curve table's paired resamples (Liu & Gildea's
+    stability claim), decided alone (before Holm)."""
     D = int(np.nanmax(curves["depth"]))
-    return verdict_contrast(curves, curves, (family, D), (family, 1), human_a=human, human_b=human,
-                            rows_b=(("BLEU", D), ("BLEU", 1)), label_a=None, label_b=None, alpha=alpha)
+    claim = stats.Claim(f"{family} loses less than BLEU from depth 1 to {D}", "loses less",
+                        stats.metric_name(family, D), stats.metric_name(family, 1), on="curves", human=human,
+                        than=(stats.metric_name("BLEU", D), stats.metric_name("BLEU", 1)))
+    return claim.decide({"curves": curves}, alpha)
 
 
-def verdicts(heads: Mapping, families: Sequence[str], system: object | None = None,
-             system_label: str = "WMT21 de-en DA z, ref A", kernel_variants: Sequence[str] = (),
-             length_contrast: bool = False) -> tuple[dict, dict]:
-    """The chapter's verdicts from :func:`headline_tables` (and a :func:`system_table`): ``(verdicts,
-    variants)``, before Holm (:func:`syneval_nb.studies.common.holm_chapter` adjusts them over the whole
-    chapter). On MQM z, for each family at PRIMARY_DEPTH and each kernel, against each baseline of
-    :data:`BASELINES` (chrF, the headline, and BLEU-4): "beats" (Pearson), its twin "beats ... beyond length"
-    (partial r given the length model) and "beats ... within source segments"; "correlates", "correlates beyond
-    length", "beats the placebo" (95th percentile of the placebo distribution); the diagnostic contrast "its edge
-    over chrF is larger on Fluency than on Accuracy" (a contrast against chrF's contrast: every metric, chrF
-    included, tracks Accuracy better than Fluency, so the plain gap says nothing); at system level "beats" each
-    baseline and "beats permuted DA z" (permutation test). Variants: "beats" with talks resampled.
+def claims(families: Sequence[str], kernel_variants: Sequence[str] = (), length_contrast: bool = False,
+           talks: bool = True) -> list[stats.Claim]:
+    """The claims of a depth chapter, on the tables ``{**headline_tables(...), "system": system_table(...)}``
+    (:func:`syneval_nb.stats.decide_claims`). For each family at PRIMARY_DEPTH, each kernel and each of
+    ``kernel_variants`` (``"TKM λ=0.4"``): "beats" each baseline of :data:`BASELINES` on MQM z (Pearson, beyond
+    length, within source segments), "correlates" (raw, beyond length), "beats the placebo", the contrast "its edge
+    over chrF is larger on Fluency than on Accuracy" (against chrF's own contrast; for the kernels also beyond
+    length when ``length_contrast``), at system level "beats" and "beats permuted human scores"; variants
+    (``talks``): "beats" with talks resampled. Primary: :func:`primary_claims`; the rest are exploratory."""
+    primary = set(primary_claims(families))
+    out: list[stats.Claim] = []
 
-    ``kernel_variants``: further rows (the kernels at :data:`MOSCHITTI_LAM`, ``"TKM λ=0.4"``) that get the same
-    verdicts as the families. ``length_contrast``: each kernel row (and variant) also gets "its edge over chrF is
-    larger on Fluency than on Accuracy beyond length" (the contrast on the partial r's given the length model)."""
-    D = PRIMARY_DEPTH
-    names = [stats.metric_name(f, None if f in KERNELS else D) for f in families] + list(kernel_variants)
-    v, var = {}, {}
-    pe, pa, wi = heads[("MQM z", "pearson")], heads[("MQM z", "partial")], heads[("MQM z", "within")]
-    for m in names:
+    def add(text, test, m, base=None, on=("MQM z", "pearson"), **kw):
+        out.append(stats.Claim(text, test, m, base, on=on, primary=text in primary, **kw))
+
+    fz, az = ("Fluency z", "pearson"), ("Accuracy z", "pearson")
+    for m in [stats.metric_name(f, None if f in KERNELS else PRIMARY_DEPTH) for f in families] + list(kernel_variants):
         for base in BASELINES:
-            v[f"{m} beats {base} (MQM z, Pearson)"] = stats.verdict_beats(pe, m, base)
-            v[f"{m} beats {base} beyond length (MQM z, partial r given the length model)"] = stats.verdict_beats(pa, m, base)
-            v[f"{m} beats {base} within source segments (MQM z)"] = stats.verdict_beats(wi, m, base)
-        v[f"{m} correlates with MQM z"] = stats.verdict_correlates(pe, m)
-        v[f"{m} correlates with MQM z beyond length"] = stats.verdict_correlates(pa, m)
-        v[f"{m} beats the placebo (MQM z)"] = stats.verdict_beats_placebo(pe, m)
-        v[f"{m}'s edge over chrF is larger on Fluency than on Accuracy (z)"] = verdict_contrast(
-            heads[("Fluency z", "pearson")], heads[("Accuracy z", "pearson")], m, BASELINES[0])
+            add(beats_claim(m, base), "beats", m, base)
+            add(beats_claim(m, base, beyond_length=True), "beats", m, base, ("MQM z", "partial"))
+            add(f"{m} beats {base} within source segments (MQM z)", "beats", m, base, ("MQM z", "within"))
+        add(f"{m} correlates with MQM z", "correlates", m)
+        add(f"{m} correlates with MQM z beyond length", "correlates", m, on=("MQM z", "partial"))
+        add(f"{m} beats the placebo (MQM z)", "beats the placebo", m)
+        add(f"{m}'s edge over chrF is larger on Fluency than on Accuracy (z)", "edge", m, "chrF", fz, versus=az)
         if length_contrast and m.split(" λ=")[0] in KERNELS:
-            v[f"{m}'s edge over chrF is larger on Fluency than on Accuracy beyond length (z, partial r given the "
-              "length model)"] = verdict_contrast(heads[("Fluency z", "partial")], heads[("Accuracy z", "partial")], m,
-                                             BASELINES[0])
-        if system is not None:
+            add(f"{m}'s edge over chrF is larger on Fluency than on Accuracy beyond length (z, partial r given the "
+                "length model)", "edge", m, "chrF", ("Fluency z", "partial"), versus=("Accuracy z", "partial"))
+        for base in BASELINES:
+            add(f"{m} beats {base} at system level ({SYSTEM_LABEL})", "beats", m, base, "system")
+        add(f"{m} beats permuted human scores at system level ({SYSTEM_LABEL})", "beats the placebo", m, on="system")
+        if talks:
             for base in BASELINES:
-                v[f"{m} beats {base} at system level ({system_label})"] = stats.verdict_beats(system, m, base)
-            v[f"{m} beats permuted human scores at system level ({system_label})"] = \
-                stats.verdict_beats_placebo(system, m)
-        if ("MQM z", "pearson", "talks") in heads:
-            for base in BASELINES:
-                var[f"{m} beats {base} (MQM z, Pearson, talks resampled)"] = stats.verdict_beats(
-                    heads[("MQM z", "pearson", "talks")], m, base)
-    return v, var
+                add(f"{m} beats {base} (MQM z, Pearson, talks resampled)", "beats", m, base,
+                    ("MQM z", "pearson", "talks"), variant=True)
+    return out
 
 
 def headline_numbers(heads: Mapping, families: Sequence[str]) -> dict:
@@ -493,7 +487,7 @@ def length_diagnosis(ds: DepthScores, heads: Mapping, n_resamples: int = 1000, s
     * Pearson r with MQM z (``r``) and the partial r given the length model (``partial``),
       with their intervals, read from the chapter's headline tables (``heads``: :func:`headline_tables`);
     * the Fluency contrast against chrF ([r(m) - r(chrF)] on Fluency z minus the same on Accuracy z,
-      :func:`syneval_nb.studies.common.verdict_contrast`), raw (``fluency``) and beyond length
+      :func:`syneval_nb.stats.verdict_contrast`), raw (``fluency``) and beyond length
       (``fluency_beyond``, on the partial r's), with intervals (unadjusted: a diagnosis, not a verdict).
 
     One row per metric, indexed by the row name."""
@@ -518,7 +512,7 @@ def length_diagnosis(ds: DepthScores, heads: Mapping, n_resamples: int = 1000, s
             if m == BASELINES[0]:
                 row.update({col: np.nan, f"{col}_low": np.nan, f"{col}_high": np.nan})
                 continue
-            c = verdict_contrast(heads[("Fluency z", method)], heads[("Accuracy z", method)], m, BASELINES[0])
+            c = stats.verdict_contrast(heads[("Fluency z", method)], heads[("Accuracy z", method)], m, BASELINES[0])
             row.update({col: c["statistic"], f"{col}_low": c["ci"][0], f"{col}_high": c["ci"][1]})
         out.append(row)
     return pd.DataFrame(out).set_index("metric")
@@ -648,9 +642,10 @@ def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = Non
     sys_head = system_table(dd, deen.da, depths=[PRIMARY_DEPTH], **kw)
     extra = dict(kernel_variants=[stats.metric_name(k) for k in both["literal"].kernel_variants],
                  length_contrast=True) if kernel_verdicts else {}
-    v, var = verdicts(heads, fams, sys_head, **extra)
-    if holm:
-        v, var = holm_chapter(v, var, primary=headline_claims({**v, **var}, fams))
+    cl = claims(fams, talks=("MQM z", "pearson", "talks") in heads, **extra)
+    decided = stats.decide_claims(cl, {**heads, "system": sys_head}, holm=holm)
+    v = {c.claim: decided[c.claim] for c in cl if not c.variant}
+    var = {c.claim: decided[c.claim] for c in cl if c.variant}
     params = {"families": list(fams), "sample": sample, "seed": seed, "max_depth": max_depth, "lam": lam,
               "permute_human": permute_human, "n_resamples": n_resamples, "alpha": alpha,
               "ted_reference": ted.attrs.get("reference"), "deen_references": list(deen.references),
@@ -696,15 +691,13 @@ def beats_claim(metric: str, baseline: str = BASELINES[0], beyond_length: bool =
     return f"{metric} beats {baseline} (MQM z, Pearson)"
 
 
-def headline_claims(verdicts_: Mapping, families: Sequence[str]) -> list[str]:
-    """The primary claims of a depth chapter, also its headline verdicts
-    (:func:`syneval_nb.studies.common.headline_verdicts`): "beats chrF" (Pearson) and its beyond-length twin for
-    the first two non-kernel families at PRIMARY_DEPTH and the first kernel (03: STM-4, TKM; 04: HWCM-4,
-    DSTM-4, DTKM). Holm runs over these; every other verdict of the chapter is exploratory."""
+def primary_claims(families: Sequence[str]) -> list[str]:
+    """The primary claims of a depth chapter, also its headline verdicts: "beats chrF" (Pearson) and its
+    beyond-length twin for the first two non-kernel families at PRIMARY_DEPTH and the first kernel (03: STM-4,
+    TKM; 04: HWCM-4, DSTM-4, DTKM). Holm runs over these; every other verdict of the chapter is exploratory."""
     depth = [stats.metric_name(f, PRIMARY_DEPTH) for f in families if f not in KERNELS][:2]
     kern = [f for f in families if f in KERNELS][:1]
-    claims = [beats_claim(m, beyond_length=b) for m in depth + kern for b in (False, True)]
-    return headline_verdicts(verdicts_, *claims[:MAX_HEADLINE_VERDICTS])
+    return [beats_claim(m, beyond_length=b) for m in depth + kern for b in (False, True)][:MAX_HEADLINE_VERDICTS]
 
 
 def chapter_results(ch: DepthChapter) -> dict:
@@ -734,7 +727,7 @@ def chapter_results(ch: DepthChapter) -> dict:
         "length_diagnosis": length_diagnosis_numbers(ch.length) if ch.length is not None else None,
         "verdicts": verdicts_json(ch.verdicts),
         "variant_verdicts": verdicts_json(ch.variants),
-        "headline_verdicts": headline_claims(ch.verdicts, ch.families),
+        "headline_verdicts": headline_verdicts(ch.verdicts, *primary_claims(ch.families)),
     }
 
 

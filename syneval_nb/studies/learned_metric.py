@@ -1,14 +1,14 @@
 """Study code of notebook 05 (Kulesza & Shieber's human-vs-machine SVM as a metric): the data with the
 ``permute_human`` switch (:func:`load`), the training pools and experiments (:func:`run_chapter` ->
-:class:`LearnedChapter`), the chapter's tables and figures (:func:`sizes_table`, :func:`accuracy_table`,
-:func:`plot_accuracy`, :func:`segment_table`, :func:`plot_segment_table`, :func:`system_table`,
-:func:`plot_system`, :func:`figure2`, :func:`plot_figure2`, :func:`swapped_table`, :func:`syntax_table`),
+:class:`LearnedChapter`), the chapter's tables (:func:`sizes_table`, :func:`accuracy_table`, :func:`segment_table`,
+:func:`system_table`, :func:`figure2`, :func:`swapped_table`, :func:`syntax_table`; the notebook draws the figures),
 the premise (:func:`premise`: are human translations rated better than MT?), the human ceiling
-(:func:`human_ceiling`), the verdicts (:func:`verdicts`) and the results JSON (:func:`results`).
+(:func:`human_ceiling`), the claims (:func:`claims`, decided on :func:`tables` by
+:func:`syneval_nb.stats.decide_claims`) and the results JSON (:func:`results`).
 Issue 22: the rater check (:func:`rater_table`, :func:`rater_check`, :func:`rater_note`: raters who scored a
 single system), why the TED pool does not score against refB (:func:`reference_choice`, computed), and the
 diagnosis of the negative result from the features (:func:`feature_separability` on :func:`weighted_auc`,
-:func:`svm_direction`, :func:`plot_separability`, :func:`separability_note`).
+:func:`svm_direction`, :func:`separability_note`).
 
 The metric itself (features, :class:`~syneval_nb.metrics.learned.LearnedMetric`, the grid search, the pools and
 source splits, :func:`~syneval_nb.metrics.learned.run_experiment`) is in :mod:`syneval_nb.metrics.learned`.
@@ -26,6 +26,7 @@ better" claim may then hold.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -38,8 +39,7 @@ from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments,
 from syneval_nb.metrics import chrf, learned, lexical
 from syneval_nb.metrics.learned import Experiment, FeatureConfig, GridResult, LearnedMetric
 from syneval_nb.textio import to_json
-from syneval_nb.studies.common import (MQM_COLUMNS, _check_permute, headline_verdicts, holm_chapter, verdict_lines,
-                                      verdicts_json)
+from syneval_nb.studies.common import MQM_COLUMNS, _check_permute, headline_verdicts, verdicts_json
 
 
 SVM_TED = "SVM (TED-trained)"
@@ -398,25 +398,6 @@ def accuracy_table(ch: LearnedChapter, with_paper: bool = True) -> pd.DataFrame:
     return acc
 
 
-def plot_accuracy(ch: LearnedChapter):
-    """Bar chart of the validation accuracies; the title states the best pool's accuracy and the paper's."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    acc = accuracy_table(ch)
-    long = acc.reset_index(names="pool").melt(id_vars="pool", value_vars=["acc_human", "acc_machine", "acc"],
-                                              var_name="class", value_name="accuracy")
-    fig, ax = plt.subplots(figsize=(8, 4))
-    sns.barplot(long, x="pool", y="accuracy", hue="class", ax=ax)
-    ax.axhline(0.5, color="grey", ls="--", lw=1)
-    ours = acc.drop(index="paper (2004)")["acc"]
-    best = ours.idxmax()
-    ax.set_title(f"Validation accuracy: best {ours[best]:.1%} ({best}), lowest {ours.min():.1%} "
-                 f"({ours.idxmin()}); paper {PAPER_ACCURACY['acc']:.1%}; chance 50%", fontsize=9)
-    fig.tight_layout()
-    return fig
-
-
 def segment_display(table: pd.DataFrame) -> pd.DataFrame:
     """r [low, high] per metric for MQM z and MQM side by side, with each comparison's delta and Holm p (MQM z)."""
     cols = []
@@ -426,59 +407,6 @@ def segment_display(table: pd.DataFrame) -> pd.DataFrame:
     z = table[table["human"] == VERDICT_HUMAN].set_index("metric")
     cols.append(z[["baseline", "delta", "delta_low", "delta_high", "p_better_holm", "mark"]])
     return pd.concat(cols, axis=1)
-
-
-def plot_segment_table(table: pd.DataFrame, human: str = VERDICT_HUMAN):
-    """Bars of r with the segment-clustered intervals; the title names the best row."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    t = table[table["human"] == human].sort_values("r", ascending=False).reset_index(drop=True)
-    kind = np.where(t["metric"].str.startswith("SVM"), "learned (SVM)",
-                    np.where(t["metric"].str.contains("count"), "K&S feature alone",
-                             np.where(t["metric"].isin([stats.LENGTH, stats.PLACEBO]), "control", "standard metric")))
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(t) + 1.2))
-    sns.barplot(t.assign(kind=kind), x="r", y="metric", hue="kind", dodge=False, ax=ax)
-    ax.errorbar(t["r"], range(len(t)), xerr=[t["r"] - t["low"], t["high"] - t["r"]], fmt="none", ecolor="black",
-                capsize=3)
-    top = t.iloc[0]
-    ax.set_title(f"TED, {int(t['n'].iloc[0])} MT segments ({int(t['n_clusters'].iloc[0])} sources): highest r is "
-                 f"{top['metric']} ({top['r']:.3f})", fontsize=9)
-    ax.set_xlabel(f"Pearson r with {human} (95% interval, bootstrap over source segments)")
-    fig.tight_layout()
-    return fig
-
-
-def plot_system(ch: LearnedChapter, metric: str = SVM_DEEN):
-    """System-level scatter of ``metric`` against DA z, r in the title."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    da = ch.sys_table.attrs["da"]
-    plot = ch.sys_scores.assign(DA=da).reset_index()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    sns.regplot(plot, x=metric, y="DA", ax=ax)
-    for _, row in plot.iterrows():
-        ax.annotate(row["system"], (row[metric], row["DA"]), fontsize=7)
-    r = stats.table_row(ch.sys_table, metric)
-    ax.set_title(f"WMT21 de-en: system-level r({metric}, DA z) = {r['r']:.3f} [{r['low']:.3f}, {r['high']:.3f}] "
-                 f"over {len(plot)} systems", fontsize=9)
-    fig.tight_layout()
-    return fig
-
-
-def plot_figure2(ch: LearnedChapter):
-    """Accuracy vs r over the grid, one colour per training pool; meta-correlations in the title."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    sns.scatterplot(ch.fig2, x="acc", y="r", hue="trained_on", style="trained_on", ax=ax)
-    ax.set(xlabel="validation classification accuracy", ylabel=f"Pearson r with {VERDICT_HUMAN} (TED test)")
-    ax.set_title("Meta-correlation accuracy vs r: " + ", ".join(f"{k} {v:.2f}" for k, v in ch.meta["meta_r"].items())
-                 + f" (paper: {PAPER_META_R})", fontsize=9)
-    fig.tight_layout()
-    return fig
 
 
 def syntax_table(ch: LearnedChapter) -> pd.DataFrame:
@@ -499,7 +427,7 @@ def syntax_table(ch: LearnedChapter) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# premise, human ceiling, verdicts
+# premise, human ceiling, claims
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -552,46 +480,46 @@ def human_ceiling(ted: pd.DataFrame) -> dict:
     return {"raters_per_item": counts, "max_raters": int(n.max()), "available": avail, "text": text}
 
 
-def verdicts(ch: LearnedChapter) -> dict[str, dict]:
-    """The chapter's claims with their verdicts, on MQM z (TED, held-out segments, bootstrap over source
-    segments) and DA z (de-en system level, bootstrap over systems), Holm over all of them (one family,
-    :func:`syneval_nb.studies.common.holm_chapter`); each verdict names its test:
+def tables(ch: LearnedChapter) -> dict:
+    """The tables the chapter's claims (:func:`claims`) are decided on: ``"segments"`` and ``"segments beyond
+    length"`` (TED held-out segments, MQM z and MQM stacked, source segments resampled; the partial r given the
+    length model), ``"systems"`` (WMT21 de-en, DA z, systems resampled, permutation null) and the premise verdicts
+    ``("premise", who)`` (:func:`premises`, on their own resamples of the source segments)."""
+    return {"segments": ch.seg_table, "segments beyond length": ch.seg_partial, "systems": ch.sys_table,
+            **{("premise", who): v for who, v in premises(ch).items()}}
+
+
+def claims(ch: LearnedChapter) -> list[stats.Claim]:
+    """The chapter's claims, decided by :func:`syneval_nb.stats.decide_claims` on :func:`tables` (Holm over the
+    primary claims, :data:`_PRIMARY`; the rest exploratory). On MQM z (TED held-out segments) unless said:
 
     * premise: each TED human translation (the human class ``ted_human`` and the reference) is rated better than
-      the MT systems (:func:`premise`, on the pool's source segments);
-    * each SVM "correlates" with MQM z, "correlates beyond length" (partial r given the length model) and "beats the
-      placebo" (the placebo distribution's 95th percentile);
+      the MT systems (:func:`premise`);
+    * each SVM "correlates", "correlates beyond length" and "beats the placebo";
     * each SVM "beats" chrF (the headline baseline) and BLEU, each with its twin "beats ... beyond length";
     * "syntactic features help" each SVM: the syntax SVM beats the plain one, and beyond length;
-    * the de-en SVM correlates with DA z at system level and beats permuted DA z (permutation test).
-    """
-    t, tp, where = ch.seg_table, ch.seg_partial, "TED held-out segments"
-    out: dict[str, dict] = {}
-    for who, v in premises(ch).items():
-        out[f"human translation {who} is rated better than MT (TED, {VERDICT_HUMAN})"] = v
+    * the de-en SVM correlates with DA z at system level and beats permuted DA z (permutation test)."""
+    where, z = "TED held-out segments", VERDICT_HUMAN
+    raw, beyond = dict(on="segments", human=z), dict(on="segments beyond length", human=z)
+    out = [stats.Claim(f"human translation {who} is rated better than MT (TED, {z})", "given", on=("premise", who))
+           for who in dict.fromkeys((ch.params["ted_human"], ch.params["ted_reference"]))]
     for svm in (SVM_TED, SVM_DEEN):
-        out[f"{svm} correlates with {VERDICT_HUMAN} ({where})"] = stats.verdict_correlates(t, svm, human=VERDICT_HUMAN)
-        out[f"{svm} correlates with {VERDICT_HUMAN} beyond length ({where})"] = stats.verdict_correlates(
-            tp, svm, human=VERDICT_HUMAN)
-        out[f"{svm} beats the placebo ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats_placebo(
-            t, svm, human=VERDICT_HUMAN)
+        out += [stats.Claim(f"{svm} correlates with {z} ({where})", "correlates", svm, **raw),
+                stats.Claim(f"{svm} correlates with {z} beyond length ({where})", "correlates", svm, **beyond),
+                stats.Claim(f"{svm} beats the placebo ({where}, {z})", "beats the placebo", svm, **raw)]
     for svm in (SVM_TED, SVM_DEEN):
         for base in ("chrF", "BLEU"):
-            out[f"{svm} beats {base} ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats(t, svm, base,
-                                                                                       human=VERDICT_HUMAN)
-            out[f"{svm} beats {base} beyond length ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats(
-                tp, svm, base, human=VERDICT_HUMAN)
-    if ch.syn:
-        for syn, plain in ((SYN_TED, SVM_TED), (SYN_DEEN, SVM_DEEN)):
-            out[f"syntactic features help the {plain} ({where}, {VERDICT_HUMAN})"] = stats.verdict_beats(
-                t, syn, plain, human=VERDICT_HUMAN)
-            out[f"syntactic features help the {plain} beyond length ({where}, {VERDICT_HUMAN})"] = \
-                stats.verdict_beats(tp, syn, plain, human=VERDICT_HUMAN)
-    out[f"{SVM_DEEN} correlates with DA z (WMT21 de-en, system level)"] = stats.verdict_correlates(ch.sys_table,
-                                                                                                  SVM_DEEN)
-    out[f"{SVM_DEEN} beats permuted DA z (WMT21 de-en, system level)"] = stats.verdict_beats_placebo(
-        ch.sys_table, SVM_DEEN)
-    return holm_chapter(out, primary=[c for c in _PRIMARY if c in out])[0]
+            out += [stats.Claim(f"{svm} beats {base} ({where}, {z})", "beats", svm, base, **raw),
+                    stats.Claim(f"{svm} beats {base} beyond length ({where}, {z})", "beats", svm, base, **beyond)]
+    for syn, plain in ((SYN_TED, SVM_TED), (SYN_DEEN, SVM_DEEN)) if ch.syn else ():
+        out += [stats.Claim(f"syntactic features help the {plain} ({where}, {z})", "beats", syn, plain, **raw),
+                stats.Claim(f"syntactic features help the {plain} beyond length ({where}, {z})", "beats", syn,
+                            plain, **beyond)]
+    out += [stats.Claim(f"{SVM_DEEN} correlates with DA z (WMT21 de-en, system level)", "correlates", SVM_DEEN,
+                        on="systems"),
+            stats.Claim(f"{SVM_DEEN} beats permuted DA z (WMT21 de-en, system level)", "beats the placebo", SVM_DEEN,
+                        on="systems")]
+    return [dataclasses.replace(c, primary=c.claim in _PRIMARY) for c in out]
 
 
 def rater_table(ted: pd.DataFrame) -> pd.DataFrame:
@@ -759,37 +687,6 @@ def separability_note(ch: LearnedChapter, table: pd.DataFrame) -> str:
         for k, v in d["r with BLEU"].items()) + ". A classifier trained where the human class is no closer to the "
         "reference than MT has no reason to reward overlap; where it does reward it, it is close to BLEU.")
     return "\n".join(f"* {x}" for x in lines)
-
-
-def plot_separability(table: pd.DataFrame):
-    """AUC of each feature for human vs MT with the source-resampled intervals, one colour per pool; the title
-    names the feature furthest from chance."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    sns.barplot(table, x="feature", y="AUC", hue="pool", ax=ax)
-    pools = list(dict.fromkeys(table["pool"]))
-    width = 0.8 / len(pools)
-    feats = list(dict.fromkeys(table["feature"]))
-    for i, pool in enumerate(pools):
-        t = table[table["pool"] == pool].set_index("feature").loc[feats]
-        xs = np.arange(len(feats)) - 0.4 + width * (i + 0.5)
-        ax.errorbar(xs, t["AUC"], yerr=[t["AUC"] - t["AUC low"], t["AUC high"] - t["AUC"]], fmt="none",
-                    ecolor="black", capsize=2)
-    ax.axhline(0.5, color="grey", ls="--", lw=1)
-    far = table.loc[(table["AUC"] - 0.5).abs().idxmax()]
-    ax.set(xlabel="feature (K&S)", ylabel="AUC: P(human row > MT row)", ylim=(0, 1))
-    ax.tick_params(axis="x", rotation=30)
-    ax.set_title(f"Human vs MT on each feature (training + validation rows): furthest from chance is "
-                 f"{far['feature']} on {far['pool']}, AUC {far['AUC']:.3f}", fontsize=9)
-    fig.tight_layout()
-    return fig
-
-
-def verdict_text(v: Mapping[str, Mapping]) -> str:
-    """Markdown bullets, one sentence per verdict (:func:`syneval_nb.stats.verdict_sentence`)."""
-    return verdict_lines(v)
 
 
 def summary(ch: LearnedChapter) -> str:
