@@ -47,7 +47,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from syneval_nb.metrics.base import Corpus, Metric, Score
+from syneval_nb.metrics.base import Corpus, Metric
 
 __all__ = [
     "tokenize", "edit_distance", "ngram_counts", "LexicalMetric",
@@ -147,7 +147,7 @@ class LexicalMetric(Metric):
     * ``name`` and ``n_stats`` (length of the statistics vector),
     * ``_stats(hyp: Tokens, refs: list[Tokens]) -> list[float]`` (one segment),
     * ``_score_rows(stats: np.ndarray) -> np.ndarray`` (vectorised score of many statistics rows),
-    * ``_result(stats: np.ndarray) -> Score`` (score plus parts from one statistics row),
+    * ``_corpus_detail(row: np.ndarray) -> (score, parts)`` (from one summed statistics row; :class:`Metric`'s hook),
     * ``_metric_options() -> dict`` (the family's options, for the signature).
 
     The signature is ``name|opt:value|...|tok:..|case:..|nrefs:..|version:..`` (``nrefs``: the number of references
@@ -210,10 +210,6 @@ class LexicalMetric(Metric):
     def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
         return np.asarray(self._score_rows(np.atleast_2d(np.asarray(sums, dtype=float))), dtype=float)
 
-    def _corpus_detail(self, sums: np.ndarray) -> tuple[float, dict]:
-        r = self._result(sums)
-        return float(r.score), r.parts
-
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -222,8 +218,6 @@ class LexicalMetric(Metric):
         (ties: the first) -- the best-reference rule of F-measure, GTM, ROUGE-S and METEOR."""
         return rows[int(np.argmax(self._score_rows(np.asarray(rows, dtype=float))))]
 
-    def _result(self, row: np.ndarray) -> Score:  # pragma: no cover - abstract
-        raise NotImplementedError
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     num = np.asarray(num, dtype=float)
@@ -397,14 +391,14 @@ class BLEU(_ClippedNgrams):
         prec = np.where(any_match[:, None], prec, 0.0)
         return score, prec, bp
 
-    def _result(self, row: np.ndarray) -> Score:
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
         score, prec, bp = self._compute(np.atleast_2d(row))
         n = self.max_n
-        return Score(self.name, float(score[0]), {
+        return float(score[0]), {
             "precisions": [float(p) for p in prec[0]], "bp": float(bp[0]),
             "counts": [int(c) for c in row[2:2 + n]], "totals": [int(t) for t in row[2 + n:]],
             "sys_len": int(row[0]), "ref_len": int(row[1]),
-        })
+        }
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -491,12 +485,12 @@ class NIST(_ClippedNgrams):
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return self._compute(np.atleast_2d(stats))[0]
 
-    def _result(self, row: np.ndarray) -> Score:
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
         score, per_order, lp = self._compute(np.atleast_2d(row))
-        return Score(self.name, float(score[0]), {
+        return float(score[0]), {
             "per_order": [float(x) for x in per_order[0]], "length_penalty": float(lp[0]),
             "sys_len": float(row[0]), "ref_len": float(row[1]),
-        })
+        }
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -528,9 +522,8 @@ class _ErrorRate(LexicalMetric):
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return _safe_div(stats[:, 0], stats[:, 1])
 
-    def _result(self, row: np.ndarray) -> Score:
-        return Score(self.name, float(_safe_div(row[0], row[1])),
-                            {"errors": int(row[0]), "ref_len": int(row[1])})
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
+        return float(_safe_div(row[0], row[1])), {"errors": int(row[0]), "ref_len": int(row[1])}
 
 
 class WER(_ErrorRate):
@@ -578,11 +571,11 @@ class _MatchF(LexicalMetric):
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return self._prf(stats)[2]
 
-    def _result(self, row: np.ndarray) -> Score:
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
         p, r, f = self._prf(np.atleast_2d(row))
         m, h, rf = self._part_names
-        return Score(self.name, float(f[0]), {"precision": float(p[0]), "recall": float(r[0]),
-                                                     m: self._match_type(row[0]), h: int(row[1]), rf: int(row[2])})
+        return float(f[0]), {"precision": float(p[0]), "recall": float(r[0]), m: self._match_type(row[0]),
+                             h: int(row[1]), rf: int(row[2])}
 
 
 class FMeasure(_MatchF):
@@ -999,7 +992,7 @@ class MeteorExact(LexicalMetric):
             rows.append([len(al), _chunks(al), len(hyp), len(r)])
         return self._best_row(rows) + [inexact]
 
-    def _parts(self, stats: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _components(self, stats: np.ndarray) -> tuple[np.ndarray, ...]:
         m, ch = stats[:, 0], stats[:, 1]
         p = _safe_div(m, stats[:, 2])
         r = _safe_div(m, stats[:, 3])
@@ -1008,13 +1001,12 @@ class MeteorExact(LexicalMetric):
         return p, r, fmean, pen, fmean * (1 - pen)
 
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
-        return self._parts(stats)[4]
+        return self._components(stats)[4]
 
-    def _result(self, row: np.ndarray) -> Score:
-        p, r, fmean, pen, score = (float(x[0]) for x in self._parts(np.atleast_2d(row)))
-        return Score(self.name, score, {"precision": p, "recall": r, "fmean": fmean, "penalty": pen,
-                                               "matches": int(row[0]), "chunks": int(row[1]),
-                                               "hyp_len": int(row[2]), "ref_len": int(row[3])})
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
+        p, r, fmean, pen, score = (float(x[0]) for x in self._components(np.atleast_2d(row)))
+        return score, {"precision": p, "recall": r, "fmean": fmean, "penalty": pen, "matches": int(row[0]),
+                       "chunks": int(row[1]), "hyp_len": int(row[2]), "ref_len": int(row[3])}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1251,9 +1243,8 @@ class TER(LexicalMetric):
     def _score_rows(self, stats: np.ndarray) -> np.ndarray:
         return _safe_div(stats[:, 0], stats[:, 1])
 
-    def _result(self, row: np.ndarray) -> Score:
-        return Score(self.name, float(_safe_div(row[0], row[1])),
-                            {"edits": int(row[0]), "ref_len": float(row[1])})
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
+        return float(_safe_div(row[0], row[1])), {"edits": int(row[0]), "ref_len": float(row[1])}
 
 
 #: name -> class, in the order the notebook reports them

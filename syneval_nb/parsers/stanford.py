@@ -114,7 +114,6 @@ class ParserSetupError(RuntimeError):
     """The parser cannot run: Java missing, jar or model missing, JVM does not start."""
 
 
-
 # ------------------------------------------------------------------------------------------------- locating
 
 
