@@ -32,7 +32,7 @@ __all__ = ["Corpus", "Segment", "prepare", "normalize_refs", "ReferenceLayoutErr
 
 
 def map_on_cluster(scheduler: Any, fn: Callable, items: Sequence, shared: Sequence = (), what: str = "scoring") -> list:
-    """``[fn(item, *shared) for item in items]`` on a Dask cluster, in order (:func:`syneval_nb.parsers.dask.map_tasks`)."""
+    """``[fn(item, *shared) for item in items]`` on a Dask cluster, in order (``parsers.dask.map_tasks``)."""
     return dask_backend().map_tasks(scheduler, fn, items, shared=shared, what=what)
 
 

@@ -16,8 +16,8 @@ SCRIPT = ROOT / "benchmarks" / "surface.py"
 CEILING = {
     # the working tree when this test was written (main at 86a9546 had 818 / 758 / 294 public names and
     # 20,568 / 5,107 lines by this script's rules; 3, 9, 21, 7 for the rest)
-    "public_names": 794,
-    "public_names_outside_init": 733,
+    "public_names": 784,
+    "public_names_outside_init": 723,
     "public_names_studies": 283,
     "max_public_names_per_module": 57,
     "modules_over_20": 8,

@@ -203,13 +203,13 @@ class CHRF(LexicalMetric):
             f = (1 + factor) * avg_p * avg_r / np.where(avg_p + avg_r != 0, denom, 1.0)
             return np.where(avg_p + avg_r != 0, 100 * f, 0.0)
 
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+    def score_from_stats(self, stats: np.ndarray) -> np.ndarray:
         return self._f100(stats) / 100.0
 
     def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
         row = np.asarray(row, dtype=float)
         prec, rec, avg_p, avg_r = self._averages(row[None, :])
-        return float(self._score_rows(row[None, :])[0]), {
+        return float(self.score_from_stats(row[None, :])[0]), {
             "precision": float(avg_p[0]), "recall": float(avg_r[0]),
             "precisions": [float(x) if n > 0 else 0.0 for x, n in zip(prec[0], row[0::3])],
             "recalls": [float(x) if n > 0 else 0.0 for x, n in zip(rec[0], row[1::3])],
