@@ -887,8 +887,6 @@ def wmt21_rst(segments, folder: str | os.PathLike | None = None) -> dict[str, li
     return out
 
 
-
-
 # --------------------------------------------------------------------------------------------------------------
 # The WMT metrics-task layout (google-research/mt-metrics-eval), in and out
 # --------------------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 from syneval_nb.metrics import registry as M
-from syneval_nb.metrics.base import first_word_mismatch
+from syneval_nb.corpus import first_word_mismatch
 from syneval_nb.stats import bootstrap_weights, monte_carlo_p, percentile_ci
 from syneval_nb.textio import read_lines
 from syneval_nb.trees.ptb import TreeFormatError, is_empty_parse, read_ptb_flat

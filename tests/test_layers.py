@@ -18,6 +18,7 @@ LAYERS = [
     ("trees", ("syneval_nb.trees",)),
     ("parsers", ("syneval_nb.parsers",)),
     ("data", ("syneval_nb.data",)),
+    ("corpus", ("syneval_nb.corpus",)),
     ("metrics", ("syneval_nb.metrics",)),
     ("evaluate", ("syneval_nb.evaluate",)),
     ("studies", ("syneval_nb.studies",)),
@@ -116,6 +117,18 @@ def test_no_upward_imports():
     upward = [f"{m}:{line} imports {t}" for m in MODULES if m not in FORWARDERS
               for t, _, line in _imports(m) if t not in FORWARDERS and _layer(t) > _layer(m)]
     assert upward == []
+
+
+def test_metrics_import_nothing_from_parsers():
+    """Issue 34: a metric sees trees and text; parsing happens where a corpus is prepared (``syneval_nb.corpus``),
+    so no module of ``metrics/`` imports from ``parsers/``, at the top or inside a function."""
+    into_parsers = [f"{m}:{line} imports {t}" for m in MODULES if _layer(m) == _index("metrics")
+                    for t, _, line in _imports(m) if _layer(t) == _index("parsers")]
+    assert into_parsers == []
+
+
+def _index(layer: str) -> int:
+    return [name for name, _ in LAYERS].index(layer)
 
 
 def test_kit_imports_stand_at_the_top():

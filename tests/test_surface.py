@@ -20,7 +20,7 @@ CEILING = {
     "public_names_outside_init": 730,
     "public_names_studies": 276,
     "max_public_names_per_module": 57,
-    "modules_over_20": 9,
+    "modules_over_20": 8,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
     # lines) and the dependency split's install hints; every other count fell in the same stop
     "lines_package": 22463,

@@ -7,6 +7,8 @@ import sys
 from syneval_nb import __version__
 from syneval_nb.paths import _install_hint
 
+__all__ = ["main"]
+
 SUBCOMMANDS = {
     "run": ("syneval_nb.app.runner", "execute every notebook headless with papermill into reports/"),
     "parse": ("syneval_nb.app.parse", "parse a text file (one sentence per line) into PTB trees"),

@@ -10,7 +10,6 @@ from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.textio import read_lines as read_sentences
 
 
-
 # ------------------------------------------------------------------------------------------------- files / CLI
 
 

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_word_ngrams
 
-from syneval_nb.metrics.base import Corpus, Score
+from syneval_nb.metrics.base import Corpus
 from syneval_nb.metrics.lexical import LexicalMetric
 
 __all__ = ["CHRF"]
@@ -203,17 +203,17 @@ class CHRF(LexicalMetric):
             f = (1 + factor) * avg_p * avg_r / np.where(avg_p + avg_r != 0, denom, 1.0)
             return np.where(avg_p + avg_r != 0, 100 * f, 0.0)
 
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+    def score_from_stats(self, stats: np.ndarray) -> np.ndarray:
         return self._f100(stats) / 100.0
 
-    def _result(self, row: np.ndarray) -> Score:
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
         row = np.asarray(row, dtype=float)
         prec, rec, avg_p, avg_r = self._averages(row[None, :])
-        return Score(self.name, float(self._score_rows(row[None, :])[0]), {
+        return float(self.score_from_stats(row[None, :])[0]), {
             "precision": float(avg_p[0]), "recall": float(avg_r[0]),
             "precisions": [float(x) if n > 0 else 0.0 for x, n in zip(prec[0], row[0::3])],
             "recalls": [float(x) if n > 0 else 0.0 for x, n in zip(rec[0], row[1::3])],
             "hyp_counts": [int(x) for x in row[0::3]], "ref_counts": [int(x) for x in row[1::3]],
             "matches": [int(x) for x in row[2::3]],
             "char_order": self.char_order, "word_order": self.word_order, "beta": self.beta,
-        })
+        }

@@ -82,7 +82,6 @@ BASE_METRICS: dict[str, MetricSpec] = {
 name, default options. STM and HWCM with maximum depth / chain length 4 (Asiya's ``CP-STM-4`` and ``DP-HWCM-4``
 in the paper's Asiya-syn), TKM with lambda = 1, on the shipped PTB parses; METEOR-ex is the registry's METEOR
 (exact module)."""
-SYNTACTIC_DEPTH = 4
 
 
 def base_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None] | None = None,

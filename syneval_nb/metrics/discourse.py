@@ -19,7 +19,7 @@ from syneval_nb.trees import kernels
 from syneval_nb.trees.ptb import Interner
 from syneval_nb.trees.rst import DEFAULT_LAM, _check, dr_lex_tree, dr_tree
 
-
+__all__ = ["dr", "dr_lex", "DiscourseSimilarity"]
 
 
 # --------------------------------------------------------------------------------------------------------------

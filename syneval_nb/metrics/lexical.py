@@ -47,7 +47,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from syneval_nb.metrics.base import Corpus, Metric, Score
+from syneval_nb.metrics.base import Corpus, Metric
 
 __all__ = [
     "tokenize", "edit_distance", "ngram_counts", "LexicalMetric",
@@ -146,9 +146,9 @@ class LexicalMetric(Metric):
 
     * ``name`` and ``n_stats`` (length of the statistics vector),
     * ``_stats(hyp: Tokens, refs: list[Tokens]) -> list[float]`` (one segment),
-    * ``_score_rows(stats: np.ndarray) -> np.ndarray`` (vectorised score of many statistics rows),
-    * ``_result(stats: np.ndarray) -> Score`` (score plus parts from one statistics row),
-    * ``_metric_options() -> dict`` (the family's options, for the signature).
+    * ``score_from_stats(stats: np.ndarray) -> np.ndarray`` (vectorised score of summed rows, ``(B, k) -> (B,)``),
+    * ``_corpus_detail(row: np.ndarray) -> (score, parts)`` (from one summed statistics row; :class:`Metric`'s hook),
+    * ``_options() -> dict`` (the family's options, for the signature, then ``**super()._options()``).
 
     The signature is ``name|opt:value|...|tok:..|case:..|nrefs:..|version:..`` (``nrefs``: the number of references
     per segment of the last scoring call, ``var`` if it varied)."""
@@ -165,11 +165,9 @@ class LexicalMetric(Metric):
         self.lowercase = bool(lowercase)
 
     # --- options and signature -----------------------------------------------------------------------------
-    def _metric_options(self) -> dict[str, Any]:
-        return {}
-
     def _options(self) -> dict[str, Any]:
-        return {**self._metric_options(), "tok": self.tokenizer, "case": "lc" if self.lowercase else "mixed"}
+        """The tokenizer and case fields; a family puts its options before them: ``{..., **super()._options()}``."""
+        return {"tok": self.tokenizer, "case": "lc" if self.lowercase else "mixed"}
 
     # --- input handling ------------------------------------------------------------------------------------
     def _tok(self, text: str) -> Tokens:
@@ -207,23 +205,11 @@ class LexicalMetric(Metric):
         Summing rows and scoring the sum gives the corpus score (useful for bootstrap resampling)."""
         return self._stats_matrix(*self._prepare(corpus.hyps, corpus.refs))
 
-    def score_from_stats(self, sums: np.ndarray) -> np.ndarray:
-        return np.asarray(self._score_rows(np.atleast_2d(np.asarray(sums, dtype=float))), dtype=float)
-
-    def _corpus_detail(self, sums: np.ndarray) -> tuple[float, dict]:
-        r = self._result(sums)
-        return float(r.score), r.parts
-
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
     def _best_row(self, rows: list[list[float]]) -> list[float]:
         """Of one segment's candidate statistics rows (one per reference), the row with the highest score
         (ties: the first) -- the best-reference rule of F-measure, GTM, ROUGE-S and METEOR."""
-        return rows[int(np.argmax(self._score_rows(np.asarray(rows, dtype=float))))]
+        return rows[int(np.argmax(self.score_from_stats(np.asarray(rows, dtype=float))))]
 
-    def _result(self, row: np.ndarray) -> Score:  # pragma: no cover - abstract
-        raise NotImplementedError
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     num = np.asarray(num, dtype=float)
@@ -334,9 +320,9 @@ class BLEU(_ClippedNgrams):
         self.smooth_value = self.SMOOTH_DEFAULTS[smooth] if smooth_value is None else float(smooth_value)
         self.effective_order = bool(effective_order)
 
-    def _metric_options(self) -> dict[str, Any]:
+    def _options(self) -> dict[str, Any]:
         sm = self.smooth if self.smooth_value is None else f"{self.smooth}[{self.smooth_value:g}]"
-        return {"n": self.max_n, "smooth": sm, "eff": "yes" if self.effective_order else "no"}
+        return {"n": self.max_n, "smooth": sm, "eff": "yes" if self.effective_order else "no", **super()._options()}
 
     def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
         correct = [0] * self.max_n
@@ -346,7 +332,7 @@ class BLEU(_ClippedNgrams):
             correct[n] = sum(min(c, rc[g]) for g, c in hc.items() if g in rc)
         return [len(hyp), _closest_ref_len(len(hyp), [len(r) for r in refs])] + correct + total
 
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+    def score_from_stats(self, stats: np.ndarray) -> np.ndarray:
         return self._compute(np.atleast_2d(stats))[0]
 
     def _compute(self, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -397,14 +383,14 @@ class BLEU(_ClippedNgrams):
         prec = np.where(any_match[:, None], prec, 0.0)
         return score, prec, bp
 
-    def _result(self, row: np.ndarray) -> Score:
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
         score, prec, bp = self._compute(np.atleast_2d(row))
         n = self.max_n
-        return Score(self.name, float(score[0]), {
+        return float(score[0]), {
             "precisions": [float(p) for p in prec[0]], "bp": float(bp[0]),
             "counts": [int(c) for c in row[2:2 + n]], "totals": [int(t) for t in row[2 + n:]],
             "sys_len": int(row[0]), "ref_len": int(row[1]),
-        })
+        }
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -452,8 +438,8 @@ class NIST(_ClippedNgrams):
             refs = [[self._tok(r) for r in rs] for rs in reference_corpus]
             self._fixed_info = self.information_weights(refs)
 
-    def _metric_options(self) -> dict[str, Any]:
-        return {"n": self.max_n, "info": "fixed" if self._fixed_info is not None else "call-refs"}
+    def _options(self) -> dict[str, Any]:
+        return {"n": self.max_n, "info": "fixed" if self._fixed_info is not None else "call-refs", **super()._options()}
 
     def information_weights(self, refs: Sequence[Sequence[Tokens]]) -> dict[tuple[str, ...], float]:
         """Info(n-gram) in bits from tokenized references (Doddington 2002, eq. 2)."""
@@ -488,15 +474,15 @@ class NIST(_ClippedNgrams):
         lp = _nist_length_penalty(_safe_div(stats[:, 0], stats[:, 1]))
         return per_order.sum(1) * lp, per_order, lp
 
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+    def score_from_stats(self, stats: np.ndarray) -> np.ndarray:
         return self._compute(np.atleast_2d(stats))[0]
 
-    def _result(self, row: np.ndarray) -> Score:
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
         score, per_order, lp = self._compute(np.atleast_2d(row))
-        return Score(self.name, float(score[0]), {
+        return float(score[0]), {
             "per_order": [float(x) for x in per_order[0]], "length_penalty": float(lp[0]),
             "sys_len": float(row[0]), "ref_len": float(row[1]),
-        })
+        }
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -525,12 +511,11 @@ class _ErrorRate(LexicalMetric):
             raise ValueError(f"{self.name}: no reference")
         return int(self._stats(tuple(hyp), [tuple(r) for r in refs])[0])
 
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+    def score_from_stats(self, stats: np.ndarray) -> np.ndarray:
         return _safe_div(stats[:, 0], stats[:, 1])
 
-    def _result(self, row: np.ndarray) -> Score:
-        return Score(self.name, float(_safe_div(row[0], row[1])),
-                            {"errors": int(row[0]), "ref_len": int(row[1])})
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
+        return float(_safe_div(row[0], row[1])), {"errors": int(row[0]), "ref_len": int(row[1])}
 
 
 class WER(_ErrorRate):
@@ -575,14 +560,14 @@ class _MatchF(LexicalMetric):
         r = _safe_div(stats[:, 0], stats[:, 2])
         return p, r, _f_beta(p, r, self.beta)
 
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+    def score_from_stats(self, stats: np.ndarray) -> np.ndarray:
         return self._prf(stats)[2]
 
-    def _result(self, row: np.ndarray) -> Score:
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
         p, r, f = self._prf(np.atleast_2d(row))
         m, h, rf = self._part_names
-        return Score(self.name, float(f[0]), {"precision": float(p[0]), "recall": float(r[0]),
-                                                     m: self._match_type(row[0]), h: int(row[1]), rf: int(row[2])})
+        return float(f[0]), {"precision": float(p[0]), "recall": float(r[0]), m: self._match_type(row[0]),
+                             h: int(row[1]), rf: int(row[2])}
 
 
 class FMeasure(_MatchF):
@@ -690,8 +675,8 @@ class GTM(_MatchF):
             raise ValueError(f"GTM: exponent must be >= 1, got {exponent}")
         self.e = float(exponent)
 
-    def _metric_options(self) -> dict[str, Any]:
-        return {"e": f"{self.e:g}", "multiref": "best-f", "mms": "greedy"}
+    def _options(self) -> dict[str, Any]:
+        return {"e": f"{self.e:g}", "multiref": "best-f", "mms": "greedy", **super()._options()}
 
     def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
         rows = []
@@ -744,9 +729,9 @@ class RougeS(_MatchF):
         self.window = window
         self.beta = float(beta)
 
-    def _metric_options(self) -> dict[str, Any]:
+    def _options(self) -> dict[str, Any]:
         return {"window": "inf" if self.window is None else self.window, "beta": f"{self.beta:g}",
-                "multiref": "best-f"}
+                "multiref": "best-f", **super()._options()}
 
     def _stats(self, hyp: Tokens, refs: list[Tokens]) -> list[float]:
         hs = skip_bigrams(hyp, self.window)
@@ -982,9 +967,9 @@ class MeteorExact(LexicalMetric):
         self.max_combinations = int(max_combinations)
         self.last_inexact = 0
 
-    def _metric_options(self) -> dict[str, Any]:
+    def _options(self) -> dict[str, Any]:
         return {"modules": "exact", "alpha": f"{self.alpha:g}", "beta": f"{self.beta:g}",
-                "gamma": f"{self.gamma:g}"}
+                "gamma": f"{self.gamma:g}", **super()._options()}
 
     def _stats_matrix(self, th: list[Tokens], tr: list[list[Tokens]]) -> np.ndarray:
         out = super()._stats_matrix(th, tr)
@@ -999,7 +984,7 @@ class MeteorExact(LexicalMetric):
             rows.append([len(al), _chunks(al), len(hyp), len(r)])
         return self._best_row(rows) + [inexact]
 
-    def _parts(self, stats: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _components(self, stats: np.ndarray) -> tuple[np.ndarray, ...]:
         m, ch = stats[:, 0], stats[:, 1]
         p = _safe_div(m, stats[:, 2])
         r = _safe_div(m, stats[:, 3])
@@ -1007,14 +992,13 @@ class MeteorExact(LexicalMetric):
         pen = self.gamma * np.power(_safe_div(ch, m), self.beta)
         return p, r, fmean, pen, fmean * (1 - pen)
 
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
-        return self._parts(stats)[4]
+    def score_from_stats(self, stats: np.ndarray) -> np.ndarray:
+        return self._components(stats)[4]
 
-    def _result(self, row: np.ndarray) -> Score:
-        p, r, fmean, pen, score = (float(x[0]) for x in self._parts(np.atleast_2d(row)))
-        return Score(self.name, score, {"precision": p, "recall": r, "fmean": fmean, "penalty": pen,
-                                               "matches": int(row[0]), "chunks": int(row[1]),
-                                               "hyp_len": int(row[2]), "ref_len": int(row[3])})
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
+        p, r, fmean, pen, score = (float(x[0]) for x in self._components(np.atleast_2d(row)))
+        return score, {"precision": p, "recall": r, "fmean": fmean, "penalty": pen, "matches": int(row[0]),
+                       "chunks": int(row[1]), "hyp_len": int(row[2]), "ref_len": int(row[3])}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1248,12 +1232,11 @@ class TER(LexicalMetric):
         edits = min(_ter_edits(hyp, r) for r in refs)
         return [edits, sum(len(r) for r in refs) / len(refs)]
 
-    def _score_rows(self, stats: np.ndarray) -> np.ndarray:
+    def score_from_stats(self, stats: np.ndarray) -> np.ndarray:
         return _safe_div(stats[:, 0], stats[:, 1])
 
-    def _result(self, row: np.ndarray) -> Score:
-        return Score(self.name, float(_safe_div(row[0], row[1])),
-                            {"edits": int(row[0]), "ref_len": float(row[1])})
+    def _corpus_detail(self, row: np.ndarray) -> tuple[float, dict]:
+        return float(_safe_div(row[0], row[1])), {"edits": int(row[0]), "ref_len": float(row[1])}
 
 
 #: name -> class, in the order the notebook reports them

@@ -12,9 +12,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .base import *  # noqa: F401,F403  (the former syneval_nb.metrics names)
+from syneval_nb.corpus import (Corpus, ParseMismatchError, ReferenceLayoutError, Segment,  # noqa: F401
+                               check_parse_words, normalize_refs, prepare)
 from syneval_nb.metrics import discourse, lexical, syntactic
 from syneval_nb.metrics import chrf
-from syneval_nb.metrics.base import Corpus, Metric
+from syneval_nb.metrics.base import Metric
 from syneval_nb.metrics.learned import LearnedMetric, RidgeMetric, load_model
 
 __all__ = [
@@ -25,9 +27,6 @@ __all__ = [
 #: The one default metric list of ``syneval-nb score``, ``syneval-nb report`` and notebook 09: the lexical metrics
 #: with chrF (every chapter's headline baseline) and the syntactic metrics of Liu & Gildea at their default depths.
 DEFAULT_METRICS = ("bleu", "chrf", "ter", "meteor", "stm", "hwcm", "dstm", "tkm", "dtkm")
-
-
-# -- learned -----------------------------------------------------------------------------------------------------
 
 
 # ============================================================================================== registry
@@ -198,7 +197,6 @@ def _family_default(cls: Any, param: str) -> Any:
 
 
 def _register_defaults() -> None:
-
     descriptions = {"BLEU": "BLEU (sacrebleu's corpus_bleu at corpus level)", "TER": "translation edit rate"}
     for nm, cls in lexical.ALL_METRICS.items():
         register(nm, cls,
@@ -234,7 +232,6 @@ def _register_defaults() -> None:
              aliases=("drlex",), description="lexicalized discourse tree kernel (Guzman et al. 2014)")
 
     def learned(model: Any = None, kind: type = LearnedMetric, **o: Any) -> Metric:
-
         if model is None:
             raise ValueError(f"the learned metric needs a trained model: get({kind.name!r}, model=path or "
                              f"{kind.__name__}); a saved file also as a name: get('model.joblib')")

@@ -112,7 +112,7 @@ from .._accel import speedups as _C
 from syneval_nb.trees.heads import DependencyTree, _head_index, chain_counts, to_dependencies
 from syneval_nb.trees.kernels import KernelTree, _check_lam, cosine, kernel_contributions
 from syneval_nb.trees.ptb import EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, _preorder, encode, flatten, heights, read_ptb_flat, strip_label
-from syneval_nb.parsers.spacy import _dependency_tree, spacy_backend_key
+from syneval_nb.corpus import dependency_tree, spacy_backend_key
 from syneval_nb.metrics.base import Corpus, Metric, Score, depth_scores, mean_rows
 
 __all__ = [
@@ -420,7 +420,7 @@ class Parse:
             if not dep.strip():
                 return cls(None, space)
             try:
-                dep = _dependency_tree(dep)
+                dep = dependency_tree(dep)
             except (ValueError, KeyError, TypeError) as exc:
                 raise ValueError(f"{where}: not a spaCy dependency parse (JSON with words, tags, heads): {exc}"
                                  if where else f"not a spaCy dependency parse: {exc}") from None
@@ -493,7 +493,6 @@ class Parse:
     def chains(self, length: int) -> Counter:
         """Counts of the headword chains of 1..``length`` words (a chain's length is ``len(chain)``)."""
         def make() -> Counter:
-
             return chain_counts(self.dep, length)
 
         return self._get(("chains", length), make)

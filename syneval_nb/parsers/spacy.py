@@ -33,6 +33,8 @@ from syneval_nb.paths import _install_hint
 from syneval_nb.parsers.stanford import ParserSetupError, _package_version
 from syneval_nb.trees.heads import DependencyTree
 
+__all__ = ["spacy_backend_key", "dependency_tree", "check_result"]
+
 
 # ------------------------------------------------------------------------------------------------- spaCy
 
@@ -87,12 +89,10 @@ def _spacy_stream(items: Sequence[tuple[int, str]], on_result, workers: int) -> 
         on_result(idx, _spacy_json(doc), None, True)
 
 
-def _dependency_tree(result: str):
-
+def dependency_tree(result: str) -> DependencyTree:
+    """The :class:`~syneval_nb.trees.heads.DependencyTree` of one spaCy result (the backend's JSON string)."""
     d = json.loads(result)
     return DependencyTree(words=d["words"], tags=d["tags"], heads=d["heads"])
-
-
 
 
 def check_result(result: str, text: str | None = None) -> None:

@@ -73,6 +73,12 @@ from syneval_nb.parsers.cache import register_check
 from syneval_nb.paths import _install_hint, cache_dir
 from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat, same_words
 
+__all__ = ["StanfordParser", "ParserSetupError", "ParseWarning", "get_stanford_parser", "close_shared_parsers",
+           "combined_parser", "stanford_jars", "find_java", "compiled_classes", "too_long_reason", "classify",
+           "split_answer", "deps_backend_key", "record_parts", "record_tree", "feng_hirst_answer", "check_result",
+           "check_record", "SENTINEL", "ALONE_SENTINEL", "BOTH_SOURCE", "STANFORD_DIR", "MODEL", "LEXPARSER_CLASS",
+           "FAILED_PARSE", "DEFAULT_MAX_LENGTH", "DEFAULT_MEMORY"]
+
 
 SENTINEL = "The syneval-sentinel"
 ALONE_SENTINEL = "the syneval-sentinel"  # the sentinel line of the ParserDemo workers (each line parsed alone)
@@ -112,7 +118,6 @@ class ParseWarning(UserWarning):
 
 class ParserSetupError(RuntimeError):
     """The parser cannot run: Java missing, jar or model missing, JVM does not start."""
-
 
 
 # ------------------------------------------------------------------------------------------------- locating

@@ -192,7 +192,6 @@ def system_level(metric: ArrayLike, human: ArrayLike, systems: Sequence, method:
     return correlation(mm, hm, method)
 
 
-
 # ----------------------------------------------------------------------------------------------------------------
 # WMT Kendall-like taus over pairs of translations of the same source
 # ----------------------------------------------------------------------------------------------------------------
