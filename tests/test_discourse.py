@@ -411,26 +411,52 @@ def test_rst_cli_reads_lines_as_parse_does(tmp_path):
     assert rst.edus(rows[1]["tree"]) == ["A dog barked loudly at night ."]
 
 
+@pytest.fixture(scope="module")
+def ctrl_c_lines(ted_dir, tmp_path_factory):
+    """16 TED targets of 8-14 words (shipped RST rows) and a parse cache holding their syntax step (the kit's
+    Stanford records of every sentence, parsed here once for both Ctrl-C tests): ``rst`` on a copy of it starts its
+    RST step at once, so an interrupt after the first RST tree lands half-way through the RST step, which is what
+    is tested (the syntax step's interruption is ``syneval-nb parse``'s, tests/test_parsing.py)."""
+    from syneval_nb.data import load_ted_zhen_mqm
+    from syneval_nb.parsers.cache import ParseCache
+    from syneval_nb.parsers.stanford import StanfordParser, deps_backend_key
+
+    ted = load_ted_zhen_mqm(ted_dir).drop_duplicates("target")
+    n_words = ted["target"].str.split().str.len()
+    rows = ted[(n_words >= 8) & (n_words <= 14)].head(16)
+    sents = list(dict.fromkeys(s for t in rows["target"] for s in feng_hirst.sentences(t)))
+    db = tmp_path_factory.mktemp("ctrl_c") / "syntax.sqlite"
+    with ParseCache(db) as c, StanfordParser(dependencies=True, both=None) as p:  # as the command makes it
+        recs = frontend.parse_strings(sents, backend="stanford-deps", cache=c, parser=p, progress=False, warn=False)
+        assert recs.report.failures == {} and c.count(deps_backend_key()) == len(sents)
+        assert c.count(feng_hirst.backend_key()) == 0
+    return rows, db
+
+
+def _copy_cache(db, tmp_path):
+    import shutil
+
+    shutil.copyfile(db, tmp_path / "c.sqlite")
+    return tmp_path / "c.sqlite"
+
+
 @pytest.mark.slow
-def test_rst_cli_ctrl_c_prints_one_line_and_keeps_the_cache(ted_dir, tmp_path):
+def test_rst_cli_ctrl_c_prints_one_line_and_keeps_the_cache(ted_dir, ctrl_c_lines, tmp_path):
     """Ctrl-C during ``syneval-nb rst``: one line with the number of cached trees, exit 130, the trees kept."""
     import signal
     import sys
     import time
 
     from syneval_nb.parsers.cache import ParseCache
-    from syneval_nb.data import load_ted_zhen_mqm
 
-    ted = load_ted_zhen_mqm(ted_dir)
     shipped = rst.load_rst_jsonl(ted_dir / "parses/feng-hirst-0.1.4/texts.tsv.jsonl")
-    rows = ted.drop_duplicates("target").head(30)
-    src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", tmp_path / "c.sqlite"
+    rows, syntax_db = ctrl_c_lines
+    src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", _copy_cache(syntax_db, tmp_path)
     src.write_text("".join(t + "\n" for t in rows["target"]), encoding="utf-8")
-    ParseCache(db).close()
     proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.app.cli", "rst", str(src), "-o", str(out), "--cache",
                              str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
-    with ParseCache(db) as c:  # the first rows are the syntax step's (issue 23): wait for an RST tree
+    with ParseCache(db) as c:  # the syntax step's records are cached (the fixture): wait for an RST tree
         while c.count(feng_hirst.backend_key()) < 1 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.02)
         proc.send_signal(signal.SIGINT)
@@ -468,7 +494,7 @@ def test_rst_cli_parses_a_damaged_cache_entry_again(tmp_path):
 
 
 @pytest.mark.slow
-def test_rst_cli_ctrl_c_with_two_workers_to_the_process_group(ted_dir, tmp_path):
+def test_rst_cli_ctrl_c_with_two_workers_to_the_process_group(ctrl_c_lines, tmp_path):
     """A terminal's Ctrl-C reaches every process of the group: with ``-w 2`` the pool workers ignore it and the
     parent alone prints its one line (no worker tracebacks), exit 130, the trees cached so far kept."""
     import os
@@ -477,18 +503,15 @@ def test_rst_cli_ctrl_c_with_two_workers_to_the_process_group(ted_dir, tmp_path)
     import time
 
     from syneval_nb.parsers.cache import ParseCache
-    from syneval_nb.data import load_ted_zhen_mqm
 
-    ted = load_ted_zhen_mqm(ted_dir)
-    rows = ted.drop_duplicates("target").head(40)
-    src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", tmp_path / "c.sqlite"
+    rows, syntax_db = ctrl_c_lines
+    src, out, db = tmp_path / "in.txt", tmp_path / "out.jsonl", _copy_cache(syntax_db, tmp_path)
     src.write_text("".join(t + "\n" for t in rows["target"]), encoding="utf-8")
-    ParseCache(db).close()
     proc = subprocess.Popen([sys.executable, "-m", "syneval_nb.app.cli", "rst", str(src), "-o", str(out), "--cache",
                              str(db), "-w", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     deadline = time.monotonic() + 300
-    with ParseCache(db) as c:  # the first rows are the syntax step's (issue 23): wait for an RST tree
+    with ParseCache(db) as c:  # the syntax step's records are cached (the fixture): wait for an RST tree
         while c.count(feng_hirst.backend_key()) < 1 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGINT)

@@ -206,9 +206,25 @@ def test_trees_equal_shipped_ted_and_deen(ted_dir, deen_dir):
 @pytest.mark.slow
 def test_subprocess_and_inprocess_paths_agree(ted_dir, deen_dir, tmp_path):
     items = _draw(_ted(ted_dir), 5, 1, seed=2) + _draw(_deen(deen_dir), 5, 1, seed=2)
+    import shutil
+
+    from syneval_nb.parsers.cache import ParseCache
+    from syneval_nb.parsers.stanford import StanfordParser, deps_backend_key
+
     texts = [t for t, _ in items]
-    sub = frontend.parse_rst(texts, cache=None, progress=False, classifier="subprocess")
-    inp = frontend.parse_rst(texts, cache=None, progress=False, classifier="inprocess")
+    # the syntax step once (the records of every sentence, as parse_rst makes them); each path then RST-parses
+    # every text from its own copy of that cache (no RST tree in it)
+    sents = list(dict.fromkeys(x for t in texts for x in feng_hirst.sentences(t)))
+    with ParseCache(tmp_path / "syntax.sqlite") as c, StanfordParser(dependencies=True, both=None) as p:
+        frontend.parse_strings(sents, backend="stanford-deps", cache=c, parser=p, progress=False, warn=False)
+        assert c.count(deps_backend_key()) == len(sents) and c.count(feng_hirst.backend_key()) == 0
+    got = {}
+    for classifier in ("subprocess", "inprocess"):
+        db = shutil.copyfile(tmp_path / "syntax.sqlite", tmp_path / f"{classifier}.sqlite")
+        with ParseCache(db) as c:
+            got[classifier] = frontend.parse_rst(texts, cache=c, progress=False, classifier=classifier)
+            assert c.count(feng_hirst.backend_key()) == len(texts)  # parsed by this path, not read
+    sub, inp = got["subprocess"], got["inprocess"]
     assert sub == inp == [tr for _, tr in items]
     assert json.dumps(sub) == json.dumps(inp)
     java = subprocess.run(["pgrep", "-P", str(os.getpid()), "java"], capture_output=True, text=True)
