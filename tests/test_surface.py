@@ -16,15 +16,16 @@ SCRIPT = ROOT / "benchmarks" / "surface.py"
 CEILING = {
     # the working tree when this test was written (main at 86a9546 had 818 / 758 / 294 public names and
     # 20,568 / 5,107 lines by this script's rules; 3, 9, 21, 7 for the rest)
-    "public_names": 795,
-    "public_names_outside_init": 734,
-    "public_names_studies": 283,
+    "public_names": 802,
+    "public_names_outside_init": 741,
+    "public_names_studies": 290,
     "max_public_names_per_module": 57,
     "modules_over_20": 9,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
-    # lines) and the dependency split's install hints; every other count fell in the same stop
-    "lines_package": 22466,
-    "lines_studies": 5252,
+    # lines) and the dependency split's install hints; every other count fell in the same stop. Raised again for
+    # issue 36's chapter 10 (studies/learned_study.py: +7 public names, +333 lines), the rows it needs only
+    "lines_package": 22799,
+    "lines_studies": 5583,
     "metrics_imports_from_parsers": 3,
     "system_table_functions": 9,
     "verdict_functions": 20,
