@@ -55,7 +55,8 @@ def _sklearn_fit(news: pd.DataFrame, s: S.MQMSet, train: np.ndarray, test: np.nd
 
     h, r = np.log1p(_tokens(news["target"])), np.log1p(_tokens(news["ref"]))
     q = [0.05, 0.35, 0.65, 0.95]
-    knots = {"log hyp length": np.unique(np.quantile(h[train], q)), "log ref length": np.unique(np.quantile(r[train], q)),
+    knots = {"log hyp length": np.unique(np.quantile(h[train], q)),
+             "log ref length": np.unique(np.quantile(r[train], q)),
              "log length ratio": np.unique(np.quantile((h - r)[train], q))}
 
     def design(rows):

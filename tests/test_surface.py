@@ -23,9 +23,9 @@ CEILING = {
     "modules_over_20": 9,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
     # lines) and the dependency split's install hints; every other count fell in the same stop. Raised again for
-    # issue 36's chapter 10 (studies/learned_study.py: +7 public names, +333 lines), the rows it needs only
-    "lines_package": 22799,
-    "lines_studies": 5583,
+    # issue 36's chapter 10 (studies/learned_study.py: +7 public names, +345 lines), the rows it needs only
+    "lines_package": 22811,
+    "lines_studies": 5595,
     "metrics_imports_from_parsers": 3,
     "system_table_functions": 9,
     "verdict_functions": 20,

@@ -11,13 +11,13 @@ training rows) is fitted with several feature sets (:data:`MODELS`) and tested o
 * **across sets**: trained on all of one set, applied unchanged (its knots included) to the other.
 
 Each model's predictions are then fixed, and :func:`syneval_nb.stats.correlation_table` resamples the *test* set's
-source segments (1,000 resamples by default, the same resamples for every model) for the interval of Pearson r and
-of the within-segment r; a claim "X adds to Y" is the paired difference r(Y + X) - r(Y) (:data:`CLAIMS`), decided by
-the kit's one rule (:func:`syneval_nb.stats.verdict_beats`, Holm over the :data:`PRIMARY` claims by
-:func:`~syneval_nb.studies.common.holm_chapter`). The placebo model adds as many seeded random columns as there are
-syntactic features and is learned the same way: it must not "add". Human scores: TED's rater-normalized ``mqm_z``
-against refB (the WMT21 reference of this set); newstest2021's published MQM average against reference A (no rater
-ids: no z). ``permute_human`` shuffles both (nothing may hold then).
+source segments (1,000 resamples by default, the same for every model) for the intervals of Pearson r, the
+within-segment r and the partial r (:data:`MEASURES`); a claim "X adds to Y" is the paired difference r(Y + X) -
+r(Y) (:data:`CLAIMS`), decided by the kit's one rule (:func:`syneval_nb.stats.verdict_beats`, Holm over the
+:data:`PRIMARY` claims by :func:`~syneval_nb.studies.common.holm_chapter`). The placebo model adds as many seeded
+random columns as there are syntactic features, learned the same way: it must not "add". Human scores: TED's
+rater-normalized ``mqm_z`` against refB (the WMT21 reference of this set); newstest2021's published MQM average
+against reference A (no rater ids: no z). ``permute_human`` shuffles both (nothing may hold then).
 """
 from __future__ import annotations
 
@@ -52,6 +52,10 @@ CLAIMS = {"syntax adds to chrF + length": ("chrF + syntax + length", "chrF + len
 TED, NEWS = "TED", "newstest2021"
 SETTINGS = (f"{TED} (CV)", f"{NEWS} (CV)", f"{TED} → {NEWS}", f"{NEWS} → {TED}")
 """Where a model is tested: cross-validated within a set, or trained on one set and tested on the other."""
+MEASURES = ("r", "within r", "partial r")
+"""Pearson r of the predictions, the within-segment r (each source segment centred) and the partial r given the
+test set's own flexible length model (knots from the test set: what a model adds beyond length where it is
+applied; exploratory)."""
 PRIMARY = tuple(f"{c} ({s}, r)" for c, ss in (("syntax adds to chrF + length", SETTINGS),
                                               ("syntax adds to all lexical + length", SETTINGS[:2])) for s in ss)
 """The chapter's six primary claims (Holm over these; the rest are exploratory)."""
@@ -218,7 +222,9 @@ def _tables(pred: pd.DataFrame, s: MQMSet, n_resamples: int, seed: int, alpha: f
     h, seg = s.rows["human"].to_numpy(), s.rows["seg_id"].to_numpy()
     kw = dict(placebo_column=False, n_resamples=n_resamples, seed=seed, alpha=alpha, holm=False)
     return {"r": stats.correlation_table(scores, h, seg, **kw),
-            "within r": stats.correlation_table(scores, h, seg, method="within", **kw)}
+            "within r": stats.correlation_table(scores, h, seg, method="within", **kw),
+            "partial r": stats.correlation_table(scores, h, seg, given=stats.length_covariates(s.hyp_len, s.ref_len),
+                                                 **kw)}
 
 
 def run(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: int | None = None,
@@ -237,7 +243,7 @@ def run(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: 
     t2 = time.perf_counter()
     tables = {st: _tables(pred[st], tests[st], n_resamples, seed, alpha) for st in SETTINGS}
     verdicts = {f"{c} ({st}, {how})": stats.verdict_beats(tables[st][how], *pair, alpha=alpha)
-                for st in SETTINGS for c, pair in CLAIMS.items() for how in ("r", "within r")}
+                for st in SETTINGS for c, pair in CLAIMS.items() for how in MEASURES}
     (verdicts,) = common.holm_chapter(verdicts, primary=PRIMARY)
     t3 = time.perf_counter()
     params = {"sample": sample, "seed": seed, "permute_human": permute_human, "n_resamples": n_resamples,
@@ -247,19 +253,20 @@ def run(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: 
 
 
 def summary_table(ch: Chapter10) -> pd.DataFrame:
-    """One row per (setting, model): r and the within-segment r with their intervals, and acc_eq (mt-metrics-eval's
-    tie-calibrated pairwise accuracy within source segments, :func:`syneval_nb.stats.meta.
+    """One row per (setting, model): r, the within-segment r and the partial r with their intervals, and acc_eq
+    (mt-metrics-eval's tie-calibrated pairwise accuracy within source segments, :func:`syneval_nb.stats.meta.
     pairwise_accuracy_tie_calibrated`; no interval)."""
     rows = []
     tests = dict(zip(SETTINGS, (TED, NEWS, NEWS, TED)))
     for st in SETTINGS:
         s = ch.sets[tests[st]]
-        r, w = (ch.tables[st][k].set_index("metric") for k in ("r", "within r"))
+        r, w, p = (ch.tables[st][k].set_index("metric") for k in MEASURES)
         for m in r.index:
             acc = stats.meta.pairwise_accuracy_tie_calibrated(ch.predictions[st][m].to_numpy(),
                                                              s.rows["human"].to_numpy(), s.rows["seg_id"].to_numpy())
             rows.append({"setting": st, "model": m, "r": r.at[m, "r"], "low": r.at[m, "low"], "high": r.at[m, "high"],
                          "within r": w.at[m, "r"], "within low": w.at[m, "low"], "within high": w.at[m, "high"],
+                         "partial r": p.at[m, "r"], "partial low": p.at[m, "low"], "partial high": p.at[m, "high"],
                          "acc_eq": acc.acc_eq})
     return pd.DataFrame(rows)
 
@@ -297,9 +304,14 @@ def conclusion(ch: Chapter10, table: pd.DataFrame | None = None) -> str:
            + (f"on {', '.join(held)}" + (f", not on {', '.join(rest)}" if rest else "") if held else "in no setting")
            + f" (r difference: {said(syn, SETTINGS)})."]
     out.append("Beyond all lexical metrics and the length model, within a set it "
-               + (f"adds on {', '.join(held_lex)}" if held_lex else "adds nothing that holds") + f" ({said(lex, SETTINGS[:2])})"
+               + (f"adds on {', '.join(held_lex)}" if held_lex else "adds nothing that holds")
+               + f" ({said(lex, SETTINGS[:2])})"
                + (f"; across sets (exploratory) its interval lies above 0 on {', '.join(x)}"
                   if (x := where(lex, SETTINGS[2:], above)) else "") + ".")
+    part = {st: ch.verdicts[f"{syn} ({st}, partial r)"] for st in SETTINGS}
+    out.append("Given each test set's own length model (partial r, exploratory) the difference is "
+               + "; ".join(f"{st} {x['statistic']:+.3f} [{x['ci'][0]:+.3f}, {x['ci'][1]:+.3f}]"
+                           for st, x in part.items()) + ".")
     weak = where("chrF adds to length", SETTINGS, lambda x: not above(x))
     if weak:
         out.append(f"chrF's own gain over length alone is not above 0 on {', '.join(weak)}: a weak baseline there.")

@@ -62,7 +62,8 @@ def check(result: dict) -> None:
     t = result["table"]
     assert set(t) == {f"{s}|{m}" for s in SETTINGS for m in MODELS}
     for row in t.values():
-        assert row["low"] <= row["r"] <= row["high"] and row["within low"] <= row["within r"] <= row["within high"]
+        for m in ("", "within ", "partial "):
+            assert row[f"{m}low"] <= row[f"{m}r"] <= row[f"{m}high"]
         assert 0 <= row["acc_eq"] <= 1
     assert t["TED → newstest2021|chrF + length"]["r"] == pytest.approx(_transfer_chrf_r(), abs=1e-9)
     # 3 outer folds per set, one alpha per fold and model, from the kit's grid
@@ -79,10 +80,11 @@ def check(result: dict) -> None:
     assert [v[c]["verdict"] for c in PRIMARY] == ["cannot tell"] * 3 + ["does not hold"] + ["cannot tell"] * 2
     assert v[PRIMARY[3]]["statistic"] == pytest.approx(-0.5246, abs=1e-4)
     assert v[PRIMARY[2]]["p"] == pytest.approx(23 / 201) and v[PRIMARY[2]]["p_holm"] == pytest.approx(6 * 23 / 201)
-    assert len(v) == 4 * 4 * 2 and result["headline_verdicts"] == PRIMARY
+    assert len(v) == 4 * 4 * 3 and result["headline_verdicts"] == PRIMARY
     assert {x["family_size"] for x in v.values()} == {6}
     assert all(v[c]["verdict"] != "exploratory" for c in PRIMARY)
-    assert sum(x["verdict"] == "exploratory" for x in v.values()) == 32 - 6
+    assert sum(x["verdict"] == "exploratory" for x in v.values()) == 48 - 6
+    assert v["syntax adds to chrF + length (TED (CV), partial r)"]["test"] == "beats beyond length"
     # each claim's statistic is the difference of the two models' r in the table
     for s in SETTINGS:
         d = t[f"{s}|chrF + syntax + length"]["r"] - t[f"{s}|chrF + length"]["r"]
@@ -98,4 +100,4 @@ def check(result: dict) -> None:
 def check_permuted(result: dict) -> None:
     """permute_human: every human score shuffled; no claim may hold."""
     v = result["verdicts"]
-    assert len(v) == 32 and [c for c, x in v.items() if x["verdict"] == "holds"] == []
+    assert len(v) == 48 and [c for c, x in v.items() if x["verdict"] == "holds"] == []
