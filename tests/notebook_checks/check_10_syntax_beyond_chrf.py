@@ -1,0 +1,103 @@
+"""CI check of notebooks/10_syntax_beyond_chrf.ipynb: 30 source segments of each MQM set (TED: x 13 systems, 5 talks;
+newstest2021: x 8 systems), 3 outer folds, 200 resamples. One cell of the out-of-sample table (chrF + length trained
+on TED, tested on newstest2021) is recomputed here with sacrebleu, numpy, scikit-learn and scipy."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+PARAMS = {"sample": 30, "folds": 3, "n_resamples": 200, "seed": 0}
+PERMUTED_PARAMS = {**PARAMS, "permute_human": 1}
+
+SETTINGS = ("TED (CV)", "newstest2021 (CV)", "TED → newstest2021", "newstest2021 → TED")
+MODELS = ("length", "chrF + length", "lexical + length", "chrF + syntax + length", "all + length",
+          "chrF + placebo + length")
+PRIMARY = [f"syntax adds to chrF + length ({s}, r)" for s in SETTINGS] + \
+    [f"syntax adds to all lexical + length ({s}, r)" for s in SETTINGS[:2]]
+
+
+def _transfer_chrf_r() -> float:
+    """chrF + length fitted on the TED sample (talk-grouped RidgeCV, knots from TED's lengths) applied to the
+    newstest2021 sample: its Pearson r with the published MQM, from scratch."""
+    import sacrebleu
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    from scipy.stats import pearsonr
+    from sklearn.linear_model import RidgeCV
+    from sklearn.model_selection import GroupKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from syneval_nb.data import load_newstest2021_zhen_mqm, load_ted_zhen_mqm, sample_segments
+    from syneval_nb.stats import length_covariates
+
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    ted = load_ted_zhen_mqm()
+    ted = sample_segments(ted[~ted["is_human"]], PARAMS["sample"], PARAMS["seed"])
+    news = sample_segments(load_newstest2021_zhen_mqm(), PARAMS["sample"], PARAMS["seed"])
+    tok = Tokenizer13a()
+    n = lambda texts: np.array([len(tok(t.rstrip()).split()) for t in texts], dtype=float)  # noqa: E731
+    q = [0.05, 0.35, 0.65, 0.95]
+    h, r = np.log1p(n(ted["target"])), np.log1p(n(ted["refB"]))
+    knots = {"log hyp length": np.unique(np.quantile(h, q)), "log ref length": np.unique(np.quantile(r, q)),
+             "log length ratio": np.unique(np.quantile(h - r, q))}
+
+    def design(frame, ref):
+        chrf = [sacrebleu.sentence_chrf(t, [x]).score / 100 for t, x in zip(frame["target"], frame[ref])]
+        length = length_covariates(n(frame["target"]), n(frame[ref]), knots=knots)
+        return np.column_stack([chrf, *length.values()])
+
+    X, y = design(ted, "refB"), ted["mqm_z"].to_numpy()
+    cv = list(GroupKFold(5).split(X, y, ted["doc"]))
+    pipe = make_pipeline(StandardScaler(), RidgeCV(alphas=tuple(10.0 ** k for k in range(-3, 5)), cv=cv,
+                                                   scoring="neg_mean_squared_error")).fit(X, y)
+    return float(pearsonr(pipe.predict(design(news, "ref")), news["mqm"])[0])
+
+
+def check(result: dict) -> None:
+    sizes = result["sizes"]
+    assert sizes["TED"] == {"rows": 390, "segments": 30, "groups": 5, "systems": 13}
+    assert sizes["newstest2021"] == {"rows": 240, "segments": 30, "groups": 30, "systems": 8}
+    t = result["table"]
+    assert set(t) == {f"{s}|{m}" for s in SETTINGS for m in MODELS}
+    for row in t.values():
+        for m in ("", "within ", "partial "):
+            assert row[f"{m}low"] <= row[f"{m}r"] <= row[f"{m}high"]
+        assert 0 <= row["acc_eq"] <= 1
+    assert t["TED → newstest2021|chrF + length"]["r"] == pytest.approx(_transfer_chrf_r(), abs=1e-9)
+    # 3 outer folds per set, one alpha per fold and model, from the kit's grid
+    assert all(len(a) == 3 and set(a) <= {10.0 ** k for k in range(-3, 5)}
+               for st in SETTINGS[:2] for a in result["alphas"][st].values())
+    # measured on this sample (seed 0, 3 folds, 200 resamples)
+    assert t["TED (CV)|chrF + length"]["r"] == pytest.approx(0.42911, abs=1e-4)
+    assert t["newstest2021 (CV)|all + length"]["r"] == pytest.approx(0.31737, abs=1e-4)
+    assert t["newstest2021 → TED|length"]["r"] == pytest.approx(0.49125, abs=1e-4)
+    assert t["TED → newstest2021|chrF + length"]["within r"] == pytest.approx(0.00715, abs=1e-4)
+    assert result["weights"]["newstest2021"]["chrF"] == pytest.approx(0.9976, abs=1e-4)
+    v = result["verdicts"]
+    # on 30 segments nothing holds; the news-trained syntax model overfits and transfers badly to TED
+    assert [v[c]["verdict"] for c in PRIMARY] == ["cannot tell"] * 3 + ["does not hold"] + ["cannot tell"] * 2
+    assert v[PRIMARY[3]]["statistic"] == pytest.approx(-0.5246, abs=1e-4)
+    assert v[PRIMARY[2]]["p"] == pytest.approx(23 / 201) and v[PRIMARY[2]]["p_holm"] == pytest.approx(6 * 23 / 201)
+    assert len(v) == 4 * 4 * 3 and result["headline_verdicts"] == PRIMARY
+    assert {x["family_size"] for x in v.values()} == {6}
+    assert all(v[c]["verdict"] != "exploratory" for c in PRIMARY)
+    assert sum(x["verdict"] == "exploratory" for x in v.values()) == 48 - 6
+    assert v["syntax adds to chrF + length (TED (CV), partial r)"]["test"] == "beats beyond length"
+    # each claim's statistic is the difference of the two models' r in the table
+    for s in SETTINGS:
+        d = t[f"{s}|chrF + syntax + length"]["r"] - t[f"{s}|chrF + length"]["r"]
+        assert v[f"syntax adds to chrF + length ({s}, r)"]["statistic"] == pytest.approx(d, abs=1e-12)
+        d = t[f"{s}|all + length"]["within r"] - t[f"{s}|lexical + length"]["within r"]
+        assert v[f"syntax adds to all lexical + length ({s}, within r)"]["statistic"] == pytest.approx(d, abs=1e-12)
+    assert result["conclusion"].startswith("Beyond chrF and the flexible length model, syntax adds out of sample")
+    w = result["weights"]
+    assert set(w) == {"TED", "newstest2021"} and len(w["TED"]) == 8 + 7 + 1
+    assert result["params"]["lexical"][2] == "chrF" and len(result["params"]["syntactic"]) == 7
+
+
+def check_permuted(result: dict) -> None:
+    """permute_human: every human score shuffled; no claim may hold."""
+    v = result["verdicts"]
+    assert len(v) == 48 and [c for c, x in v.items() if x["verdict"] == "holds"] == []
