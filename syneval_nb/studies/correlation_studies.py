@@ -7,39 +7,25 @@ variants (B, A+B next to the chapters' ref A) and the COMET anchor."""
 from __future__ import annotations
 
 import pandas as pd
-from syneval_nb import data, stats
+from syneval_nb import stats
 from syneval_nb.metrics import syntactic
 from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
 from syneval_nb.studies import common, depth_study
-from syneval_nb.trees.ptb import read_ptb
 
 
-__all__ = ["FAMILIES", "worked_examples", "run", "Chapter08", "per_system_display", "ted_system_table",
+__all__ = ["FAMILIES", "run", "Chapter08", "ted_system_table",
            "deen_reference_variants", "comet_anchor", "results"]
 
 FAMILIES = ("STM", "HWCM", "DSTM", "TKM", "DTKM")
 
 
-def worked_examples(data_dir=None) -> dict:
-    """Liu & Gildea's STM example (0.702), Howell's Williams-test example (t = 1.361, two-sided p = .187) and the
-    MQM of Borderline, segment 84, recomputed from the error rows (-20, the published average)."""
-    hyp = read_ptb("(S (NP (PRON I)) (VP (V have) (NP (PRON it))))")
-    ref = read_ptb("(S (NP (PRON I)) (VP (V have) (NP (ART a) (N pen))))")
-    w_t, w_p = stats.williams_test(0.80, 0.72, 0.89, 26)
-    ted = data.load_ted_zhen_mqm(data_dir)
-    row = ted[(ted.system == "Borderline") & (ted.seg_id == 84)].iloc[0]
-    return {"stm_example": syntactic.stm(hyp, [ref], depth=3).score, "williams_t": w_t,
-            "williams_p_two_sided": 2 * w_p, "mqm_borderline_84": float(row.mqm),
-            "mqm_published_84": float(row.mqm_published)}
-
-
 class Chapter08:
     """The depth chapter (``ch``) plus this chapter's own tables."""
 
-    def __init__(self, ch, per_system, ted_system, deen_variants, comet, stability, ted_sys_verdicts):
+    def __init__(self, ch, per_system, ted_system, deen_variants, comet, stability, ted_sys_verdicts, raters=None):
         self.ch, self.per_system, self.ted_system = ch, per_system, ted_system
         self.deen_variants, self.comet, self.stability = deen_variants, comet, stability
-        self.ted_sys_verdicts = ted_sys_verdicts
+        self.ted_sys_verdicts, self.raters = ted_sys_verdicts, raters
 
     @property
     def verdicts(self) -> dict:
@@ -90,7 +76,15 @@ def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, families=
                                                                    stability_claim(f, max_depth, True))]
     ch.verdicts, ch.variants, stability, ted_v = common.holm_chapter(ch.verdicts, ch.variants, stability, ted_v,
                                                                      primary=primary)
-    return Chapter08(ch, per_system, ted_sys, variants, comet, stability, ted_v)
+    # the primary claims within source segments, on all pairs and on same-rater pairs (issue 35)
+    lit, D = ch.literal, max_depth
+    claims = {c: ((lambda t, f=f: common.verdict_contrast(t, t, (f, D), (f, 1), rows_b=(("BLEU", D), ("BLEU", 1)),
+                                                          label_a=None, label_b=None)), "beyond length" in c)
+              for f in PRIMARY_FAMILIES if f in fams for c in (stability_claim(f, D), stability_claim(f, D, True))}
+    keys = {(f, d) for f in ["BLEU", *(f for f in PRIMARY_FAMILIES if f in fams)] for d in (1, D)}
+    raters = common.same_rater_recheck({k: lit.segment[k] for k in sorted(keys)}, lit.frame, claims,
+                                       depth_study.length_given(lit), **kw) if claims else None
+    return Chapter08(ch, per_system, ted_sys, variants, comet, stability, ted_v, raters)
 
 
 def ted_system_table(ch, depths=None, **kw):
@@ -118,16 +112,6 @@ def comet_anchor(ch) -> dict:
     return {r: stats.pearson(c[f"comet_ref_{r}"], ch.deen.da) for r in "AB"}
 
 
-def per_system_display(c8: Chapter08, human: str = "MQM z") -> pd.DataFrame:
-    """Per MT system (rows) the Pearson r of each headline metric with ``human`` over that system's segments,
-    ``+``/``-`` where it beats / loses to chrF (Holm within the system)."""
-    t = c8.per_system[human]
-    cell = [f"{r:.3f}{m}" for r, m in zip(t["r"], t["mark"])]
-    out = t.assign(cell=cell).pivot(index="system", columns="metric", values="cell")
-    order = [m for m in t["metric"].drop_duplicates()]
-    return out[order]
-
-
 def results(c8: Chapter08, worked: dict) -> dict:
     """The results file: worked examples, the depth study, per-system r, system level, anchor and verdicts."""
     ch = c8.ch
@@ -147,6 +131,8 @@ def results(c8: Chapter08, worked: dict) -> dict:
     out["ted_system_r"] = {m: float(r) for m, r in zip(c8.ted_system["metric"], c8.ted_system["r"])}
     out["deen_system_r_by_reference"] = {k: {m: float(x) for m, x in v.items()} for k, v in c8.deen_variants.items()}
     out["comet_anchor"] = c8.comet
+    alloc = {k: x.to_dict("index") if isinstance(x, pd.DataFrame) else x for k, x in common.rater_allocation(ch.ted).items()}
+    out["raters"] = {"allocation": alloc, "same_rater_recheck": common.verdicts_json(c8.raters or {})}
     lam = ch.params["lam"]
     kern = {"tkm": syntactic.TKM, "dtkm": syntactic.DTKM}
     out["signatures"] = {**{f: kern[f](lam).signature() for f in kern if f.upper() in ch.families},

@@ -19,43 +19,17 @@ from syneval_nb.metrics.base import score_rows
 from syneval_nb.studies.common import (
     ASPECTS,
     HUMANS,
-    META_K,
     headline_verdicts,
     holm_chapter,
     meta_json,
-    meta_table,
+    rater_allocation,
     verdict_contrast,
     verdicts_json,
 )
 
 
-__all__ = ["BASELINES", "worked_examples", "LexicalScores", "make_metrics", "score", "segment_tables",
-           "segment_display", "system_table", "verdicts", "results"]
-
-
-def worked_examples() -> pd.DataFrame:
-    """Every metric's worked example: ``example, kit, by hand`` (by hand = derived by hand or printed in the
-    paper; tests/test_lexical.py derives each)."""
-    ws = dict(tokenizer="none")
-    lg2 = lexical.BLEU(2, smooth="epsilon", lowercase=True)
-    lg4 = lexical.BLEU(4, smooth="epsilon", lowercase=True)
-    ex = {
-        "BLEU-2 eps, 'I have the dog' vs 'I had a dog'": (lg2.sentence_score("I have the dog", ["I had a dog"]).score, np.sqrt(0.5e-3)),
-        "BLEU-2 eps, 'A dog I had' vs 'I had a dog'": (lg2.sentence_score("A dog I had", ["I had a dog"]).score, np.sqrt(2 / 3)),
-        "BLEU-4 eps, 'I have the dog'": (lg4.sentence_score("I have the dog", ["I had a dog"]).score, (0.5e-9) ** 0.25),
-        "BLEU-4 eps, 'A dog I had'": (lg4.sentence_score("A dog I had", ["I had a dog"]).score, (2 / 3 * 1e-6) ** 0.25),
-        "NIST-2, 'a b' vs 'a b a'": (lexical.NIST(2, **ws).sentence_score("a b", ["a b a"]).score, (np.log2(4.5) / 2 + 1) * 0.5),
-        "WER, 'a b c d' vs 'a x c d'": (lexical.WER(**ws).sentence_score("a b c d", ["a x c d"]).score, 1 / 4),
-        "PER, 'd c b a' vs 'a b c d'": (lexical.PER(**ws).sentence_score("d c b a", ["a b c d"]).score, 0.0),
-        "F-measure, 'the the cat' vs 'the cat sat'": (lexical.FMeasure(**ws).sentence_score("the the cat", ["the cat sat"]).score, 2 / 3),
-        "GTM e=2, 'a b c d e' vs 'a b c x d e'": (lexical.GTM(2, **ws).sentence_score("a b c d e", ["a b c x d e"]).score, 2 * np.sqrt(13) / 11),
-        "ROUGE-S, 'police kill the gunman' (Lin & Och)": (lexical.RougeS(9, **ws).sentence_score("police kill the gunman", ["police killed the gunman"]).score, 0.5),
-        "ROUGE-S, 'the gunman kill police' (Lin & Och)": (lexical.RougeS(9, **ws).sentence_score("the gunman kill police", ["police killed the gunman"]).score, 1 / 6),
-        "METEOR, 'the president then spoke to the audience'": (lexical.MeteorExact(**ws).sentence_score("the president then spoke to the audience", ["the president spoke to the audience"]).score, 60 / 61 * 53 / 54),
-        "TER, 'c d a b' vs 'a b c d' (one shift)": (lexical.TER().sentence_score("c d a b", ["a b c d"]).score, 0.25),
-    }
-    return pd.DataFrame([(k, float(v), float(e)) for k, (v, e) in ex.items()],
-                        columns=["example", "kit", "by hand"]).set_index("example")
+__all__ = ["BASELINES", "LexicalScores", "make_metrics", "score", "segment_tables",
+           "system_table", "verdicts", "results"]
 
 
 BASELINES = ("chrF", "BLEU-4")
@@ -142,22 +116,6 @@ def segment_tables(ls: LexicalScores, humans=None, method: str = "pearson", n_re
                                     given=ls.given if beyond_length else None)
 
 
-def segment_display(tables: dict) -> pd.DataFrame:
-    """``{label: stacked table}`` -> one frame: r [interval] and the difference from chrF with its mark, per
-    human score and table (e.g. Pearson, beyond length, within-segment)."""
-    cols = {}
-    for label, t in tables.items():
-        for h, g in t.groupby("human", sort=False):
-            g = g.set_index("metric")
-            cols[(label, h, "r")] = g["r"]
-            cols[(label, h, "interval")] = [f"[{a:.3f}, {b:.3f}]" for a, b in zip(g["low"], g["high"])]
-            cols[(label, h, f"vs {BASELINES[0]}")] = ["" if not np.isfinite(d) else f"{d:+.3f}{m}"
-                                                      for d, m in zip(g["delta"], g["mark"])]
-    out = pd.DataFrame(cols)
-    out.columns = pd.MultiIndex.from_tuples(out.columns)
-    return out
-
-
 def system_table(ls: LexicalScores, da: pd.Series, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05):
     """System level: each MT system's corpus score (error rates negated) against DA z (indexed by system), rows =
     systems resampled, Williams' test added (independent rows); the length controls are the systems' means; the
@@ -209,16 +167,9 @@ def verdicts(seg: pd.DataFrame, partial: pd.DataFrame, within: pd.DataFrame, asp
     return holm_chapter(v, primary=[c for c in PRIMARY if c in v])[0]
 
 
-def meta(ls: LexicalScores, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """The WMT meta-evaluation beside Pearson (:func:`syneval_nb.studies.common.meta_table`) of the verdicts'
-    metrics on MQM z: acc_eq, item-grouped r, SPA, and the permutation p of each against chrF."""
-    return meta_table({m: ls.scores[m] for m in ls.verdict_metrics}, ls.frame, "mqm_z", BASELINES[0],
-                      min(n_resamples, META_K), seed)
-
-
 def results(worked: pd.DataFrame, ls: LexicalScores, seg, partial, within, aspects, deen_ls, system, v,
-            meta_eval: pd.DataFrame | None = None) -> dict:
-    """The results file (JSON-ready)."""
+            meta_eval: pd.DataFrame | None = None, recheck=None) -> dict:
+    """The results file (JSON-ready); ``raters``: the TED rows' allocation and ``recheck`` (same-rater pairs)."""
     def col(t, h):
         g = t[t["human"] == h]
         return {m: float(r) for m, r in zip(g["metric"], g["r"])}
@@ -237,4 +188,7 @@ def results(worked: pd.DataFrame, ls: LexicalScores, seg, partial, within, aspec
         "meta_evaluation": None if meta_eval is None else meta_json(meta_eval),
         "verdicts": verdicts_json(v),
         "headline_verdicts": headline_verdicts(v, *PRIMARY),
+        "raters": {"allocation": {k: x.to_dict("index") if isinstance(x, pd.DataFrame) else x
+                                  for k, x in rater_allocation(ls.frame).items()},
+                   "same_rater_recheck": None if recheck is None else verdicts_json(recheck)},
     }

@@ -67,6 +67,35 @@ def check(result: dict) -> None:
     _check_kernel_length(result)
     # the length control's r with MQM, recomputed with sacrebleu's tokenizer and scipy
     assert result["length_r_mqm"] == pytest.approx(_length_r(), abs=1e-9)
+    _check_raters(result)
+
+
+def _check_raters(result: dict) -> None:
+    """Issue 35 point 7: the allocation (recomputed with pandas groupby) and the depth claims on same-rater pairs."""
+    from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+
+    ted = load_ted_zhen_mqm()
+    mt = sample_segments(ted[~ted["is_human"]], PARAMS["sample"], PARAMS["seed"])
+    a = result["raters"]["allocation"]
+    per_seg = mt.groupby("seg_id")["rater"].nunique().value_counts()
+    assert a["segments by raters"] == {str(k): int(v) for k, v in per_seg.items()} == {"4": 5, "5": 7, "6": 11, "7": 7}
+    assert {r: {s: n for s, n in row.items() if n} for r, row in a["rows"].items()} == \
+        {r: g.groupby("system").size().to_dict() for r, g in mt.groupby("rater")}
+    assert {r: x["mean"] for r, x in a["raters"].items()} == pytest.approx(mt.groupby("rater")["mqm"].mean().to_dict())
+    rc = result["raters"]["same_rater_recheck"]
+    sizes = mt.groupby(["seg_id", "rater"]).size()
+    assert rc["n_pairs"] == {"all pairs": 30 * 78, "same rater": int((sizes * (sizes - 1) // 2).sum())} and \
+        rc["n_pairs"]["same rater"] == 433
+    # measured on this sample (200 resamples, Holm over the six re-checks per set of pairs): every depth claim is
+    # "cannot tell" on both sets of pairs (STM raw: +0.174 [-0.024, +0.321] on all pairs, +0.192 [-0.033, +0.368]
+    # on same-rater pairs), so every one survives
+    stm = "STM loses less than BLEU from depth 1 to 9 (MQM z, literal mean)"
+    assert rc["all pairs"][stm]["statistic"] == pytest.approx(0.1737, abs=1e-4)
+    assert rc["same rater"][stm]["statistic"] == pytest.approx(0.1921, abs=1e-4)
+    assert rc["same rater"][stm]["ci"] == pytest.approx([-0.0325, 0.3681], abs=1e-4)
+    assert set(rc["survives"]) == set(result["headline_verdicts"]) and all(rc["survives"].values())
+    assert {v["verdict"] for p in ("all pairs", "same rater") for v in rc[p].values()} == {"cannot tell"}
+    assert {v["family_size"] for p in ("all pairs", "same rater") for v in rc[p].values()} == {6}
 
 
 def _check_kernel_length(result: dict) -> None:
