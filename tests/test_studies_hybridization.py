@@ -69,3 +69,52 @@ def test_real_hybrid_helpers_by_hand():
     assert ex.to_dict("records") == [{"data": "TED zh-en", "seg_id": 0, "host reference": "They fly",
                                       "hybrid": "It fly", "swapped": "They -> It", "swaps": 1,
                                       "seams attested": False}]
+
+
+def test_placebo_splices_by_hand():
+    """The placebo of "They fly" / "It flies": as many random splices as hybrids, each of the same host with a
+    one-word span at a random position replaced by a one-word span of the other reference (the real swaps are
+    one word each); seeded, so the same seed gives the same texts."""
+    from syneval_nb.metrics.hybrid import hybridize_corpus
+    from syneval_nb.trees import read_ptb
+
+    segs = [[read_ptb("(S (NP (PRP They)) (VP (VBP fly)))"), read_ptb("(S (NP (PRP It)) (VP (VBZ flies)))")]]
+    sets = dict(enumerate(hybridize_corpus(segs, texts=[["They fly", "It flies"]], progress=False)))
+    hybrids = [h for h in sets[0].hybrids if not h.is_original]
+    p = H.placebo_sets(sets, seed=3)[0]
+    assert len(p) == len(sets[0].hybrids) == 4 and p[:2] == ["They fly", "It flies"]
+    by_host = {"They fly": {"It fly", "flies fly", "They It", "They flies"},
+               "It flies": {"They flies", "fly flies", "It They", "It fly"}}
+    for h, text in zip(hybrids, p[2:]):
+        assert text in by_host[sets[0].originals[h.source].text], (h.text, text)
+    assert H.placebo_sets(sets, seed=3) == {0: p}
+    assert {tuple(H.placebo_sets(sets, seed=s)[0]) for s in range(20)} != {tuple(p)}  # the seed matters
+
+
+def test_hybrids_help_needs_the_edge_over_the_placebo_and_the_chrf_claim():
+    """A hybrid set that beats the two references but not the random splices: "hybrids help" cannot hold; "BLEU
+    with hybrids beats chrF" is r(BLEU, extended) - r(chrF, 2 manual) (scipy)."""
+    rng = np.random.default_rng(1)
+    seg = np.repeat(np.arange(60), 3)
+    human = rng.normal(size=180)
+    two = human + 1.0 * rng.normal(size=180)
+    cols = {"2 manual": two, "2 manual + hybrid": two + 0.3 * human, H.PLACEBO_SET: two + 0.6 * human}
+    scores = pd.DataFrame({(m, k): v + (0.5 * rng.normal(size=180) if m == "chrF" else 0)
+                           for m in ("chrF", "BLEU") for k, v in cols.items()})
+    scores.columns = pd.MultiIndex.from_tuples(scores.columns)
+    gains = H.reference_gain_table(scores, human, "2 manual", seg, n_resamples=200)
+    value_scores = pd.DataFrame({("BLEU", k): v for k, v in {"1 manual (ref)": two, "1 manual (refB)": two,
+                                                             **cols}.items()})
+    value = H.reference_value(value_scores, "BLEU", human, seg, n_resamples=200)
+    ted = pd.DataFrame({"mqm_z": human, "seg_id": seg})
+    chrf = H.baseline_table(scores, ted, n_resamples=200)
+    v = H.verdicts(gains, value, chrf=chrf)
+    helps = v["hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)"]
+    assert helps["ci"][0] > 0 and helps["requires"]["ci"][1] < 0 and helps["verdict"] == "cannot tell"
+    assert v["hybrids beat random splices for BLEU (2 manual + hybrid beats 2 manual + random splices, TED MQM z)"][
+        "verdict"] == "does not hold"
+    c = v["BLEU with hybrids beats chrF (2 manual + hybrid vs chrF with 2 manual, TED MQM z)"]
+    expected = (scipy.stats.pearsonr(scores[("BLEU", "2 manual + hybrid")], human)[0]
+                - scipy.stats.pearsonr(scores[("chrF", "2 manual")], human)[0])
+    assert c["statistic"] == pytest.approx(expected, abs=1e-12) and c["test"] == "beats"
+    assert not any("chrF with hybrids beats chrF" in k for k in v)

@@ -9,8 +9,8 @@ the controls
 (:func:`control_table`, :func:`correlation_table`), the Figure 4 example and the verdicts (:func:`verdicts`).
 The notebook's cells call the chapter functions at the end (:class:`Settings`, :func:`worked_example`,
 :func:`edu_counts`, :func:`score` -> :class:`DiscourseChapter`, :func:`figure4`, :func:`table2`, :func:`table3`,
-:func:`table4`, :func:`controls`, :func:`chapter_correlations`, :func:`chapter_verdicts`, the ``plot_*``
-functions and :func:`results`).
+:func:`table4`, :func:`controls`, :func:`chapter_correlations`, :func:`beyond_length_tables`,
+:func:`chapter_verdicts` and :func:`results`).
 
 Inference: every interval comes from one paired bootstrap that resamples source segments (all systems' rows of a
 drawn segment together; ``clusters=`` talks as the variant) and evaluates every column on the same resamples,
@@ -20,7 +20,7 @@ rows' source segments of the out-of-fold predictions (the fit is not repeated pe
 
 The placebo is a distribution: every base metric combined (uniformly, or tuned exactly like DR) with each of
 ``n_placebo`` (>= 100) random columns; "X helps" must beat the 95th percentile of the K averages over the base
-metrics (:func:`helps_verdict`, tested in ``tests/test_studies_discourse_kernels.py`` against a numpy brute force).
+metrics and the metrics alone (:func:`helps_verdict`); beyond length it is partial r (:func:`partial_table`).
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from syneval_nb import stats
+from syneval_nb.metrics import get as _get_metric, score_rows as _score_rows
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, rst_files, sample_segment_ids, ted_rst, wmt21_rst
 from syneval_nb.metrics.combine import BASE_METRICS, DEFAULT_THRESHOLD, base_scores, higher_is_better, human_pair_ties, length_control, normalize, partial_correlation, segment_tau, system_base_scores, tuned_cv, tuned_half, uniform
 from syneval_nb.metrics.discourse import DiscourseSimilarity, dr, dr_lex
@@ -53,6 +54,8 @@ columns (:func:`placebo_matrix`; the ``average`` row: the 95th percentile of the
 :func:`helps_verdict`)."""
 N_PLACEBO = 100
 """Default number K of placebo columns (at least 100)."""
+_BASELINE = "chrF"
+"""The headline baseline of every chapter: the first base metric of every combination table."""
 THRESHOLD_Z = 0.2
 """Pair threshold on rater-normalized MQM (``mqm_z``): 0.5 MQM points (:data:`combine.DEFAULT_THRESHOLD`) over
 the median rater's standard deviation (about 2.4 points on TED zh-en) is 0.2."""
@@ -95,12 +98,15 @@ def score_frame(hyps: Sequence[str], refs: Sequence[str], hyp_rst: Sequence, ref
                 ptb_hyps: Sequence | None = None, ptb_refs: Sequence | None = None, systems: Sequence | None = None,
                 metrics: Sequence[str] | None = None, lam: float | None = None, learned=None,
                 progress: bool = True, seed: int = 0) -> pd.DataFrame:
-    """All segment scores against one reference: base metrics (and ``learned``, a fitted
+    """All segment scores against one reference: chrF (:data:`_BASELINE`), the base metrics (and ``learned``, a fitted
     :class:`~syneval_nb.metrics.learned.LearnedMetric`, when given), DR, DR-lex, EDU counts, the ``length`` control and
     the ``placebo`` column (:func:`syneval_nb.stats.placebo` with ``seed``). ``attrs["corpus"]`` holds the base
     metrics' corpus scores per system."""
+    names = [m for m in (metrics or BASE_METRICS) if m != _BASELINE]
     base, corpus = base_scores(hyps, [[r] for r in refs], ptb_hyps,
-                               None if ptb_refs is None else [[p] for p in ptb_refs], metrics, systems, progress)
+                               None if ptb_refs is None else [[p] for p in ptb_refs], names, systems, progress)
+    chrf = _score_rows({_BASELINE: _get_metric(_BASELINE)}, list(hyps), [[r] for r in refs], systems)
+    base, corpus = pd.concat([chrf.segment, base], axis=1), pd.concat([chrf.corpus, corpus], axis=1)
     if learned is not None:
         base["learned"] = learned.sentence_scores(list(hyps), [[r] for r in refs])
     disc = discourse_columns(hyp_rst, ref_rst, lam, progress)
@@ -279,7 +285,8 @@ def _is_base(row: str) -> bool:
 
 
 def _summarize(keys: Sequence[tuple[str, str]], est: np.ndarray, samples: np.ndarray, *, method: str, unit: str,
-               n_units: int, alpha: float, null: Mapping[str, np.ndarray] | None = None) -> pd.DataFrame:
+               n_units: int, alpha: float, null: Mapping[str, np.ndarray] | None = None, given: tuple = ()
+               ) -> pd.DataFrame:
     """Wide table (rows, combination columns) of the estimates, its interval columns, the ``average`` row over
     the base metrics (DR / DR-lex alone left out, as the paper's Tables 2-4) and the ``diff.`` row (average of a
     combination minus average of ``Orig.``); ``attrs["bootstrap"]``: a :class:`syneval_nb.stats.TableBootstrap`
@@ -287,7 +294,8 @@ def _summarize(keys: Sequence[tuple[str, str]], est: np.ndarray, samples: np.nda
     :func:`syneval_nb.stats.verdict_beats`. ``null`` (``{row: the statistic of its K placebo combinations}``)
     adds the column :data:`PLACEBO_COL`: each row's 95th percentile (``low, high``: the central 1 - alpha of its K
     values), the ``average`` row the 95th percentile of the K averages over the base metrics, which are the
-    bootstrap's ``null`` (:func:`syneval_nb.stats.verdict_beats_placebo`). ``attrs["effects"]``: each
+    bootstrap's ``null`` (:func:`helps_verdict`); ``given``: the covariates of a partial table (beyond length).
+    ``attrs["effects"]``: each
     combination's average change against ``Orig.`` and against that 95th percentile (held fixed), with
     intervals."""
     rows = list(dict.fromkeys(r for r, _ in keys))
@@ -320,7 +328,7 @@ def _summarize(keys: Sequence[tuple[str, str]], est: np.ndarray, samples: np.nda
                        .to_frame("diff.").T])
     boot = stats.TableBootstrap(names, np.array([avg_est[c] for c in names]),
                                 np.column_stack([avg_samples[c] for c in names]), {}, {}, alpha, method, unit,
-                                n_units, False, avg_null, "placebo" if null else None)
+                                n_units, False, avg_null, "placebo" if null else None, given=tuple(given))
     eff = []
     for c in cols:
         if c == "Orig.":
@@ -359,6 +367,28 @@ def combination_table(scores: Mapping[tuple[str, str], Sequence[float]], human: 
                       n_units=n_units, alpha=alpha, null=null)
 
 
+def partial_table(scores: Mapping[tuple[str, str], Sequence[float]], frame: pd.DataFrame, human: str, *,
+                  clusters: Sequence | None = None, n_resamples: int = 1000, seed: int = 0,
+                  alpha: float = 0.05) -> pd.DataFrame:
+    """The base metrics' combinations beyond length: partial r with ``frame[human]`` given the flexible length
+    model (13a lengths of ``target``, ``reference``; refitted per resample of source segments or ``clusters``), on
+    rows where all have a score, laid out as :func:`combination_table`."""
+    keys = [k for k in scores if np.ndim(scores[k]) == 1 and _is_base(k[0])]
+    cols = {f"{r} {c}": np.asarray(scores[k], dtype=float) for k in keys for r, c in [k]}
+    h = frame[human].to_numpy(dtype=float)
+    ok = np.logical_and.reduce([np.isfinite(v) for v in cols.values()]) & np.isfinite(h)
+    f = frame[ok]
+    given = stats.length_covariates([len(tokenize(t)) for t in f["target"]],
+                                    [len(tokenize(t)) for t in f["reference"]])
+    t = stats.correlation_table({n: v[ok] for n, v in cols.items()}, h[ok], f["seg_id"].to_numpy(),
+                                clusters=None if clusters is None else np.asarray(clusters)[ok], placebo_column=False,
+                                holm=False, n_resamples=n_resamples, seed=seed, alpha=alpha, given=given)
+    b = t.attrs["bootstrap"]
+    i = [b.index(n) for n in cols]
+    return _summarize(keys, b.estimates[i], b.samples[:, i], method=b.method, unit=b.unit, n_units=b.n_clusters,
+                      alpha=alpha, given=b.given)
+
+
 def system_table(frame: pd.DataFrame, human: pd.Series, base: Sequence[str], *, n_placebo: int = N_PLACEBO,
                  n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
     """Table 2 analog: system scores (:func:`syneval_nb.metrics.combine.system_base_scores` of a :func:`ted_scores` /
@@ -391,11 +421,13 @@ def control_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = "mqm
     ``placebo`` rows): ``tau`` (WMT12, identical-translation pairs dropped), ``tau_no_tie_penalty`` (the same
     with metric ties left out), ``tie_rate`` (share of human pairs the metric ties, pairs of identical
     translations included), ``pearson`` with the human score (rows with a NaN score dropped, as for the tau),
-    ``partial_length`` (Pearson with the length control ``-|len(h)-len(r)|`` partialled out) and
-    ``partial_length_edus`` (also ``|edus_hyp - edus_ref|`` partialled out)."""
+    ``partial_length`` (the partial r given the flexible length model, :func:`syneval_nb.stats.length_covariates`
+    of the 13a lengths of ``target`` and ``reference``) and ``partial_length_edus`` (also ``|edus_hyp -
+    edus_ref|`` partialled out)."""
     h = frame[human].to_numpy(dtype=float)
     seg, texts = frame["seg_id"].to_numpy(), frame["target"].to_numpy(dtype=object)
-    z1 = frame[stats.LENGTH].to_numpy(dtype=float)
+    z1 = np.column_stack(list(stats.length_covariates([len(tokenize(t)) for t in frame["target"]],
+                                                      [len(tokenize(t)) for t in frame["reference"]]).values()))
     edu_diff = np.abs(frame["edus_hyp"].to_numpy(dtype=float) - frame["edus_ref"].to_numpy(dtype=float))
     z2 = np.column_stack([z1, edu_diff])
     rows = {}
@@ -440,43 +472,35 @@ def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = 
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def helps_verdict(table: pd.DataFrame, extra: str, what: str, against: str = stats.PLACEBO) -> tuple[str, dict]:
-    """The claim "``extra`` helps ``what``" on a combination table: :func:`syneval_nb.stats.verdict_beats_placebo`
-    (test ``beats the placebo``) of the average over base metrics of the combination with ``extra`` against the
-    placebo distribution: the same combination with each of K random columns (uniform: the mean; tuned: refitted
-    exactly like DR), averaged over the base metrics, K averages (``attrs["bootstrap"].null``; adding any column
-    can raise a tuned combination, so the placebo combinations are the baseline that "helps" must beat).
-    Statistic = the average minus the 95th percentile of the K averages (the ``average`` row of
-    :data:`PLACEBO_COL`); interval = the average's bootstrap interval minus that fixed percentile; p = the share of
-    the K averages >= the average; Holm over the chapter (:func:`verdicts`). ``against=stats.LENGTH``: its twin
-    "helps beyond length", :func:`syneval_nb.stats.verdict_beats` (test ``beats``) against the combination with
-    the length-only column (``+length``) on the same resamples. The tables hold WMT12 tau / Spearman, not Pearson,
-    so "beyond length" here is the length column as a competitor in the same combination, not a partial
-    correlation. Tested in ``tests/test_studies_discourse_kernels.py`` (numpy brute force of the null)."""
-    col = COMBOS[extra]
-    if against == stats.PLACEBO:
-        return f"{extra} helps ({what}): {col} beats {PLACEBO_COL}", stats.verdict_beats_placebo(
-            table, col, null_what="placebo combinations")
-    if against != stats.LENGTH:
-        raise ValueError(f"against must be stats.PLACEBO or stats.LENGTH, got {against!r}")
-    base = COMBOS[stats.LENGTH]
-    return f"{extra} helps beyond length ({what}): {col} beats {base}", stats.verdict_beats(table, col, base)
+def helps_verdict(table: pd.DataFrame, extra: str, what: str) -> tuple[str, dict]:
+    """"``extra`` helps ``what``" from the average over the base metrics of the combination with ``extra``. Tau /
+    Spearman table (test ``beats the placebo``): the average minus q, the 95th percentile of the K placebo averages
+    (:data:`PLACEBO_COL`); interval and p = (k + 1) / (B + 1) from the same B resamples (q fixed); it also needs
+    its edge over the metrics alone (``Orig.``) above 0. :func:`partial_table` (``beats beyond length``): the
+    average partial r of the combination minus the metrics alone's."""
+    col, b = COMBOS[extra], table.attrs["bootstrap"]
+    edge = b.column(col) - b.column("Orig.")
+    edge = {"text": f"{col}'s edge over the metrics alone (average {col} - average Orig.)",
+            "ci": stats.percentile_ci(edge[np.isfinite(edge)], b.alpha)}
+    if b.beyond_length:
+        return (f"{extra} helps beyond length ({what}): {col} beats Orig.",
+                stats.verdict_beats(table, col, "Orig."))
+    null = b.null_of(col)
+    q = float(np.nanquantile(null, 0.95))
+    name, _, rest = b.method.partition(", ")
+    text = f"{name}({col}{', ' + rest if rest else ''}) - 95% percentile of {len(null)} placebo combinations"
+    return f"{extra} helps ({what}): {col} beats {PLACEBO_COL}", stats.verdict_from_samples(
+        "beats the placebo", text, b.estimate(col) - q, b.column(col) - q, b.alpha, stats._unit_text(b),
+        n_units=b.n_clusters, requires=edge, n_null=len(null), null_quantile=q)
 
 
 def verdicts(tables: Mapping[str, pd.DataFrame], correlations: pd.DataFrame | None = None,
              extras: Sequence[str] = ("DR", "DR-lex"), partial: pd.DataFrame | None = None) -> dict[str, dict]:
-    """Every claim of the chapter with its verdict, Holm over all of them (one family,
-    :func:`syneval_nb.studies.common.holm_chapter`): for each combination table (``{what: table}``) and each
-    discourse measure, "X helps (what)" and "X helps beyond length (what)" (:func:`helps_verdict`); with
-    ``correlations`` (a :func:`correlation_table`), "X correlates with MQM z" and "X beats the placebo"
-    (:func:`syneval_nb.stats.verdict_correlates`, :func:`syneval_nb.stats.verdict_beats_placebo`); with
-    ``partial`` (the same table ``beyond_length``), "X correlates with MQM z beyond length"."""
-    out = {}
-    for what, t in tables.items():
-        for e in extras:
-            for against in (stats.PLACEBO, stats.LENGTH):
-                claim, v = helps_verdict(t, e, what, against)
-                out[claim] = v
+    """Every claim, Holm over the primary ones (:func:`headline_claims`): per table (``{what: table}``) and
+    discourse measure, "X helps (beyond length) (what)" (:func:`helps_verdict`); with ``correlations`` (a
+    :func:`correlation_table`) "X correlates with MQM z" and "X beats the placebo"; with ``partial`` (the same
+    ``beyond_length``) "X correlates with MQM z beyond length"."""
+    out = dict(helps_verdict(t, e, what) for what, t in tables.items() for e in extras)
     if correlations is not None:
         for e in extras:
             out[f"{e} correlates with MQM z (segment level, Pearson)"] = stats.verdict_correlates(correlations, e)
@@ -490,15 +514,12 @@ def verdicts(tables: Mapping[str, pd.DataFrame], correlations: pd.DataFrame | No
 
 def headline_claims(verdicts_: Mapping[str, dict], extras: Sequence[str] = ("DR", "DR-lex")) -> list[str]:
     """The chapter's primary claims, also its headline verdicts (:func:`syneval_nb.studies.common.
-    headline_verdicts`): for each discourse measure, "helps" on the first combination table and its twin "helps
-    beyond length" on the same table, then each one's "correlates with MQM z beyond length". Holm runs over
-    these; every other verdict is exploratory."""
+    headline_verdicts`): for each discourse measure, the first "helps" and the first "helps beyond length", then
+    each one's "correlates with MQM z beyond length". Holm runs over these; every other verdict is exploratory."""
     claims, corr = [], []
     for e in extras:
-        first = [c for c in verdicts_ if c.startswith(f"{e} helps (")][:1]
-        for c in first:
-            where = c[len(f"{e} helps "):].split(":")[0]
-            claims += [c] + [t for t in verdicts_ if t.startswith(f"{e} helps beyond length {where}:")][:1]
+        claims += [c for c in verdicts_ if c.startswith(f"{e} helps (")][:1]
+        claims += [c for c in verdicts_ if c.startswith(f"{e} helps beyond length (")][:1]
         corr.append(f"{e} correlates with MQM z beyond length (segment level, partial r given the length model)")
     return headline_verdicts(verdicts_, *(claims + corr)[:MAX_HEADLINE_VERDICTS])
 
@@ -634,7 +655,8 @@ class DiscourseChapter:
 
 def score(folder, settings: Settings, progress: bool = True) -> DiscourseChapter:
     """Train the learned metric (``with_learned``, :func:`train_learned`) and score both data sets with the base
-    metrics (``settings.metrics``, default every :data:`syneval_nb.metrics.combine.BASE_METRICS`), DR and DR-lex."""
+    metrics (chrF and ``settings.metrics``, default every :data:`syneval_nb.metrics.combine.BASE_METRICS`), DR and
+    DR-lex."""
     s = settings
     base = list(s.metrics or BASE_METRICS)
     model = train_learned(folder, seed=s.seed) if s.with_learned else None
@@ -642,7 +664,7 @@ def score(folder, settings: Settings, progress: bool = True) -> DiscourseChapter
                      learned=model, progress=progress, permute_human=s.permute_human)
     deen, da = wmt21_scores(folder, reference=s.deen_reference, sample=s.sample, seed=s.seed, metrics=base,
                             lam=s.lam, learned=model, progress=progress, permute_human=s.permute_human)
-    base = [m for m in [*base, "learned"] if m in ted.columns]
+    base = [m for m in dict.fromkeys([_BASELINE, *base, "learned"]) if m in ted.columns]
     return DiscourseChapter(s, ted, deen, da, base, normalize(ted[base + list(EXTRAS)]), model)
 
 
@@ -690,24 +712,6 @@ def combination_display(tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFram
             pd.concat({k: v.attrs["effects"] for k, v in tables.items()}).round(3))
 
 
-def placebo_note(tables: Mapping[str, pd.DataFrame]) -> str:
-    """The computed sentence saying what the column :data:`PLACEBO_COL` of ``tables`` (labelled combination
-    tables) shows: K (the size of their null distributions), the statistic, the ``average`` row's value of each
-    table, and which tables have no such column."""
-    without = [k for k, t in tables.items() if t.attrs["bootstrap"].null is None]
-    tables = {k: t for k, t in tables.items() if k not in without}
-    boots = {k: t.attrs["bootstrap"] for k, t in tables.items()}
-    sizes = sorted({len(b.null) for b in boots.values()})
-    methods = sorted({b.method for b in boots.values()})
-    k = "/".join(str(n) for n in sizes)
-    values = "; ".join(f"{name}: {t.loc['average', PLACEBO_COL]:+.3f}" for name, t in tables.items())
-    return (f"`{PLACEBO_COL}` is the placebo as a distribution: each base metric combined with each of {k} random "
-            f"columns (`stats.placebo_columns`; combined exactly like DR), the 95th percentile of its {k} "
-            f"{' / '.join(methods)} values (`low`, `high`: their central 95%); its `average` row is the 95th "
-            f"percentile of the {k} averages over the base metrics, the value \"X helps\" must beat ({values})."
-            + (f" Not computed (no verdict is read from them): {'; '.join(without)}." if without else ""))
-
-
 def table3(ch: DiscourseChapter) -> dict[tuple[str, str], pd.DataFrame]:
     """Table 3 analog: :func:`combination_table` of the uniform combinations for each human score and both tie
     treatments (``"discordant"``: WMT12; ``"exclude"``: without the tie penalty)."""
@@ -717,10 +721,6 @@ def table3(ch: DiscourseChapter) -> dict[tuple[str, str], pd.DataFrame]:
                                              metric_ties=ties, clusters=ch.clusters, n_resamples=s.n_resamples,
                                              seed=s.seed)
             for human, (col, thr) in s.humans().items() for ties in ("discordant", "exclude")}
-
-
-def table3_labels(t3: Mapping[tuple[str, str], pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    return {f"{h}, metric ties {t}": v for (h, t), v in t3.items()}
 
 
 def table4(ch: DiscourseChapter) -> dict[tuple[str, str, str], pd.DataFrame]:
@@ -750,30 +750,6 @@ def _protocol_labels(ch: DiscourseChapter) -> dict[str, str]:
             "half": "half/half"}
 
 
-def table4_labels(ch: DiscourseChapter, t4: Mapping[tuple[str, str, str], pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    label = _protocol_labels(ch)
-    return {f"{h}, {label[m]}, ties {t}": v for (h, m, t), v in t4.items()}
-
-
-def plot_table4(ch: DiscourseChapter, t4: Mapping[tuple[str, str, str], pd.DataFrame]):
-    """WMT12 tau (MQM z) of every metric and tuned combination, per protocol; the title gives the
-    cross-validated average changes."""
-    import seaborn as sns
-
-    label = _protocol_labels(ch)
-    main4 = {m: t4[(MAIN_HUMAN, m, "discordant")] for m in ("cv", "half")}
-    long4 = pd.concat({label[m]: v for m, v in main4.items()}).drop(
-        index=["average", "diff.", "DR", "DR-lex"], level=1).rename_axis(["protocol", "metric"]).reset_index().melt(
-        id_vars=["protocol", "metric"], var_name="combination", value_name="tau")
-    g = sns.catplot(data=long4, x="metric", y="tau", hue="combination", col="protocol", kind="bar", height=3.8,
-                    aspect=1.5)
-    g.figure.suptitle(f"Segment level, tuned (cross-validated, MQM z): average change +DR "
-                      f"{main4['cv'].loc['diff.', '+dr']:+.3f}, +DR-lex {main4['cv'].loc['diff.', '+dr-lex']:+.3f}, "
-                      f"random columns (p95) {main4['cv'].loc['diff.', PLACEBO_COL]:+.3f}", y=1.04)
-    g.set_xticklabels(rotation=45)
-    return g
-
-
 def controls(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
     """:func:`control_table` of DR, DR-lex and the base metrics for each human score."""
     return {human: control_table(ch.ted, ["DR", "DR-lex", *ch.base], human=col, threshold=thr)
@@ -788,13 +764,26 @@ def chapter_correlations(ch: DiscourseChapter, beyond_length: bool = False) -> p
                              clusters="doc" if s.resample == "talk" else None, beyond_length=beyond_length)
 
 
-def chapter_verdicts(t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping,
+def beyond_length_tables(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
+    """:func:`partial_table` (MQM z) of the uniform and the tuned cross-validated combinations (no placebo)."""
+    s = ch.settings
+    col, thr = s.humans()[MAIN_HUMAN]
+    tuned = tuned_scores(ch.norm, ch.ted[col], ch.segs, ch.talks, ch.base, mode="cv", n_folds=s.n_folds,
+                         seed=s.seed, threshold=thr, C=s.C)
+    return {what: partial_table(sc, ch.ted, col, clusters=ch.clusters, n_resamples=s.n_resamples, seed=s.seed)
+            for what, sc in (("uniform", uniform_scores(ch.norm, ch.base)), ("tuned cross-validated", tuned))}
+
+
+def chapter_verdicts(t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping, bl: Mapping[str, pd.DataFrame],
                      correlations: pd.DataFrame, partial: pd.DataFrame | None = None) -> dict[str, dict]:
     """:func:`verdicts` of the tables judged (MQM z): uniform and tuned (cross-validated) at segment level with
-    and without the tie penalty, uniform at system level on both data sets, and the correlations."""
+    and without the tie penalty and beyond length (``bl``, :func:`beyond_length_tables`), uniform at system level
+    on both data sets, and the correlations."""
     judged = {"uniform, segment level, WMT12 tau": t3[(MAIN_HUMAN, "discordant")],
+              "uniform, segment level, partial r given the length model": bl["uniform"],
               "uniform, segment level, tau without tie penalty": t3[(MAIN_HUMAN, "exclude")],
               "tuned cross-validated, segment level, WMT12 tau": t4[(MAIN_HUMAN, "cv", "discordant")],
+              "tuned cross-validated, segment level, partial r given the length model": bl["tuned cross-validated"],
               "tuned cross-validated, segment level, tau without tie penalty": t4[(MAIN_HUMAN, "cv", "exclude")],
               "uniform, system level, WMT21 de-en DA": t2["WMT21 de-en DA"],
               "uniform, system level, TED MQM z": t2["TED zh-en MQM z"]}
@@ -804,8 +793,8 @@ def chapter_verdicts(t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping,
 def results(ch: DiscourseChapter, worked: Mapping[str, float], nonvoid: pd.DataFrame, fig4: Figure4,
             t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping, voids: pd.DataFrame,
             controls_: Mapping[str, pd.DataFrame], corr: pd.DataFrame, lam_table: pd.DataFrame,
-            verdicts_: Mapping[str, dict], seconds: float) -> dict:
-    """The results file (JSON-ready)."""
+            verdicts_: Mapping[str, dict], seconds: float, bl: Mapping[str, pd.DataFrame] | None = None) -> dict:
+    """The results file (JSON-ready); ``bl``: :func:`beyond_length_tables`."""
     return {
         "params": ch.settings.params(),
         "worked_example": dict(worked),
@@ -819,6 +808,7 @@ def results(ch: DiscourseChapter, worked: Mapping[str, float], nonvoid: pd.DataF
         "table2": {k: table_dict(v) for k, v in t2.items()},
         "table3": {f"{h} | ties {t}": table_dict(v) for (h, t), v in t3.items()},
         "table4": {f"{h} | {m} | ties {t}": table_dict(v) for (h, m, t), v in t4.items()},
+        "beyond_length": {k: table_dict(v) for k, v in (bl or {}).items()},
         "voids": voids.to_dict(orient="index"),
         "controls": {h: c.round(6).to_dict(orient="index") for h, c in controls_.items()},
         "correlations_mqm_z": corr.set_index("metric")[["r", "low", "high"]].round(6).to_dict(orient="index"),

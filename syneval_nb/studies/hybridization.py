@@ -8,10 +8,11 @@ hybrids) is in :mod:`syneval_nb.metrics.hybrid`; this module holds what the chap
   :func:`hybridize_frame` and :func:`reference_trees`), the cap and detokenization reports (:func:`cap_report`,
   :func:`cap_table`, :func:`detokenization_agreement`, :func:`detokenization_table`, :func:`text_sources`);
 * Table 5 and Figures 2-5 (:func:`reference_statistics`, :func:`node_lengths`, :func:`length_distribution`,
-  :func:`table5`, :func:`table5_table`, :func:`length_distributions`, :func:`plot_length_distributions`);
+  :func:`table5`, :func:`table5_table`, :func:`length_distributions`);
 * every metric scored with every reference set (:func:`lexical_scores`, :func:`syntactic_scores`), what a
   reference set gains over another (:func:`reference_gain_table`, on :func:`syneval_nb.stats.correlation_table`:
-  paired bootstrap over source segments; :func:`gain_tables`, :func:`table3_display`, :func:`plot_gains`), the
+  paired bootstrap over source segments; :func:`gain_tables`, :func:`table3_display`; the placebo's random splices,
+  :func:`placebo_sets`; chrF, the baseline, :func:`baseline_table`), the
   system level (:func:`system_table`, :func:`table4`, Williams test: independent systems), the Table 6
   comparison in both framings (:func:`reference_value`, :func:`table6`), STM / HWCM with the hybrids' trees
   (:func:`syntactic_gain_tables`, :func:`syntactic_system_table`);
@@ -29,6 +30,7 @@ import pandas as pd
 from nltk import Tree
 from tqdm.auto import tqdm
 from syneval_nb import stats
+from syneval_nb.metrics import get as _get_metric
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
 from syneval_nb.metrics import lexical
 from syneval_nb.metrics.hybrid import (DEFAULT_MAX_REFS, HybridSet, align_leaves, detokenize, equivalent_nodes,
@@ -41,12 +43,12 @@ from syneval_nb.studies.common import headline_verdicts, holm_chapter
 from syneval_nb.trees import read_ptb_file
 from syneval_nb.trees.ptb import EmptyParseError, TreeFormatError, read_ptb, spans
 
-_PRIMARY = ("two human references beat one, average of single references (BLEU, TED MQM z)",
-           "two human references beat one beyond length, average of single references (BLEU, TED MQM z)",
-           "hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
-           "hybrids help BLEU beyond length (2 manual + hybrid beats 2 manual, TED MQM z)",
-           "hybrids help stm (2 manual + hybrid beats 2 manual, TED MQM z)",
-           "hybrids help stm beyond length (2 manual + hybrid beats 2 manual, TED MQM z)")
+_PRIMARY = ("hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
+            "hybrids help BLEU beyond length (2 manual + hybrid beats 2 manual, TED MQM z)",
+            "BLEU with hybrids beats chrF (2 manual + hybrid vs chrF with 2 manual, TED MQM z)",
+            "BLEU with hybrids beats chrF beyond length (2 manual + hybrid vs chrF with 2 manual, TED MQM z)",
+            "two human references beat one, average of single references (BLEU, TED MQM z)",
+            "two human references beat one beyond length, average of single references (BLEU, TED MQM z)")
 """The chapter's primary claims, also its headline verdicts: Holm runs over these; the rest are exploratory."""
 
 
@@ -383,20 +385,47 @@ def reference_value(scores: pd.DataFrame, metric: str, human: Sequence[float], s
     return out
 
 
+def baseline_table(scores: pd.DataFrame, ted: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0,
+                   beyond_length: bool = False) -> pd.DataFrame:
+    """Every metric with both human references and with the hybrids against chrF with both (MQM z, the same
+    resamples of source segments; ``beyond_length``: partial r given :func:`length_given`)."""
+    cols = {f"{m} ({r})": scores[(m, r)].to_numpy(dtype=float)
+            for m in dict.fromkeys(scores.columns.get_level_values(0)) for r in (ORIGINAL, EXTENDED)}
+    h = ted["mqm_z"].to_numpy(dtype=float)
+    ok = np.isfinite(np.column_stack(list(cols.values()))).all(axis=1) & np.isfinite(h)
+    given = length_given(ted) if beyond_length else {}
+    return stats.correlation_table({k: v[ok] for k, v in cols.items()}, h[ok], ted["seg_id"].to_numpy()[ok],
+                                   baseline=f"{_BASELINE} ({ORIGINAL})", placebo_column=False,
+                                   n_resamples=n_resamples, seed=seed,
+                                   given={k: v[ok] for k, v in given.items()} or None)
+
+
 def verdicts(gains: pd.DataFrame, value: pd.DataFrame, metric: str = "BLEU", *, baseline: str = "2 manual",
-             extended: str = "2 manual + hybrid", what: str = "TED MQM z") -> dict[str, dict]:
-    """The chapter's claims with their verdicts (:func:`syneval_nb.stats.verdict_beats`, no control rows: a
-    random reference set is not a meaningful control, and every set is scored on the same hypotheses):
-    "hybrids help <metric>" for every metric of ``gains`` (a :func:`reference_gain_table`, kept per metric in
-    ``gains.attrs["bootstrap"]``), "two human references beat one" in both framings, and "a second human reference
-    is worth more than the hybrids" in both framings (``value``, a :func:`reference_value`). On tables built with
-    ``given`` (beyond length) every claim says "beyond length" and the test is ``beats beyond length``. Not
-    Holm-adjusted here: :func:`chapter_verdicts` adjusts the chapter's family."""
+             extended: str = "2 manual + hybrid", what: str = "TED MQM z",
+             chrf: pd.DataFrame | None = None) -> dict[str, dict]:
+    """The claims (:func:`syneval_nb.stats.verdict_beats`; "beyond length" on tables built with ``given``):
+    "hybrids help <metric>" per metric of ``gains`` (:func:`reference_gain_table`; with :data:`PLACEBO_SET` it needs
+    the edge over the random splices too, also a claim), "two human references beat one" and "a second human
+    reference is worth more than the hybrids" (``value``, :func:`reference_value`), "<metric> with hybrids beats
+    chrF" (``chrf``, :func:`baseline_table`). Holm: :func:`chapter_verdicts`."""
     out = {}
     bl = " beyond length" if next(iter(gains.attrs["bootstrap"].values())).beyond_length else ""
     for m, boot in gains.attrs["bootstrap"].items():
-        out[f"hybrids help {m}{bl} ({extended} beats {baseline}, {what})"] = stats.verdict_beats(
-            boot, extended, baseline)
+        v = stats.verdict_beats(boot, extended, baseline)
+        if PLACEBO_SET in boot.names:
+            d = boot.column(extended) - boot.column(PLACEBO_SET)
+            edge = {"text": f"the hybrids' edge over the random splices, r({extended}) - r({PLACEBO_SET})",
+                    "ci": stats.percentile_ci(d[np.isfinite(d)], boot.alpha)}
+            v = stats.verdict_from_samples(v["test"], v["statistic_text"], v["statistic"],
+                                           boot.column(extended) - boot.column(baseline), boot.alpha,
+                                           stats._unit_text(boot), n_units=boot.n_clusters, requires=edge)
+            out[f"hybrids beat random splices for {m}{bl} ({extended} beats {PLACEBO_SET}, {what})"] = \
+                stats.verdict_beats(boot, extended, PLACEBO_SET)
+        out[f"hybrids help {m}{bl} ({extended} beats {baseline}, {what})"] = v
+    for m in dict.fromkeys(n.rsplit(" (", 1)[0] for n in (chrf.attrs["bootstrap"].names if chrf is not None else ())):
+        if m != _BASELINE:
+            out[f"{m} with hybrids beats chrF{bl} ({extended} vs chrF with {baseline}, {what})"] = stats.verdict_beats(
+                chrf, f"{m} ({extended})", f"{_BASELINE} ({baseline})")
     out[f"two human references beat one{bl}, average of single references ({metric}, {what})"] = \
         stats.verdict_beats(value, "2 manual", "1 manual (average)")
     out[f"two human references beat one{bl}, best single reference refB ({metric}, {what})"] = stats.verdict_beats(
@@ -436,6 +465,9 @@ HUMAN_COLUMNS = {"MQM z": "mqm_z", "MQM": "mqm"}
 """The TED human scores of the tables: rater-normalized MQM (the verdicts) and raw MQM."""
 EXTENDED = "2 manual + hybrid"
 ORIGINAL = "2 manual"
+PLACEBO_SET = "2 manual + random splices"
+"""The placebo reference set (:func:`placebo_sets`): what any mixing of the two references adds."""
+_BASELINE = "chrF"
 
 
 @dataclass
@@ -544,59 +576,27 @@ def length_distributions(trees: Mapping[str, Sequence], max_length: int = 50) ->
     return pd.concat([length_distribution(node_lengths(t), max_length).assign(data=name) for name, t in trees.items()])
 
 
-def length_shares(dist: pd.DataFrame) -> dict[str, pd.Series]:
-    """Per data set: ``share_short`` (share of the equivalent nodes that are at most 5 words long),
-    ``prop_short`` / ``prop_long`` (equivalent / all nodes of length <= 5 / >= 20)."""
-    short = dist[dist["length"] <= 5].groupby("data")[["equivalent_nodes", "tree_nodes"]].sum()
-    long_ = dist[dist["length"] >= 20].groupby("data")[["equivalent_nodes", "tree_nodes"]].sum()
-    return {"share_short": short["equivalent_nodes"] / dist.groupby("data")["equivalent_nodes"].sum(),
-            "prop_short": short["equivalent_nodes"] / short["tree_nodes"],
-            "prop_long": long_["equivalent_nodes"] / long_["tree_nodes"]}
-
-
-def plot_length_distributions(dist: pd.DataFrame, max_length: int = 50):
-    """Figures 2-5 analogs: equivalent nodes by length and their proportion of all nodes, per data set, with a
-    title computed from :func:`length_shares`."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    sh = length_shares(dist)
-    names = list(dict.fromkeys(dist["data"]))
-    fig, axes = plt.subplots(2, len(names), figsize=(12, 7), sharex=True, squeeze=False)
-    for k, name in enumerate(names):
-        d = dist[dist["data"] == name]
-        sns.barplot(data=d, x="length", y="equivalent_nodes", ax=axes[0, k], color="tab:blue")
-        axes[0, k].set(title=f"{name}: equivalent nodes by length (Fig. {2 + k} analog)", ylabel="count")
-        sns.barplot(data=d, x="length", y="proportion", ax=axes[1, k], color="tab:orange")
-        axes[1, k].set(title=f"{name}: equivalent / all nodes (Fig. {4 + k} analog)", ylabel="proportion",
-                       xlabel="node length (words)")
-        axes[1, k].set_xticks(range(0, max_length, 5), labels=range(1, max_length + 1, 5))
-    fig.suptitle(f"Short nodes make {sh['share_short'].min():.0%}-{sh['share_short'].max():.0%} of the equivalents "
-                 f"(length <= 5), but nodes of >= 20 words are equivalent more often "
-                 f"({sh['prop_long'].min():.0%}-{sh['prop_long'].max():.0%} vs "
-                 f"{sh['prop_short'].min():.0%}-{sh['prop_short'].max():.0%})")
-    fig.tight_layout()
-    return fig
-
-
 def make_metrics() -> dict[str, Any]:
-    """The paper's lexical metrics and settings: BLEU n=4 (sacrebleu's ``exp`` smoothing, effective order), GTM
-    e=2, ROUGE-S window 9, METEOR exact module."""
-    return {"BLEU": lexical.BLEU(max_ngram_order=4, smooth="exp", effective_order=True),
+    """chrF (the registry's, every chapter's headline baseline) and the paper's lexical metrics and settings: BLEU
+    n=4 (sacrebleu's ``exp`` smoothing, effective order), GTM e=2, ROUGE-S window 9, METEOR exact module."""
+    return {_BASELINE: _get_metric(_BASELINE),
+            "BLEU": lexical.BLEU(max_ngram_order=4, smooth="exp", effective_order=True),
             "GTM": lexical.GTM(exponent=2), "ROUGE-S": lexical.RougeS(window=9), "METEOR": lexical.MeteorExact()}
 
 
-def ted_reference_sets(ch: HybridChapter) -> dict[str, list[list[str]]]:
-    """The TED reference sets of every row: each human reference alone, both, both plus their hybrids."""
-    ted = ch.ted
+def ted_reference_sets(ch: HybridChapter, seed: int = 0) -> dict[str, list[list[str]]]:
+    """The TED reference sets of every row: each human reference alone, both, both plus their hybrids, both plus
+    the placebo's random splices (:func:`placebo_sets` with ``seed``)."""
+    ted, placebo = ch.ted, placebo_sets(ch.ted_sets, seed)
     return {"1 manual (ref)": [[r] for r in ted["ref"]], "1 manual (refB)": [[r] for r in ted["refB"]],
             ORIGINAL: [[a, b] for a, b in zip(ted["ref"], ted["refB"])],
-            EXTENDED: [ch.ted_sets[s].texts for s in ted["seg_id"]]}
+            EXTENDED: [ch.ted_sets[s].texts for s in ted["seg_id"]], PLACEBO_SET: [placebo[s] for s in ted["seg_id"]]}
 
 
-def ted_lexical_scores(ch: HybridChapter, metrics: Mapping[str, Any], progress: bool = True) -> pd.DataFrame:
+def ted_lexical_scores(ch: HybridChapter, metrics: Mapping[str, Any], progress: bool = True,
+                       seed: int = 0) -> pd.DataFrame:
     """:func:`lexical_scores` of the TED MT rows with every set of :func:`ted_reference_sets`."""
-    return lexical_scores(metrics, list(ch.ted["target"]), ted_reference_sets(ch), progress)
+    return lexical_scores(metrics, list(ch.ted["target"]), ted_reference_sets(ch, seed), progress)
 
 
 def length_given(ted: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -625,25 +625,6 @@ def table3_display(corr: Mapping[str, pd.DataFrame], metrics: Sequence[str]) -> 
     return pd.concat({h: t.pivot(index="metric", columns="references", values="r").join(
         t[t["references"] == EXTENDED].set_index("metric")[["delta", "delta_low", "delta_high", "p_better"]])
         for h, t in table3.items()}, axis=1).loc[list(metrics)]
-
-
-def plot_gains(corr: pd.DataFrame, metrics: Sequence[str], human: str = "MQM z"):
-    """r(extended) - r(original) of every metric with its 95% interval (one :func:`reference_gain_table`), the
-    title counting the metrics it raises and those it raises significantly."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    ext = corr[corr["references"] == EXTENDED].set_index("metric").loc[list(metrics)]
-    n_up = int((ext["delta"] > 0).sum())
-    n_sig = int((ext["delta_low"] > 0).sum())
-    fig, ax = plt.subplots()
-    sns.pointplot(data=ext.reset_index(), x="metric", y="delta", linestyle="none", color="tab:blue", ax=ax)
-    ax.errorbar(range(len(ext)), ext["delta"], yerr=[ext["delta"] - ext["delta_low"], ext["delta_high"] - ext["delta"]],
-                fmt="none", color="tab:blue", capsize=4)
-    ax.axhline(0, color="grey", lw=1)
-    ax.set(ylabel=f"r(extended) - r(original), 95% CI ({human})", xlabel="",
-           title=f"TED zh-en: hybrids raise r for {n_up} of {len(ext)} metrics, significantly for {n_sig}")
-    return fig
 
 
 def table4(ch: HybridChapter, metrics: Mapping[str, Any], progress: bool = True) -> pd.DataFrame:
@@ -729,6 +710,32 @@ def swapped_words(hs: HybridSet, h) -> str:
     return "; ".join(parts)
 
 
+def _placebo_set(hs: HybridSet, rng: np.random.Generator) -> list[str]:
+    """The originals' texts and, per hybrid, a random splice of its host: each swap's span moved to a random
+    position, filled with a random span of the other reference of the real length (PTB tokens,
+    :func:`detokenize`): as many references and swapped words as the hybrids, no syntactic selection."""
+    trees = {o.source: o.tree for o in hs.originals}
+    out = [o.text for o in hs.originals]
+    for h in hs.hybrids:
+        if h.is_original:
+            continue
+        words = list(trees[h.source].leaves())
+        for x, j, y in h.swaps:
+            (_, a0, a1), (_, b0, b1) = spans(trees[h.source])[x], spans(trees[j])[y]
+            other = trees[j].leaves()
+            i = int(rng.integers(0, max(0, len(words) - (a1 - a0)) + 1))
+            k = int(rng.integers(0, len(other) - (b1 - b0) + 1))
+            words[i:i + a1 - a0] = other[k:k + b1 - b0]
+        out.append(detokenize(words))
+    return out
+
+
+def placebo_sets(sets: Mapping[Any, HybridSet], seed: int = 0) -> dict[Any, list[str]]:
+    """:func:`_placebo_set` of every segment (``{seg_id: texts}``), one seeded generator in segment order."""
+    rng = np.random.default_rng([seed, 0x06])
+    return {k: _placebo_set(hs, rng) for k, hs in sets.items()}
+
+
 def hybrid_examples(ch: HybridChapter, n_per_set: int = 6, seed: int = 0) -> pd.DataFrame:
     """Real hybrids: ``n_per_set`` segments of each data set drawn (seeded) among those that get a hybrid, and of
     each the first hybrid of the enumeration (fewest swaps): its host reference, the hybrid's text, what was
@@ -811,14 +818,14 @@ def well_formed_check(ch: HybridChapter, ted_scores: pd.DataFrame, metrics: Mapp
 
 def chapter_verdicts(corr: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame],
                      value: Mapping[str, pd.DataFrame], human: str = "MQM z",
-                     beyond_length: tuple | None = None) -> dict[str, dict]:
-    """The chapter's verdicts on ``human``: :func:`verdicts` of the lexical gain tables and Table 6, plus
-    "hybrids help" for the syntactic metrics; ``beyond_length``: the same three tables built beyond length
-    (``(corr, syn_corr, value)``), their twins added. Holm over all of them (one family,
-    :func:`syneval_nb.studies.common.holm_chapter`)."""
+                     beyond_length: tuple | None = None, chrf: tuple = (None, None)) -> dict[str, dict]:
+    """The chapter's verdicts on ``human``: :func:`verdicts` of the lexical gain tables, Table 6 and the chrF
+    table (``chrf``: :func:`baseline_table` plain and beyond length), plus "hybrids help" for the syntactic
+    metrics; ``beyond_length``: the same three tables built beyond length (``(corr, syn_corr, value)``), their
+    twins added. Holm over the primary claims (:func:`syneval_nb.studies.common.holm_chapter`)."""
     out = {}
-    for c_, s_, v_ in [(corr, syn_corr, value)] + ([beyond_length] if beyond_length else []):
-        out.update(verdicts(c_[human], v_[human]))
+    for (c_, s_, v_), b_ in zip([(corr, syn_corr, value)] + ([beyond_length] if beyond_length else []), chrf):
+        out.update(verdicts(c_[human], v_[human], chrf=b_))
         out.update({c: v for c, v in verdicts(s_[human], v_[human]).items() if "hybrids help" in c})
     return holm_chapter(out, primary=[c for c in _PRIMARY if c in out])[0]
 
@@ -850,10 +857,13 @@ def results(fig1: Figure1, alabama: pd.DataFrame, ch: HybridChapter, cap: pd.Dat
             corr: Mapping[str, pd.DataFrame], table4_: pd.DataFrame, table5_: pd.DataFrame,
             table6_: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame], syn_sys: pd.DataFrame,
             verdicts_: Mapping[str, dict], metrics: Mapping[str, Any], max_refs: int | None, *,
-            examples: pd.DataFrame | None = None, well_formed: WellFormedCheck | None = None) -> dict:
+            examples: pd.DataFrame | None = None, well_formed: WellFormedCheck | None = None,
+            chrf: tuple = ()) -> dict:
     """The results file (JSON-ready); ``examples`` (:func:`hybrid_examples`) and ``well_formed``
     (:func:`well_formed_check`) add the real hybrids, the coverage and the check's effect."""
-    extra: dict[str, Any] = {"coverage": _columns(coverage_table(ch) if well_formed is None else well_formed.coverage)}
+    extra: dict[str, Any] = {"chrf_table": [t.set_index("metric")[["r", "low", "high", "delta", "delta_low",
+                                                                       "delta_high"]].to_dict("index") for t in chrf],
+                             "coverage": _columns(coverage_table(ch) if well_formed is None else well_formed.coverage)}
     if examples is not None:
         extra["hybrid_examples"] = [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in r.items()}
                                     for r in examples.to_dict("records")]

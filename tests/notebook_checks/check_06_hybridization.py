@@ -56,14 +56,17 @@ def check(result: dict) -> None:
     # the verdicts (MQM z): two references beat the average single one, not the best one; no hybrid gain
     v = result["verdicts"]
     # the index card's headline verdicts: the chapter's six primary claims (three with their beyond-length twins)
-    primary = ["two human references beat one, average of single references (BLEU, TED MQM z)",
-               "two human references beat one beyond length, average of single references (BLEU, TED MQM z)",
-               "hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
+    primary = ["hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
                "hybrids help BLEU beyond length (2 manual + hybrid beats 2 manual, TED MQM z)",
-               "hybrids help stm (2 manual + hybrid beats 2 manual, TED MQM z)",
-               "hybrids help stm beyond length (2 manual + hybrid beats 2 manual, TED MQM z)"]
+               "BLEU with hybrids beats chrF (2 manual + hybrid vs chrF with 2 manual, TED MQM z)",
+               "BLEU with hybrids beats chrF beyond length (2 manual + hybrid vs chrF with 2 manual, TED MQM z)",
+               "two human references beat one, average of single references (BLEU, TED MQM z)",
+               "two human references beat one beyond length, average of single references (BLEU, TED MQM z)"]
     assert result["headline_verdicts"] == primary
-    assert len(v) == 20  # ten claims and their beyond-length twins
+    # twenty claims and their beyond-length twins: hybrids help (5 lexical + 2 syntactic metrics), hybrids beat the
+    # random splices (5), M with hybrids beats chrF (4), two references beat one (2), a second reference is worth
+    # more than the hybrids (2)
+    assert len(v) == 40
     for claim, x in v.items():
         assert set(x) >= {"verdict", "test", "statistic", "ci", "p", "p_holm", "rule", "reason"}, claim
         assert (x["verdict"] == "exploratory") == (claim not in primary), claim  # Holm over the primary claims
@@ -78,6 +81,24 @@ def check(result: dict) -> None:
     bl = v["two human references beat one beyond length, average of single references (BLEU, TED MQM z)"]
     assert bl["verdict"] == "holds" and bl["statistic"] == pytest.approx(0.0809, abs=1e-3)  # measured
     assert "refB" in result["verdict"]
+    # chrF, the baseline, recomputed independently (sacrebleu's sentence chrF with both references, scipy)
+    chrf_z, chrf_raw = _chrf_r()
+    assert result["chrf_table"][0]["chrF (2 manual)"]["r"] == pytest.approx(chrf_z, abs=1e-9)
+    assert orig["MQM"]["chrF"] == pytest.approx(chrf_raw, abs=1e-9) and chrf_z == pytest.approx(0.312200, abs=1e-6)
+    c = v["BLEU with hybrids beats chrF (2 manual + hybrid vs chrF with 2 manual, TED MQM z)"]
+    assert c["statistic"] == pytest.approx(result["table3_extended"]["MQM z"]["BLEU"]["r"] - chrf_z, abs=1e-9)
+    assert c["verdict"] == "cannot tell" and c["statistic"] == pytest.approx(0.0077, abs=1e-4)  # measured
+    # the placebo: "hybrids help" needs the hybrids' edge over as many random splices of the same references;
+    # on this sample the splices do as well as the hybrids (measured: BLEU -0.0003 [-0.0036, +0.0025])
+    for m in ("chrF", "BLEU", "GTM", "ROUGE-S", "METEOR"):
+        for bl_ in ("", " beyond length"):
+            x = v[f"hybrids help {m}{bl_} (2 manual + hybrid beats 2 manual, TED MQM z)"]
+            assert "random splices" in x["requires"]["text"] and x["verdict"] != "holds", (m, bl_)
+            y = v[f"hybrids beat random splices for {m}{bl_} (2 manual + hybrid beats 2 manual + random splices, "
+                  "TED MQM z)"]
+            assert y["ci"] == pytest.approx(x["requires"]["ci"], abs=1e-12), (m, bl_)
+    sp = v["hybrids beat random splices for BLEU (2 manual + hybrid beats 2 manual + random splices, TED MQM z)"]
+    assert sp["statistic"] == pytest.approx(-0.0003, abs=1e-4) and sp["ci"][0] < 0 < sp["ci"][1]
 
     # issue 22: real hybrids, the share of segments that get one, the "seams" check (measured on this sample)
     cov = result["coverage"]
@@ -101,6 +122,19 @@ def check(result: dict) -> None:
     assert wf["METEOR"]["gain (paper)"] == pytest.approx(0.006128, abs=1e-6)
     assert wf["METEOR"]["gain (seams)"] == pytest.approx(-0.000480, abs=1e-6)
     assert wf["BLEU"]["gain (seams)"] == pytest.approx(0.0000337, abs=1e-6)
+
+
+def _chrf_r() -> tuple[float, float]:
+    """Pearson r of sacrebleu's sentence chrF (both references) with MQM z and raw MQM on the sample."""
+    import sacrebleu
+    from scipy.stats import pearsonr
+
+    from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+
+    ted = load_ted_zhen_mqm()
+    mt = sample_segments(ted[~ted["is_human"]].reset_index(drop=True), 50, 0)
+    x = [sacrebleu.sentence_chrf(h, [a, b]).score / 100 for h, a, b in zip(mt["target"], mt["ref"], mt["refB"])]
+    return float(pearsonr(x, mt["mqm_z"])[0]), float(pearsonr(x, mt["mqm"])[0])
 
 
 def _bleu_r() -> float:

@@ -18,7 +18,7 @@ PARAMS = {"sample": 40, "seed": 0, "lam_grid": [1.0, 0.4], "n_resamples": 200}
 PERMUTED_PARAMS = {**PARAMS, "permute_human": 1}  # the sample: the full data's permuted run (0 of 30 hold) is in
 # benchmarks/results/verdicts_issue21_before_after.txt; here the rule is checked in a CI-sized run
 
-BASE = ["BLEU", "NIST", "TER", "ROUGE-S", "METEOR-ex", "GTM", "STM", "HWCM", "TKM", "learned"]
+BASE = ["chrF", "BLEU", "NIST", "TER", "ROUGE-S", "METEOR-ex", "GTM", "STM", "HWCM", "TKM", "learned"]
 MAIN = "MQM z (verdicts) | ties discordant"
 PC = "+placebo (p95)"  # the 95th percentile of the 100 placebo combinations (studies.discourse_kernels.PLACEBO_COL)
 
@@ -42,6 +42,28 @@ def _length_control_expected() -> tuple[float, float, float]:
         a, b = (i, j) if h[i] > h[j] else (j, i)
         c, dis, ties = c + (x[a] > x[b]), dis + (x[a] < x[b]), ties + (x[a] == x[b])
     return (c - dis - ties) / (c + dis + ties), (c - dis) / (c + dis), float(pearsonr(x, h)[0])
+
+
+@lru_cache(maxsize=1)
+def _chrf_expected() -> tuple[float, float]:
+    """(Pearson r, partial r given the flexible length model) of chrF against refB with mqm_z on the sample:
+    sacrebleu's sentence chrF, scipy's pearsonr, and numpy least squares on [1, stats.length_covariates] of the 13a
+    lengths (the kit's definition of the length model)."""
+    import sacrebleu
+
+    from syneval_nb import stats
+    from syneval_nb.data import load_ted_zhen_mqm, sample_segment_ids
+
+    ted = load_ted_zhen_mqm()
+    d = ted[~ted["is_human"] & ted["mqm"].notna() & ted["seg_id"].isin(sample_segment_ids(ted["seg_id"], 40, 0))]
+    x = np.array([sacrebleu.sentence_chrf(h, [r]).score / 100 for h, r in zip(d["target"], d["refB"])])
+    h = d["mqm_z"].to_numpy()
+    tok = Tokenizer13a()
+    n = lambda s: len(tok(s.rstrip()).split())  # noqa: E731
+    cov = stats.length_covariates([n(t) for t in d["target"]], [n(t) for t in d["refB"]])
+    Z = np.column_stack([np.ones(len(x)), *cov.values()])
+    res = lambda y: y - Z @ np.linalg.lstsq(Z, y, rcond=None)[0]  # noqa: E731
+    return float(pearsonr(x, h)[0]), float(pearsonr(res(x), res(h))[0])
 
 
 def _check_verdict_shapes(verdicts: dict) -> None:
@@ -78,6 +100,14 @@ def check(result: dict) -> None:
     assert length["tau"] == pytest.approx(tau, abs=1e-6) and length["tau"] == pytest.approx(-0.273201, abs=1e-6)
     assert length["tau_no_tie_penalty"] == pytest.approx(tau_nt, abs=1e-6)
     assert length["pearson"] == pytest.approx(r, abs=1e-6) and r == pytest.approx(0.215041, abs=1e-6)
+    # chrF, the baseline (the first base metric), recomputed independently; its partial r given the flexible length
+    # model is the same number in the controls and in the beyond-length table of the combinations
+    chrf_r, chrf_partial = _chrf_expected()
+    chrf = result["controls"]["MQM z (verdicts)"]["chrF"]
+    assert chrf["pearson"] == pytest.approx(chrf_r, abs=1e-6) and chrf_r == pytest.approx(0.261658, abs=1e-6)
+    assert chrf["partial_length"] == pytest.approx(chrf_partial, abs=1e-6) and chrf_partial == pytest.approx(
+        0.214143, abs=1e-6)
+    assert result["beyond_length"]["uniform"]["tau"]["chrF"]["Orig."] == pytest.approx(chrf_partial, abs=1e-6)
     # raw MQM: the previous version's numbers (DR tau -.4793, Pearson .0657), unchanged by the rework
     raw_dr = result["controls"]["MQM (raw)"]["DR"]
     assert raw_dr["tau"] == pytest.approx(-0.479319, abs=1e-6) and raw_dr["pearson"] == pytest.approx(0.065693, abs=1e-6)
@@ -93,19 +123,19 @@ def check(result: dict) -> None:
     for col in ("Orig.", "+dr", "+dr-lex", "+length"):
         assert tau3["average"][col] == pytest.approx(np.mean([tau3[m][col] for m in BASE]), abs=1e-5)
     # the placebo's average row is the 95th percentile of the 100 averages (not the mean of the rows' percentiles)
-    assert tau3["average"][PC] == pytest.approx(0.073749, abs=1e-6)
+    assert tau3["average"][PC] == pytest.approx(0.077775, abs=1e-6)
     assert tau3["average"][PC] != pytest.approx(np.mean([tau3[m][PC] for m in BASE]), abs=1e-3)
     assert tau3["diff."][PC] == pytest.approx(tau3["average"][PC] - tau3["average"]["Orig."], abs=3e-6)
     # random columns "help" the WMT12 tau more than DR (the tie penalty), with an interval above 0
     eff = t3["effects"]
-    assert eff[PC]["vs Orig."] == pytest.approx(0.109098, abs=1e-6) and eff[PC]["vs Orig. low"] > 0
-    assert eff["+dr"][f"vs {PC}"] == pytest.approx(-0.120985, abs=1e-6) and eff["+dr"][f"vs {PC} high"] < 0
+    assert eff[PC]["vs Orig."] == pytest.approx(0.10318, abs=1e-6) and eff[PC]["vs Orig. low"] > 0
+    assert eff["+dr"][f"vs {PC}"] == pytest.approx(-0.1174, abs=1e-6) and eff["+dr"][f"vs {PC} high"] < 0
     for m in BASE:
         for c in ("Orig.", "+dr", "+dr-lex", PC, "+length"):
             assert t3["low"][m][c] <= tau3[m][c] <= t3["high"][m][c], (m, c)
     t4 = result["table4"]["MQM z (verdicts) | cv | ties discordant"]["tau"]
-    assert "Tuned all" in t4 and t4["Tuned all"]["Orig."] == pytest.approx(-0.042753, abs=1e-6)
-    assert t4["average"][PC] == pytest.approx(0.072234, abs=1e-6)
+    assert "Tuned all" in t4 and t4["Tuned all"]["Orig."] == pytest.approx(-0.01147, abs=1e-6)
+    assert t4["average"][PC] == pytest.approx(0.079553, abs=1e-6)
     # the placebo distribution is tuned only for the table the verdicts read (MQM z, cross-validated)
     for other in ("MQM (raw) | cv", "MQM (raw) | half", "MQM z (verdicts) | half"):
         assert PC not in result["table4"][f"{other} | ties discordant"]["tau"]["BLEU"], other
@@ -114,12 +144,28 @@ def check(result: dict) -> None:
 
     v = result["verdicts"]
     _check_verdict_shapes(v)
-    assert len(v) == 30  # 6 tables x 2 measures x (helps, helps beyond length) + 2 x 3 correlation verdicts
+    # 8 tables x 2 measures ("helps" on 6 tau / Spearman tables, "helps beyond length" on 2 partial-r tables)
+    # + 2 x 3 correlation verdicts
+    assert len(v) == 22
     h = v[f"DR helps (uniform, segment level, WMT12 tau): +dr beats {PC}"]
     assert h["verdict"] == "does not hold" and h["test"] == "beats the placebo" and h["n_null"] == 100
     assert h["statistic"] == pytest.approx(eff["+dr"][f"vs {PC}"], abs=1e-6)
-    # p = (k + 1) / (N + 1): 94 of the 100 placebo combinations reach +dr's average tau
-    assert h["null_quantile"] == pytest.approx(tau3["average"][PC], abs=1e-6) and h["p"] == pytest.approx(95 / 101)
+    assert h["null_quantile"] == pytest.approx(tau3["average"][PC], abs=1e-6)
+    # p = (k + 1) / (B + 1) from the same 200 resamples as the interval (198 of them <= 0), not from the placebo
+    # draws; the interval is the effects table's (same resamples)
+    assert h["p"] == pytest.approx(199 / 201) and h["n_resamples"] == 200
+    assert h["ci"] == pytest.approx([eff["+dr"][f"vs {PC} low"], eff["+dr"][f"vs {PC} high"]], abs=1e-6)
+    # "helps" needs the combination's edge over the metrics alone: the average change's interval, same resamples
+    assert h["requires"]["ci"] == pytest.approx([eff["+dr"]["vs Orig. low"], eff["+dr"]["vs Orig. high"]], abs=1e-6)
+    for claim, x in v.items():
+        if " helps (" in claim:
+            assert "edge over the metrics alone" in x["requires"]["text"], claim
+            assert x["verdict"] != "holds" or x["requires"]["ci"][0] > 0, claim
+    # its twin beyond length: average partial r (flexible length model) of the combinations minus the metrics alone
+    tw = v["DR helps beyond length (uniform, segment level, partial r given the length model): +dr beats Orig."]
+    assert tw["test"] == "beats beyond length" and tw["verdict"] == "cannot tell"
+    assert tw["statistic"] == pytest.approx(result["beyond_length"]["uniform"]["tau"]["diff."]["+dr"], abs=1e-6)
+    assert tw["statistic"] == pytest.approx(-0.037888, abs=1e-6)
     c = v["DR-lex correlates with MQM z (segment level, Pearson)"]  # not a primary claim: exploratory
     assert c["verdict"] == "exploratory" and c["statistic"] == pytest.approx(0.2637, abs=1e-4) and c["ci"][0] > 0
     # beyond length DR-lex's correlation is not distinguishable from 0 on this sample (measured +0.080 given the
@@ -132,9 +178,9 @@ def check(result: dict) -> None:
     # the index card's headline verdicts (studies.discourse_kernels.headline_claims): the six primary claims
     assert result["headline_verdicts"] == [
         f"DR helps (uniform, segment level, WMT12 tau): +dr beats {PC}",
-        "DR helps beyond length (uniform, segment level, WMT12 tau): +dr beats +length",
+        "DR helps beyond length (uniform, segment level, partial r given the length model): +dr beats Orig.",
         f"DR-lex helps (uniform, segment level, WMT12 tau): +dr-lex beats {PC}",
-        "DR-lex helps beyond length (uniform, segment level, WMT12 tau): +dr-lex beats +length",
+        "DR-lex helps beyond length (uniform, segment level, partial r given the length model): +dr-lex beats Orig.",
         "DR correlates with MQM z beyond length (segment level, partial r given the length model)",
         "DR-lex correlates with MQM z beyond length (segment level, partial r given the length model)"]
 
@@ -152,6 +198,6 @@ def check_permuted(result: dict) -> None:
     """With every human score shuffled (permute_human=1) no "helps"/"correlates" claim may hold."""
     assert result["params"]["permute_human"] == 1
     v = result["verdicts"]
-    assert len(v) == 30
+    assert len(v) == 22
     _check_verdict_shapes(v)
     assert [c for c, x in v.items() if x["verdict"] == "holds"] == []
