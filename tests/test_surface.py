@@ -16,16 +16,18 @@ SCRIPT = ROOT / "benchmarks" / "surface.py"
 CEILING = {
     # the working tree when this test was written (main at 86a9546 had 818 / 758 / 294 public names and
     # 20,568 / 5,107 lines by this script's rules; 3, 9, 21, 7 for the rest)
-    "public_names": 794,
-    "public_names_outside_init": 730,
-    "public_names_studies": 276,
+    "public_names": 784,
+    "public_names_outside_init": 720,
+    "public_names_studies": 277,
     "max_public_names_per_module": 57,
     "modules_over_20": 8,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
-    # lines) and the dependency split's install hints; every other count fell in the same stop
-    "lines_package": 22463,
-    "lines_studies": 5103,
-    "metrics_imports_from_parsers": 3,
+    # lines) and the dependency split's install hints; every other count fell in the same stop. Raised again, to
+    # 22,795 and 5,448 (studies): chapter 10's study module (+345) and the raters' allocation and same-rater re-check
+    # of 02/08; the claim engine, the corpus layer and the moves into notebooks took out about 300 lines
+    "lines_package": 22795,
+    "lines_studies": 5448,
+    "metrics_imports_from_parsers": 0,
     "system_table_functions": 9,
     "verdict_functions": 16,
     "json_converters": 2,
