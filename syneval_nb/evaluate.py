@@ -79,8 +79,9 @@ def comparison_metrics(metric_specs: Sequence[Any], brevity_penalty: bool = True
     are scored as their ``-BP`` variants (BLEU's brevity penalty, ``bp:yes``), so that no system gains by deleting
     or truncating lines (issue 37: emptying 3 of the example's 30 lines, or 10 of WMT21's 1000, already raised the
     precision-only scores significantly, a shortfall of 1-3% of the words, within the spread of honest systems'
-    lengths; cutting the scrambled example system's lines to 5 words raised TKM; with the penalty none did). The chapters keep the paper's precision-only definitions (the metric classes' default). Two specs that
-    come to the same metric raise ``ValueError``."""
+    lengths; cutting the scrambled example system's lines to 5 words raised TKM; with the penalty none did). The chapters keep the paper's precision-only definitions (the metric classes' default). Two saved
+    learned metrics of one kind (``-m a.joblib,b.joblib``, both "Ridge") are named after their files
+    (``Ridge:a``, ``Ridge:b``); two specs that still come to the same name raise ``ValueError``."""
     objs, replaced = [], {}
     for spec in metric_specs:
         m = M.get(spec)
@@ -89,6 +90,10 @@ def comparison_metrics(metric_specs: Sequence[Any], brevity_penalty: bool = True
             replaced[m.name] = bp.name
             m = bp
         objs.append(m)
+    names = [m.name for m in objs]
+    for m, spec, n in zip(objs, metric_specs, names):  # two saved models (both "Ridge") go by their files' names
+        if names.count(n) > 1 and isinstance(spec, (str, Path)) and Path(spec).is_file():
+            m.name = f"{n}:{Path(spec).stem}"
     names = [m.name for m in objs]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:

@@ -1,6 +1,7 @@
 """Tests for syneval_nb.metrics.learned (Kulesza & Shieber 2004)."""
 from __future__ import annotations
 
+import json
 import math
 
 import nltk
@@ -571,3 +572,35 @@ def test_fit_command_writes_the_model_score_applies(ted_ridge, tmp_path, capsys)
     assert fit.cli(["-r", str(tmp_path / "refB.txt"), "-i", str(tmp_path / "ref.txt"), "--human-scores",
                     str(tmp_path / "none.tsv"), "-o", str(tmp_path / "x.joblib"), "-m", "chrf"]) == 2
     assert "--human-scores" in capsys.readouterr().err
+
+
+def test_two_saved_models_go_by_their_file_names(tmp_path, capsys):
+    """``score -m a.joblib,b.joblib``: two ridge models (both "Ridge") are told apart by their files' names, each
+    scoring exactly as it does alone; one file given twice under one name is still refused, naming it."""
+    from pathlib import Path
+
+    from syneval_nb.app import cli, score
+    from syneval_nb.evaluate import comparison_metrics
+
+    ex = Path(__file__).resolve().parents[1] / "data" / "examples" / "your_system"
+    systems = [str(ex / f"system_{s}.txt") for s in ("good", "literal", "scrambled")]
+    base = ["-r", str(ex / "ref.A.txt"), "-i", *systems, "-q", "--no-cache"]
+    for stem, feats in (("a", "bleu,chrf"), ("b", "chrf")):
+        assert cli.main(["fit", *base, "--human-scores", str(ex / "human_scores.tsv"), "-m", feats,
+                         "-o", str(tmp_path / f"{stem}.joblib")]) == 0, capsys.readouterr().err
+    a, b = str(tmp_path / "a.joblib"), str(tmp_path / "b.joblib")
+    assert [m.name for m in comparison_metrics([a, b])[0]] == ["Ridge:a", "Ridge:b"]
+    assert [m.name for m in comparison_metrics([a])[0]] == ["Ridge"]  # alone, its own name
+    for spec in ([a, b], [a], [b]):
+        out = tmp_path / f"{len(spec)}{Path(spec[-1]).stem}.json"
+        assert score.cli([*base, "-m", ",".join(spec), "--format", "json", "--n-bootstrap", "0", "-o",
+                          str(out)]) == 0
+    both = {(r["name"], r["system"]): r["score"] for r in json.loads((tmp_path / "2b.json").read_text())["scores"]}
+    alone = {(n, r["system"]): r["score"] for f, n in (("1a", "Ridge:a"), ("1b", "Ridge:b"))
+             for r in json.loads((tmp_path / f"{f}.json").read_text())["scores"]}
+    assert both == alone and len(both) == 6
+    assert both[("Ridge:a", "system_good")] != both[("Ridge:b", "system_good")]  # two models, not one twice
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "a.joblib").write_bytes((tmp_path / "a.joblib").read_bytes())
+    with pytest.raises(ValueError, match=r"a metric is named twice: Ridge:a"):
+        comparison_metrics([a, str(tmp_path / "other" / "a.joblib")])

@@ -190,7 +190,7 @@ def test_every_parameters_cell_reads_without_a_papermill_warning(caplog):
     from papermill.translators import PythonTranslator
 
     nbs = runner.list_notebooks()
-    assert [nb.stem[:2] for nb in nbs] == ["01", "02", "03", "04", "05", "06", "07", "08", "09"]
+    assert [nb.stem[:2] for nb in nbs] == ["01", "02", "03", "04", "05", "06", "07", "08", "09", "10"]
     for nb_path in nbs:
         nb = nbformat.read(str(nb_path), as_version=4)
         cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
