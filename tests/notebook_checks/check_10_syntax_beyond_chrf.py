@@ -73,6 +73,21 @@ def _news_stm_minus_chrf() -> float:
     return float(pearsonr(seg[("STM", 4)], news["mqm"])[0] - pearsonr(chrf, news["mqm"])[0])
 
 
+def _chapter03_stm_beyond_length() -> dict:
+    """Chapter 03's own verdict "STM-4 beats chrF beyond length" on the TED sample, by chapter 03's path
+    (common.load_ted, depth_study.score and headline_table, unadjusted)."""
+    from syneval_nb import stats
+    from syneval_nb.studies import common, depth_study
+
+    ds = depth_study.score(common.load_ted(None, PARAMS["sample"], PARAMS["seed"]), ("STM",), max_depth=4,
+                           progress=False)
+    on = ("MQM z", "partial")
+    table = depth_study.headline_table(ds, "mqm_z", beyond_length=True, n_resamples=PARAMS["n_resamples"],
+                                       seed=PARAMS["seed"])
+    (claim,) = [c for c in depth_study.claims(("STM",), talks=False) if c.primary and c.on == on]
+    return stats.decide_claims([claim], {on: table}, holm=False)[claim.claim]
+
+
 def check_replication(result: dict) -> None:
     """Chapters 03, 04 and 08's headline claims on both sets: 16 claims, one Holm family per set."""
     rep = result["replication"]
@@ -83,6 +98,11 @@ def check_replication(result: dict) -> None:
     stm = "STM-4 beats chrF (MQM z, Pearson)"
     stable = "HWCM loses less than BLEU from depth 1 to 9 (MQM z, literal mean)"
     assert rep[stm]["newstest2021 estimate"] == pytest.approx(_news_stm_minus_chrf(), abs=1e-9)
+    # the TED column is chapter 03's own verdict: same rows, same resamples, same estimate and interval
+    own, beyond = _chapter03_stm_beyond_length(), stm.replace(" (MQM z, Pearson)", " beyond length (MQM z, partial r "
+                                                                                  "given the length model)")
+    assert [rep[beyond][f"TED {k}"] for k in ("estimate", "low", "high")] == pytest.approx(
+        [own["statistic"], *own["ci"]], abs=1e-12)
     # measured on this sample (seed 0, 200 resamples): Holm over 16 keeps 16 / 201 > 0.05, so nothing holds
     assert rep[stm]["TED estimate"] == pytest.approx(-0.04510, abs=1e-4)
     assert rep[stm]["newstest2021 verdict"] == "does not hold" and rep[stm]["TED verdict"] == "cannot tell"
