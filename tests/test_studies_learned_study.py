@@ -137,3 +137,57 @@ def test_bad_input_is_named():
         S.prepare(frame, "news", human="mqm", group="group", lexical_metrics=("BLEU",))
     with pytest.raises(KeyError, match="unknown model"):
         s.columns("syntax alone")
+
+
+def _planted_set(name: str, seed: int, planted: bool) -> S.MQMSet:
+    """40 source segments x 4 systems of random scores; with ``planted``, STM-4 follows the human score closely."""
+    rng = np.random.default_rng(seed)
+    seg = np.repeat(np.arange(40), 4)
+    human = rng.standard_normal(len(seg))
+    noisy = lambda w: w * human + rng.standard_normal(len(seg))  # noqa: E731
+    X = pd.DataFrame({c: noisy(0.3) for c in ("chrF", "STM-4", "TKM", "HWCM-4", "DSTM-4", "DTKM")})
+    if planted:
+        X["STM-4"] = human + 0.3 * rng.standard_normal(len(seg))
+    depth = {f"{f}-{d}": noisy(0.0 if (f, d) == ("BLEU", 9) else 1.0)
+             for f in ("BLEU", "STM", "HWCM", "DSTM") for d in (1, 9)}
+    rows = pd.DataFrame({"system": np.tile(list("abcd"), 40), "seg_id": seg, "group": seg, "human": human})
+    return S.MQMSet(name, rows, X, rng.integers(5, 40, len(seg)).astype(float),
+                    rng.integers(5, 40, len(seg)).astype(float), {}, depth)
+
+
+def test_replication_decides_the_chapters_claims_on_each_set():
+    from syneval_nb.stats import length_covariates
+
+    sets = {"A": _planted_set("A", 1, planted=True), "B": _planted_set("B", 2, planted=False)}
+    rep = S.replication(sets, n_resamples=400, seed=0)  # 400: Holm over 16 can reach 16 / 401 < 0.05
+    assert rep.equals(S.replication(sets, n_resamples=400, seed=0))  # identical inputs, identical numbers
+    assert rep["chapter"].value_counts().to_dict() == {"03": 4, "04": 6, "08": 6}
+    raw, beyond = "STM-4 beats chrF (MQM z, Pearson)", \
+        "STM-4 beats chrF beyond length (MQM z, partial r given the length model)"
+    stable = "HWCM loses less than BLEU from depth 1 to 9 (MQM z, literal mean)"
+    assert rep.index[0] == raw and stable in rep.index
+    a, h = sets["A"], sets["A"].rows["human"].to_numpy()
+    r = lambda x: pearsonr(x, h)[0]  # noqa: E731
+    assert rep.at[raw, "A estimate"] == pytest.approx(r(a.X["STM-4"]) - r(a.X["chrF"]), abs=1e-12)
+    d = a.depth
+    assert rep.at[stable, "A estimate"] == pytest.approx(
+        (r(d["HWCM-9"]) - r(d["HWCM-1"])) - (r(d["BLEU-9"]) - r(d["BLEU-1"])), abs=1e-12)
+    # beyond length: residuals on [1, the length model] by numpy's least squares
+    z = np.column_stack([np.ones(len(h)), *length_covariates(a.hyp_len, a.ref_len).values()])
+    res = lambda y: y - z @ np.linalg.lstsq(z, y, rcond=None)[0]  # noqa: E731
+    part = lambda x: np.corrcoef(res(np.asarray(x)), res(h))[0, 1]  # noqa: E731
+    assert rep.at[beyond, "A estimate"] == pytest.approx(part(a.X["STM-4"]) - part(a.X["chrF"]), abs=1e-9)
+    # the planted metric beats chrF on A, first of its family of 16 (Holm: p * 16); on B it does not hold
+    assert rep.at[raw, "A verdict"] == "holds" and rep.at[raw, "A low"] > 0
+    assert rep.at[raw, "A p_holm"] == pytest.approx(16 / 401)
+    assert rep.at[raw, "B verdict"] != "holds"
+    assert (rep.loc[rep["chapter"] != "08", "B verdict"] != "holds").all()
+    # BLEU's planted signal is gone at depth 9, HWCM's is not: it loses less on both sets
+    assert rep.at[stable, "A verdict"] == rep.at[stable, "B verdict"] == "holds"
+    text = S.replication_text(rep, "A", "B")
+    same = int((rep["A verdict"] == rep["B verdict"]).sum())
+    assert text.startswith(f"{same} of the 16 headline claims of chapters 03, 04, 08 replicate on B")
+    assert f"holds on A, {rep.at[raw, 'B verdict']} on B: {raw}" in text
+    # without the depth rows, chapter 08's claims are left out
+    bare = {n: S.MQMSet(n, s.rows, s.X, s.hyp_len, s.ref_len) for n, s in sets.items()}
+    assert len(S.replication(bare, n_resamples=50)) == 10

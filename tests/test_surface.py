@@ -24,9 +24,10 @@ CEILING = {
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
     # lines) and the dependency split's install hints; every other count fell in the same stop. Raised again, to
     # 22,795 and 5,448 (studies): chapter 10's study module (+345) and the raters' allocation and same-rater re-check
-    # of 02/08; the claim engine, the corpus layer and the moves into notebooks took out about 300 lines
-    "lines_package": 22795,
-    "lines_studies": 5448,
+    # of 02/08; the claim engine, the corpus layer and the moves into notebooks took out about 300 lines. Raised by
+    # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36)
+    "lines_package": 22878,
+    "lines_studies": 5531,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 9,
     "verdict_functions": 16,

@@ -30,7 +30,7 @@ import pandas as pd
 
 from syneval_nb import data, stats
 from syneval_nb.metrics import learned, lexical, registry
-from syneval_nb.studies import common
+from syneval_nb.studies import common, correlation_studies, depth_study
 
 __all__ = ["MODELS", "SETTINGS", "run", "summary_table", "weights", "conclusion", "results"]
 
@@ -59,6 +59,12 @@ applied; exploratory)."""
 PRIMARY = tuple(f"{c} ({s}, r)" for c, ss in (("syntax adds to chrF + length", SETTINGS),
                                               ("syntax adds to all lexical + length", SETTINGS[:2])) for s in ss)
 """The chapter's six primary claims (Holm over these; the rest are exploratory)."""
+REPLICATED = {"03": ("STM", "TKM"), "04": ("HWCM", "DSTM", "DTKM")}
+"""The depth chapters whose headline claims are replicated, with the families they declare them for
+(:func:`syneval_nb.studies.depth_study.primary_claims`)."""
+STABLE = correlation_studies.PRIMARY_FAMILIES
+"""Chapter 08's primary claims: each of these families loses less than BLEU from depth 1 to :data:`MAX_DEPTH`."""
+MAX_DEPTH = 9
 
 
 @dataclass
@@ -73,6 +79,9 @@ class MQMSet:
     hyp_len: np.ndarray
     ref_len: np.ndarray
     groups: dict = field(default_factory=dict)
+    depth: dict = field(default_factory=dict)
+    """``{row name: scores}`` of chapter 08's stability claim (BLEU and STM/HWCM/DSTM at depth 1 and
+    :data:`MAX_DEPTH`, literal mean, :func:`syneval_nb.studies.depth_study.depth_scores`); empty unless asked."""
 
     def columns(self, model: str) -> list[str]:
         if model not in MODELS:
@@ -86,12 +95,13 @@ def _lengths(texts: Sequence[str]) -> np.ndarray:
 
 def prepare(frame: pd.DataFrame, name: str, *, human: str, group: str, reference: str = "ref",
             lexical_metrics: Sequence[str] = LEXICAL, syntactic_metrics: Sequence[str] = SYNTACTIC,
-            seed: int = 0, permute_human: int | None = None) -> MQMSet:
+            seed: int = 0, permute_human: int | None = None, depth_curves: bool = False) -> MQMSet:
     """An :class:`MQMSet` from a loader's MT rows (``target``, ``reference`` and their ``ptb`` columns, ``seg_id``,
     ``human``, ``group``: the cross-validation unit): the metrics scored through
     :func:`syneval_nb.metrics.learned.ridge_frame` (the registry's scoring loop) against ``reference``, and
     ``len(syntactic_metrics)`` placebo columns (standard normal, seeded with ``seed``). ``permute_human``: shuffle
-    the human scores with that seed (:func:`syneval_nb.stats.permute_human`)."""
+    the human scores with that seed (:func:`syneval_nb.stats.permute_human`). ``depth_curves``: also score the rows
+    of chapter 08's stability claim (``MQMSet.depth``)."""
     need = ["system", "seg_id", "target", reference, human, group]
     missing = [c for c in need if c not in frame.columns]
     if missing:
@@ -111,8 +121,14 @@ def prepare(frame: pd.DataFrame, name: str, *, human: str, group: str, reference
     X = pd.concat([scores, pd.DataFrame(rng.standard_normal((len(frame), len(placebo))), columns=placebo)], axis=1)
     rows = pd.DataFrame({"system": frame["system"], "seg_id": frame["seg_id"], "group": frame[group],
                          "human": stats.permute_human(frame[human].to_numpy(dtype=float), permute_human)})
+    depth = {}
+    if depth_curves:
+        seg, _ = depth_study.depth_scores(frame["target"], [[r] for r in frame[reference]], frame["ptb"],
+                                          [[r] for r in frame[f"ptb_{reference}"]], frame["system"], MAX_DEPTH,
+                                          tuple(f.lower() for f in STABLE), progress=False)
+        depth = {stats.metric_name(f, d): seg[(f, d)] for f in ("BLEU", *STABLE) for d in (1, MAX_DEPTH)}
     return MQMSet(name, rows, X, _lengths(frame["target"]), _lengths(frame[reference]),
-                  {"chrF": ["chrF"], "lexical": lex, "syntax": syn, "placebo": placebo})
+                  {"chrF": ["chrF"], "lexical": lex, "syntax": syn, "placebo": placebo}, depth)
 
 
 class _Column:
@@ -199,19 +215,20 @@ class Chapter10:
     verdicts: dict
     params: dict
     seconds: dict
+    replication: pd.DataFrame | None = None
 
 
 def load_sets(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: int | None = None,
               lexical_metrics: Sequence[str] = LEXICAL,
-              syntactic_metrics: Sequence[str] = SYNTACTIC) -> dict[str, MQMSet]:
+              syntactic_metrics: Sequence[str] = SYNTACTIC, depth_curves: bool = True) -> dict[str, MQMSet]:
     """The two MQM sets (``sample`` source segments of each, seeded; None: all): TED zh-en MT rows against refB
     (human ``mqm_z``, grouped by talk) and newstest2021 zh-en against reference A (human ``mqm``, grouped by source
-    segment)."""
+    segment); ``depth_curves``: with the rows of chapter 08's stability claim (:func:`prepare`)."""
     ted, news = data.load_ted_zhen_mqm(data_dir), data.load_newstest2021_zhen_mqm(data_dir)
     ted = data.sample_segments(ted[~ted["is_human"]], sample, seed)
     news = data.sample_segments(news, sample, seed)
     kw = dict(seed=seed, permute_human=permute_human, lexical_metrics=lexical_metrics,
-              syntactic_metrics=syntactic_metrics)
+              syntactic_metrics=syntactic_metrics, depth_curves=depth_curves)
     return {TED: prepare(ted, TED, human="mqm_z", group="doc", reference="refB", **kw),
             NEWS: prepare(news.assign(group=news["seg_id"]), NEWS, human="mqm", group="group", reference="ref", **kw)}
 
@@ -245,11 +262,12 @@ def run(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: 
     verdicts = {f"{c} ({st}, {how})": stats.verdict_beats(tables[st][how], *pair, alpha=alpha)
                 for st in SETTINGS for c, pair in CLAIMS.items() for how in MEASURES}
     (verdicts,) = common.holm_chapter(verdicts, primary=PRIMARY)
+    rep = replication(sets, n_resamples, seed, alpha)
     t3 = time.perf_counter()
     params = {"sample": sample, "seed": seed, "permute_human": permute_human, "n_resamples": n_resamples,
               "alpha": alpha, "folds": folds, "lexical": list(lexical_metrics), "syntactic": list(syntactic_metrics)}
     seconds = {"features": t1 - t0, "fits": t2 - t1, "resampling": t3 - t2}
-    return Chapter10(sets, pred, tables, fitted, verdicts, params, seconds)
+    return Chapter10(sets, pred, tables, fitted, verdicts, params, seconds, rep)
 
 
 def summary_table(ch: Chapter10) -> pd.DataFrame:
@@ -329,7 +347,8 @@ def conclusion(ch: Chapter10, table: pd.DataFrame | None = None) -> str:
 
 
 def results(ch: Chapter10) -> dict:
-    """The results file: the out-of-sample table, verdicts, headline verdicts, weights, alphas, sizes, timings."""
+    """The results file: the out-of-sample table, verdicts, headline verdicts, weights, alphas, sizes, timings, and
+    the replication of chapters 03, 04 and 08's headline claims (:func:`replication`)."""
     table = summary_table(ch)
     w = weights(ch)
     out = {"table": {f"{r.pop('setting')}|{r.pop('model')}": r for r in table.to_dict("records")},
@@ -342,4 +361,68 @@ def results(ch: Chapter10) -> dict:
                          "groups": int(s.rows["group"].nunique()), "systems": int(s.rows["system"].nunique())}
                      for n, s in ch.sets.items()},
            "conclusion": conclusion(ch, w), "seconds": ch.seconds, "params": ch.params}
+    if ch.replication is not None:
+        out["replication"] = ch.replication.to_dict("index")
+        out["replication_text"] = replication_text(ch.replication)
     return out
+
+
+# ------------------------------------------------------------------------------------------------ replication
+
+
+def replication_claims(stability: bool = True) -> list[stats.Claim]:
+    """The headline claims of chapters 03 and 04 as they declare them (the primary claims of
+    :func:`syneval_nb.studies.depth_study.claims`: each beats chrF, Pearson and beyond length) and, with
+    ``stability``, chapter 08's (:data:`STABLE` loses less than BLEU from depth 1 to :data:`MAX_DEPTH`, raw and beyond
+    length, the sentences of :func:`syneval_nb.studies.correlation_studies.stability_claim`)."""
+    out = [c for fams in REPLICATED.values() for c in depth_study.claims(fams, talks=False) if c.primary]
+    for f in STABLE if stability else ():
+        for on in (("MQM z", "pearson"), ("MQM z", "partial")):
+            out.append(stats.Claim(correlation_studies.stability_claim(f, MAX_DEPTH, on[1] == "partial"), "loses less",
+                                   stats.metric_name(f, MAX_DEPTH), stats.metric_name(f, 1), on=on, primary=True,
+                                   than=(stats.metric_name("BLEU", MAX_DEPTH), stats.metric_name("BLEU", 1))))
+    return out
+
+
+def _replication_tables(s: MQMSet, n_resamples: int, seed: int, alpha: float) -> dict:
+    """The two tables the replicated claims read, under the chapters' keys: Pearson and the partial r given the
+    flexible length model, source segments resampled, every row against chrF."""
+    rows = {m: s.X[m].to_numpy() for m in ("chrF", *(stats.metric_name(f, None if f in depth_study.KERNELS else
+                                                                       depth_study.PRIMARY_DEPTH)
+                                                     for fams in REPLICATED.values() for f in fams))}
+    rows.update(s.depth)
+    h, seg = s.rows["human"].to_numpy(), s.rows["seg_id"].to_numpy()
+    kw = dict(baseline="chrF", placebo_column=False, n_resamples=n_resamples, seed=seed, alpha=alpha, holm=False)
+    return {("MQM z", "pearson"): stats.correlation_table(rows, h, seg, **kw),
+            ("MQM z", "partial"): stats.correlation_table(rows, h, seg, given=stats.length_covariates(s.hyp_len,
+                                                                                                     s.ref_len), **kw)}
+
+
+def replication(sets: Mapping[str, MQMSet], n_resamples: int = 1000, seed: int = 0,
+                alpha: float = 0.05) -> pd.DataFrame:
+    """Chapters 03, 04 and 08's headline claims (:func:`replication_claims`; 08's only when the sets carry the depth
+    rows) decided on each set by the kit's engine (:func:`syneval_nb.stats.decide_claims`) on the chapter-10 scores
+    (the registry metrics against each set's reference and human score). Holm runs over the replicated claims within
+    each set: one family per set, apart from the chapter's primary claims. One row per claim; per set the columns
+    ``"<set> estimate"``, ``low``, ``high``, ``verdict``, ``p_holm``."""
+    claims = replication_claims(all(s.depth for s in sets.values()))
+    out = pd.DataFrame(index=pd.Index([c.claim for c in claims], name="claim"))
+    out["chapter"] = [next((ch for ch, fams in REPLICATED.items() if c.metric.split("-")[0] in fams), "08")
+                      if c.test == "beats" else "08" for c in claims]
+    for name, s in sets.items():
+        v = stats.decide_claims(claims, _replication_tables(s, n_resamples, seed, alpha))
+        for col, get in (("estimate", lambda x: x["statistic"]), ("low", lambda x: x["ci"][0]),
+                         ("high", lambda x: x["ci"][1]), ("verdict", lambda x: x["verdict"]),
+                         ("p_holm", lambda x: x["p_holm"])):
+            out[f"{name} {col}"] = [get(v[c.claim]) for c in claims]
+    return out
+
+
+def replication_text(rep: pd.DataFrame, base: str = TED, other: str = NEWS) -> str:
+    """Which claims replicate on ``other``: a claim replicates when its verdict there is the one it has on ``base``;
+    the claims grouped by their pair of verdicts."""
+    pairs = rep.groupby([f"{base} verdict", f"{other} verdict"], sort=False).groups
+    same = int((rep[f"{base} verdict"] == rep[f"{other} verdict"]).sum())
+    groups = [f"{b} on {base}, {o} on {other}: {'; '.join(idx)}" for (b, o), idx in pairs.items()]
+    return (f"{same} of the {len(rep)} headline claims of chapters {', '.join(sorted(set(rep['chapter'])))} replicate "
+            f"on {other} (the same verdict as on {base}). " + ". ".join(groups) + ".")

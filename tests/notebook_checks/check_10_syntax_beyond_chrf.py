@@ -1,6 +1,7 @@
 """CI check of notebooks/10_syntax_beyond_chrf.ipynb: 30 source segments of each MQM set (TED: x 13 systems, 5 talks;
 newstest2021: x 8 systems), 3 outer folds, 200 resamples. One cell of the out-of-sample table (chrF + length trained
-on TED, tested on newstest2021) is recomputed here with sacrebleu, numpy, scikit-learn and scipy."""
+on TED, tested on newstest2021) is recomputed here with sacrebleu, numpy, scikit-learn and scipy, and one cell of the
+replication table (STM-4 beats chrF on newstest2021) with sacrebleu's chrF, chapter 03's depth scores and scipy."""
 from __future__ import annotations
 
 import logging
@@ -55,6 +56,63 @@ def _transfer_chrf_r() -> float:
     return float(pearsonr(pipe.predict(design(news, "ref")), news["mqm"])[0])
 
 
+def _news_stm_minus_chrf() -> float:
+    """r(STM-4) - r(chrF) with the published MQM on the newstest2021 sample: STM-4 as chapter 03 scores it
+    (:func:`depth_study.depth_scores`, not the registry path of chapter 10), chrF by sacrebleu, r by scipy."""
+    import sacrebleu
+    from scipy.stats import pearsonr
+
+    from syneval_nb.data import load_newstest2021_zhen_mqm, sample_segments
+    from syneval_nb.studies.depth_study import depth_scores
+
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+    news = sample_segments(load_newstest2021_zhen_mqm(), PARAMS["sample"], PARAMS["seed"]).reset_index(drop=True)
+    seg, _ = depth_scores(news["target"], [[r] for r in news["ref"]], news["ptb"], [[r] for r in news["ptb_ref"]],
+                          news["system"], 4, ("stm",), progress=False)
+    chrf = [sacrebleu.sentence_chrf(t, [x]).score / 100 for t, x in zip(news["target"], news["ref"])]
+    return float(pearsonr(seg[("STM", 4)], news["mqm"])[0] - pearsonr(chrf, news["mqm"])[0])
+
+
+def _chapter03_stm_beyond_length() -> dict:
+    """Chapter 03's own verdict "STM-4 beats chrF beyond length" on the TED sample, by chapter 03's path
+    (common.load_ted, depth_study.score and headline_table, unadjusted)."""
+    from syneval_nb import stats
+    from syneval_nb.studies import common, depth_study
+
+    ds = depth_study.score(common.load_ted(None, PARAMS["sample"], PARAMS["seed"]), ("STM",), max_depth=4,
+                           progress=False)
+    on = ("MQM z", "partial")
+    table = depth_study.headline_table(ds, "mqm_z", beyond_length=True, n_resamples=PARAMS["n_resamples"],
+                                       seed=PARAMS["seed"])
+    (claim,) = [c for c in depth_study.claims(("STM",), talks=False) if c.primary and c.on == on]
+    return stats.decide_claims([claim], {on: table}, holm=False)[claim.claim]
+
+
+def check_replication(result: dict) -> None:
+    """Chapters 03, 04 and 08's headline claims on both sets: 16 claims, one Holm family per set."""
+    rep = result["replication"]
+    assert len(rep) == 16 and [r["chapter"] for r in rep.values()].count("08") == 6
+    for r in rep.values():
+        for s in ("TED", "newstest2021"):
+            assert r[f"{s} low"] <= r[f"{s} estimate"] <= r[f"{s} high"]
+    stm = "STM-4 beats chrF (MQM z, Pearson)"
+    stable = "HWCM loses less than BLEU from depth 1 to 9 (MQM z, literal mean)"
+    assert rep[stm]["newstest2021 estimate"] == pytest.approx(_news_stm_minus_chrf(), abs=1e-9)
+    # the TED column is chapter 03's own verdict: same rows, same resamples, same estimate and interval
+    own, beyond = _chapter03_stm_beyond_length(), stm.replace(" (MQM z, Pearson)", " beyond length (MQM z, partial r "
+                                                                                  "given the length model)")
+    assert [rep[beyond][f"TED {k}"] for k in ("estimate", "low", "high")] == pytest.approx(
+        [own["statistic"], *own["ci"]], abs=1e-12)
+    # measured on this sample (seed 0, 200 resamples): Holm over 16 keeps 16 / 201 > 0.05, so nothing holds
+    assert rep[stm]["TED estimate"] == pytest.approx(-0.04510, abs=1e-4)
+    assert rep[stm]["newstest2021 verdict"] == "does not hold" and rep[stm]["TED verdict"] == "cannot tell"
+    assert rep[stable]["newstest2021 estimate"] == pytest.approx(0.15486, abs=1e-4)
+    assert rep[stable]["TED p_holm"] == pytest.approx(16 / 201)
+    assert not any(r[f"{s} verdict"] == "holds" for r in rep.values() for s in ("TED", "newstest2021"))
+    assert result["replication_text"].startswith("9 of the 16 headline claims of chapters 03, 04, 08 replicate on "
+                                                 "newstest2021")
+
+
 def check(result: dict) -> None:
     sizes = result["sizes"]
     assert sizes["TED"] == {"rows": 390, "segments": 30, "groups": 5, "systems": 13}
@@ -95,9 +153,12 @@ def check(result: dict) -> None:
     w = result["weights"]
     assert set(w) == {"TED", "newstest2021"} and len(w["TED"]) == 8 + 7 + 1
     assert result["params"]["lexical"][2] == "chrF" and len(result["params"]["syntactic"]) == 7
+    check_replication(result)
 
 
 def check_permuted(result: dict) -> None:
     """permute_human: every human score shuffled; no claim may hold."""
     v = result["verdicts"]
     assert len(v) == 48 and [c for c, x in v.items() if x["verdict"] == "holds"] == []
+    rep = result["replication"].values()
+    assert not any(r[f"{s} verdict"] == "holds" for r in rep for s in ("TED", "newstest2021"))
