@@ -25,8 +25,9 @@ CEILING = {
     # lines) and the dependency split's install hints; every other count fell in the same stop. Raised again, to
     # 22,795 and 5,448 (studies): chapter 10's study module (+345) and the raters' allocation and same-rater re-check
     # of 02/08; the claim engine, the corpus layer and the moves into notebooks took out about 300 lines. Raised by
-    # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36)
-    "lines_package": 22878,
+    # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
+    # 5 more: two saved learned metrics in one `score` named after their files
+    "lines_package": 22883,
     "lines_studies": 5531,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 9,
