@@ -26,10 +26,10 @@ CEILING = {
     # 22,795 and 5,448 (studies): chapter 10's study module (+345) and the raters' allocation and same-rater re-check
     # of 02/08; the claim engine, the corpus layer and the moves into notebooks took out about 300 lines
     "lines_package": 22795,
-    "lines_studies": 5448,
+    "lines_studies": 5445,
     "metrics_imports_from_parsers": 0,
-    "system_table_functions": 9,
-    "verdict_functions": 16,
+    "system_table_functions": 8,
+    "verdict_functions": 13,
     "json_converters": 2,
 }
 """Issue 34's targets: public names <= 300 outside the ``__init__`` modules and <= 20 per module, ``studies/``

@@ -26,7 +26,7 @@ from syneval_nb.studies.common import (
 )
 
 
-__all__ = ["BASELINES", "LexicalScores", "make_metrics", "score", "segment_tables",
+__all__ = ["LexicalScores", "make_metrics", "score", "segment_tables",
            "system_table", "tables", "claims", "results"]
 
 
@@ -138,12 +138,10 @@ def tables(seg: pd.DataFrame, partial: pd.DataFrame, within: pd.DataFrame, aspec
 
 def claims(metrics, system: bool = True) -> list[stats.Claim]:
     """The chapter's claims on :func:`tables` (:func:`syneval_nb.stats.decide_claims`, Holm over :data:`PRIMARY`).
-    For each of ``metrics`` (:attr:`LexicalScores.claim_metrics`): "correlates" with MQM z (raw and beyond length,
-    partial r given the length model), "beats the placebo"; against each other baseline of :data:`BASELINES`
-    (chrF, then BLEU-4): "beats" (Pearson, beyond length, within source segments; with ``system``, at system level
-    on WMT21 de-en DA z, ref A); with ``system`` "beats permuted human scores" (a permutation test); Liu & Gildea's
-    "n-gram overlap misses fluency" as a diagnostic: the metric's Accuracy-minus-Fluency gap against chrF's gap
-    (every metric, chrF included, tracks Accuracy z better than Fluency z, so the plain gap is no evidence)."""
+    Per metric (:attr:`LexicalScores.claim_metrics`): "correlates" with MQM z (raw, beyond length), "beats the
+    placebo"; "beats" each other baseline of :data:`BASELINES` (Pearson, beyond length, within source segments,
+    with ``system`` at system level) and "beats permuted human scores"; Liu & Gildea's "n-gram overlap misses
+    fluency" as a diagnostic: its Accuracy-minus-Fluency gap against chrF's (every metric has such a gap)."""
     out: list[stats.Claim] = []
     where = "at system level (WMT21 de-en DA z, ref A)"
 
