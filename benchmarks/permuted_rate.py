@@ -7,7 +7,7 @@ chapter and seed. A single seed with one claim holding (05, seed 1, Holm p 0.048
 the kit's check is a rate over seeds. This benchmark measures it cheaply for chapter 02: the metric scores do not
 depend on the human scores, so they are computed once, and per seed only the primary claims' two tables (Pearson
 and beyond length, MQM z, source segments resampled) and their Holm family are recomputed, exactly as the chapter
-does (``lexical_metrics.verdicts`` on the same tables gives the same verdicts for these six claims).
+does (the chapter's own claim declarations, decided by ``stats.decide_claims``).
 
     PYTHONPATH=. .venv/bin/python benchmarks/permuted_rate.py --seeds 1-20 [--sample N] [--data-dir DIR]
 
@@ -27,15 +27,12 @@ from syneval_nb.studies import common, lexical_metrics as study
 
 
 def primary_verdicts(ls: study.LexicalScores, n_resamples: int, seed: int = 0) -> dict:
-    """Chapter 02's six primary claims, Holm over them (the chapter's family)."""
+    """Chapter 02's primary claims (its own declarations, ``lexical_metrics.claims``), Holm over them (the chapter's
+    family), decided by the one engine on the two tables they read."""
     kw = dict(humans={"MQM z": "mqm_z"}, n_resamples=n_resamples, seed=seed)
-    seg, partial = study.segment_tables(ls, **kw), study.segment_tables(ls, beyond_length=True, **kw)
-    v = {}
-    for t, i in ((seg, 0), (partial, 1)):
-        for j, m in ((0, "BLEU-4"), (2, "METEOR")):
-            v[study.PRIMARY[j + i]] = stats.verdict_beats(t, m, "chrF", human="MQM z")
-        v[study.PRIMARY[4 + i]] = stats.verdict_correlates(t, "chrF", human="MQM z")
-    return common.holm_chapter(v, primary=list(v))[0]
+    tables = {"MQM z": study.segment_tables(ls, **kw), "beyond length": study.segment_tables(ls, beyond_length=True,
+                                                                                             **kw)}
+    return stats.decide_claims([c for c in study.claims(list(ls.scores), system=False) if c.primary], tables)
 
 
 def _seeds(text: str) -> list[int]:

@@ -86,6 +86,19 @@ def test_contrasts_edge_and_loses_less(data):
     assert "requires" not in v["A loses less than C from B"] or v["A loses less than C from B"]["requires"] is None
 
 
+def test_an_edge_in_the_claims_own_words(data):
+    """``text``: chapter 02 writes its aspect contrast as a gap per metric; the same quantity, computed here."""
+    x, h, f, seg = data["rows"], data["human"], data["aspect"], data["seg"]
+    r = {(m, k): _resampled_r(x[m], y, seg) for m in ("A", "B") for k, y in (("h", h), ("f", f))}
+    gap = lambda m: pearsonr(x[m], f)[0] - pearsonr(x[m], h)[0]  # noqa: E731
+    text = "[r(A, f) - r(A, h)] - [r(B, f) - r(B, h)]"
+    v = Claim("A tracks f better than h, more than B does", "edge", "A", "B", on="f", versus="h",
+              text=text).decide(data["tables"])
+    _same(v, _by_hand((r["A", "f"] - r["A", "h"]) - (r["B", "f"] - r["B", "h"]), gap("A") - gap("B")))
+    assert v["statistic_text"] == text and text in v["rule"] and text in v["reason"]
+    assert Claim("x", "edge", "A", "B", on="f", versus="h").decide(data["tables"])["statistic_text"] != text
+
+
 def test_holm_over_the_primary_claims_by_hand(data):
     given = stats.verdict_from_samples("difference", "a premise", 0.2, np.linspace(-0.01, 0.4, B), 0.05, "rows",
                                        n_units=50)

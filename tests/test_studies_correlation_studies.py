@@ -20,7 +20,24 @@ def test_chapter_on_a_small_sample(shared_data):
     human = lit.frame.groupby("system")["mqm_z"].mean()
     r = pearsonr(lit.corpus.loc[human.index, ("TKM", None)], human)[0]
     assert c8.ted_system.set_index("metric").loc["TKM", "r"] == pytest.approx(r, abs=1e-12)
-    assert "STM loses less than BLEU from depth 1 to 9 (MQM z, literal mean)" in c8.verdicts
+    # the chapter's own claims, as data: the depth claim and its twin (primary) for STM, TED system level for both
+    own = study.claims(("STM", "TKM"), ["TKM λ=0.4"])
+    assert [(c.claim, c.test, c.metric, c.baseline, c.than, c.on, c.primary) for c in own[:2]] == [
+        ("STM loses less than BLEU from depth 1 to 9 (MQM z, literal mean)", "loses less", "STM-9", "STM-1",
+         ("BLEU-9", "BLEU-1"), "curves", True),
+        ("STM loses less than BLEU from depth 1 to 9 beyond length (MQM z, literal mean, partial r given the length "
+         "model)", "loses less", "STM-9", "STM-1", ("BLEU-9", "BLEU-1"), "curves beyond length", True)]
+    assert [c.claim for c in own[2:5]] == [f"STM-4 beats {b} at system level (TED zh-en, mean MQM z, 13 systems)"
+                                           for b in ("chrF", "BLEU-4")] + [
+        "STM-4 beats permuted human scores at system level (TED zh-en, mean MQM z, 13 systems)"]
+    assert len(own) == 2 + 3 * 3 and not any(c.primary for c in own[2:])
+    assert [c.primary for c in study.claims(("TKM", "STM", "HWCM", "DSTM"), max_depth=6)] == [True] * 6 + [False] * 12
+    assert [c.claim for c in own] == list(c8.verdicts)[-len(own):]  # after the depth chapter's, in this order
+    pr = lambda k: pearsonr(lit.segment[k], lit.frame["mqm_z"])[0]  # noqa: E731
+    v = c8.verdicts["STM loses less than BLEU from depth 1 to 9 (MQM z, literal mean)"]
+    assert v["statistic"] == pytest.approx((pr(("STM", 9)) - pr(("STM", 1))) - (pr(("BLEU", 9)) - pr(("BLEU", 1))),
+                                           abs=1e-12)
+    assert v["family_size"] == 0 and v["verdict"] == "exploratory"  # 8 source segments: below the cluster floor
     r = study.results(c8, {})  # the worked examples live in the notebook (check_08 pins them)
     assert r["ted"]["n_rows"] == 104
     # issue 35: the allocation of the sample's rows and the depth claims re-checked on same-rater pairs

@@ -30,7 +30,23 @@ def test_tables_system_level_and_verdicts(shared_data):
     within = study.segment_tables(ls, method="within", n_resamples=100)
     partial = study.segment_tables(ls, n_resamples=100, beyond_length=True)
     aspects = study.segment_tables(ls, common.ASPECTS, n_resamples=100)
-    v = study.verdicts(seg, partial, within, aspects, sy)
+    claims = study.claims(ls.claim_metrics)
+    assert ls.claim_metrics == ["BLEU-4", "NIST", "WER", "PER", "F-measure", "GTM", "ROUGE-S", "METEOR", "TER", "chrF"]
+    assert [c.claim for c in claims if c.primary] == list(study.PRIMARY)
+    v = stats.decide_claims(claims, study.tables(seg, partial, within, aspects, sy))
+    assert list(v) == [c.claim for c in claims]
+    # the claims as data: BLEU-4's, in the order the chapter lists them (chrF is its only other baseline)
+    assert [(c.test, c.baseline, c.on) for c in claims[:9]] == [
+        ("correlates", None, "MQM z"), ("correlates", None, "beyond length"), ("beats the placebo", None, "MQM z"),
+        ("beats", "chrF", "MQM z"), ("beats", "chrF", "beyond length"), ("beats", "chrF", "within"),
+        ("beats", "chrF", "system"), ("beats the placebo", None, "system"), ("edge", "chrF", "Accuracy z")]
+    bl = lambda m: pearsonr(ls.scores[m], ted["mqm_z"])[0] - pearsonr(ls.scores["chrF"], ted["mqm_z"])[0]  # noqa: E731
+    assert v["METEOR beats chrF (MQM z, Pearson)"]["statistic"] == pytest.approx(bl("METEOR"), abs=1e-12)
+    assert v["METEOR beats BLEU-4 (MQM z, Pearson)"]["statistic"] == pytest.approx(bl("METEOR") - bl("BLEU-4"),
+                                                                                   abs=1e-12)
+    assert "chrF beats chrF (MQM z, Pearson)" not in v and "chrF beats BLEU-4 (MQM z, Pearson)" in v
+    assert {v[c]["verdict"] for c in v if c not in study.PRIMARY} == {"exploratory"}
+    assert len(study.claims(ls.claim_metrics, system=False)) == len(claims) - 10 * 3 + 2  # no system claims
     c = v["BLEU-4 tracks Accuracy better than Fluency, more than chrF does (z)"]
     b, f = ls.scores["BLEU-4"], ls.scores["chrF"]
     gap = lambda x: pearsonr(x, ted["mqm_accuracy_z"])[0] - pearsonr(x, ted["mqm_fluency_z"])[0]  # noqa: E731
@@ -106,9 +122,8 @@ def test_same_rater_recheck_matches_the_chapter_within_table(shared_data):
     ted = common.load_ted(shared_data, sample=25, seed=0)
     ls = study.score(ted, progress=False)
     within = study.segment_tables(ls, method="within", n_resamples=200)
-    beats = lambda m: lambda t: stats.verdict_beats(t, m, "chrF")  # noqa: E731  (as notebook 02 re-checks them)
-    tests = [beats("BLEU-4")] * 2 + [beats("METEOR")] * 2 + [lambda t: stats.verdict_correlates(t, "chrF")] * 2
-    claims = {c: (fn, "beyond length" in c) for c, fn in zip(study.PRIMARY, tests)}
+    claims = {c.claim: (lambda t, c=c: c.decide({c.on: t}), c.on == "beyond length")  # as notebook 02 re-checks
+              for c in study.claims(ls.claim_metrics) if c.primary}
     rc = common.same_rater_recheck({m: ls.scores[m] for m in ("BLEU-4", "METEOR", "chrF")}, ted, claims, ls.given,
                                    n_resamples=200)
     want = stats.verdict_beats(within, "BLEU-4", "chrF", human="MQM z")

@@ -26,12 +26,13 @@ CEILING = {
     # 22,795 and 5,448 (studies): chapter 10's study module (+345) and the raters' allocation and same-rater re-check
     # of 02/08; the claim engine, the corpus layer and the moves into notebooks took out about 300 lines. Raised by
     # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
-    # 5 more: two saved learned metrics in one `score` named after their files
-    "lines_package": 22883,
-    "lines_studies": 5531,
+    # 5 more: two saved learned metrics in one `score` named after their files; 02 and 08 on the claim engine and
+    # verdict_stability's removal took 11 out again
+    "lines_package": 22872,
+    "lines_studies": 5517,
     "metrics_imports_from_parsers": 0,
-    "system_table_functions": 9,
-    "verdict_functions": 16,
+    "system_table_functions": 8,
+    "verdict_functions": 12,
     "json_converters": 2,
 }
 """Issue 34's targets: public names <= 300 outside the ``__init__`` modules and <= 20 per module, ``studies/``

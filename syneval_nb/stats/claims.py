@@ -43,7 +43,8 @@ class Claim:
     """One claim of a chapter. ``claim``: its sentence (the verdict's key); ``test``: one of :data:`CLAIM_TESTS`;
     ``metric`` and ``baseline``: the rows compared; ``on``: the key of the table it is decided on (``human``: the
     human score of a stacked table); ``versus``: the second table of an ``edge`` (``labels``: how the statistic
-    names the two); ``than``: the two rows an ``loses less`` claim is measured against; ``primary``: one of the
+    names the two; ``text``: the statistic's text when the claim writes the same quantity in another order);
+    ``than``: the two rows an ``loses less`` claim is measured against; ``primary``: one of the
     chapter's declared primary claims (Holm runs over these, every other claim is exploratory); ``variant``: a
     variant of the protocol (e.g. talks resampled), shown apart but in the same family."""
 
@@ -55,6 +56,7 @@ class Claim:
     human: str | None = None
     versus: Hashable = None
     labels: tuple = ("Fluency", "Accuracy")
+    text: str | None = None
     than: tuple | None = None
     primary: bool = False
     variant: bool = False
@@ -78,7 +80,8 @@ class Claim:
             return verdict_beats_placebo(t, self.metric, alpha=alpha, human=self.human)
         if self.test == "edge":
             return verdict_contrast(t, tables[self.versus], self.metric, self.baseline, human_a=self.human,
-                                    human_b=self.human, label_a=self.labels[0], label_b=self.labels[1], alpha=alpha)
+                                    human_b=self.human, label_a=self.labels[0], label_b=self.labels[1], alpha=alpha,
+                                    text=self.text)
         if self.test == "loses less":
             return verdict_contrast(t, t, self.metric, self.baseline, human_a=self.human, human_b=self.human,
                                     rows_b=self.than, label_a=None, label_b=None, alpha=alpha)

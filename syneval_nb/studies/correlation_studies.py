@@ -13,23 +13,18 @@ from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
 from syneval_nb.studies import common, depth_study
 
 
-__all__ = ["FAMILIES", "run", "Chapter08", "ted_system_table",
-           "deen_reference_variants", "comet_anchor", "results"]
+__all__ = ["FAMILIES", "claims", "run", "Chapter08", "deen_reference_variants", "comet_anchor", "results"]
 
 FAMILIES = ("STM", "HWCM", "DSTM", "TKM", "DTKM")
 
 
 class Chapter08:
-    """The depth chapter (``ch``) plus this chapter's own tables."""
+    """The depth chapter (``ch``) plus this chapter's own tables; ``verdicts``: the depth chapter's and this
+    chapter's own (:func:`claims`), Holm over the chapter."""
 
-    def __init__(self, ch, per_system, ted_system, deen_variants, comet, stability, ted_sys_verdicts, raters=None):
+    def __init__(self, ch, per_system, ted_system, deen_variants, comet, verdicts, raters=None):
         self.ch, self.per_system, self.ted_system = ch, per_system, ted_system
-        self.deen_variants, self.comet, self.stability = deen_variants, comet, stability
-        self.ted_sys_verdicts, self.raters = ted_sys_verdicts, raters
-
-    @property
-    def verdicts(self) -> dict:
-        return {**self.ch.verdicts, **self.stability, **self.ted_sys_verdicts}
+        self.deen_variants, self.comet, self.verdicts, self.raters = deen_variants, comet, verdicts, raters
 
 
 PRIMARY_FAMILIES = ("STM", "HWCM", "DSTM")
@@ -39,10 +34,29 @@ beyond-length twin (Holm runs over these six; every other verdict is exploratory
 
 def stability_claim(family: str, max_depth: int, beyond_length: bool = False) -> str:
     """The claim "``family`` loses less than BLEU from depth 1 to ``max_depth``", raw or beyond length."""
-    if beyond_length:
-        return (f"{family} loses less than BLEU from depth 1 to {max_depth} beyond length (MQM z, literal mean, "
-                "partial r given the length model)")
-    return f"{family} loses less than BLEU from depth 1 to {max_depth} (MQM z, literal mean)"
+    how = " beyond length (MQM z, literal mean, partial r given the length model)" if beyond_length else \
+        " (MQM z, literal mean)"
+    return f"{family} loses less than BLEU from depth 1 to {max_depth}{how}"
+
+
+def claims(families, kernel_variants=(), max_depth: int = 9) -> list[stats.Claim]:
+    """This chapter's own claims, beside the depth chapter's (:func:`syneval_nb.studies.depth_study.claims`), on
+    the tables ``curves``, ``curves beyond length`` (MQM z, literal mean) and ``TED system`` (:func:`run`). For each
+    non-kernel family F: "F loses less than BLEU from depth 1 to ``max_depth``" (test ``loses less``: [r(F-D) -
+    r(F-1)] - [r(BLEU-D) - r(BLEU-1)] > 0) and its beyond-length twin, primary for :data:`PRIMARY_FAMILIES`; for
+    each family at PRIMARY_DEPTH, each kernel and each of ``kernel_variants``, at TED system level "beats" each
+    baseline and "beats permuted human scores". Every other claim is exploratory."""
+    n, D, where = stats.metric_name, max_depth, "TED zh-en, mean MQM z, 13 systems"
+    out = [stats.Claim(stability_claim(f, D, b), "loses less", n(f, D), n(f, 1), than=(n("BLEU", D), n("BLEU", 1)),
+                       on="curves beyond length" if b else "curves", human="MQM z", primary=f in PRIMARY_FAMILIES)
+           for f in families if f not in depth_study.KERNELS for b in (False, True)]
+    rows = [n(f, None if f in depth_study.KERNELS else PRIMARY_DEPTH) for f in families]
+    for m in rows + list(kernel_variants):
+        out += [stats.Claim(f"{m} beats {base} at system level ({where})", "beats", m, base, on="TED system")
+                for base in depth_study.BASELINES]
+        out.append(stats.Claim(f"{m} beats permuted human scores at system level ({where})", "beats the placebo", m,
+                               on="TED system"))
+    return out
 
 
 def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, families=FAMILIES, lam: float = 1.0,
@@ -53,45 +67,25 @@ def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, families=
     kw = dict(n_resamples=n_resamples, seed=seed, alpha=alpha)
     per_system = {h: depth_study.per_system_table(ch.literal, col, **kw)
                   for h, col in {"MQM z": "mqm_z", "Fluency z": "mqm_fluency_z"}.items()}
-    ted_sys = ted_system_table(ch, depths=None, **kw)
-    ted_head = ted_system_table(ch, depths=[PRIMARY_DEPTH], **kw)
+    lit, ted_mqm = ch.literal, ch.literal.frame.groupby("system")["mqm_z"].mean()  # TED system level: refB, MQM z
+    ted_sys = depth_study.system_table(lit, ted_mqm, **kw)
     variants = deen_reference_variants(ch, max_depth, lam, progress, **kw)
     comet = comet_anchor(ch)
-    fams = [f for f in ch.families if f not in depth_study.KERNELS]
-    beyond = depth_study.curve_tables(ch.literal, {"MQM z": "mqm_z"}, beyond_length=True, **kw)
-    stability = {}
-    for f in fams:  # the depth claim and its beyond-length twin (partial r given the length model)
-        stability[stability_claim(f, max_depth)] = depth_study.verdict_stability(ch.curves["literal mean"], f,
-                                                                                 "MQM z", alpha)
-        stability[stability_claim(f, max_depth, True)] = depth_study.verdict_stability(beyond, f, "MQM z", alpha)
-    ted_v = {}
-    where = "TED zh-en, mean MQM z, 13 systems"
-    rows = [stats.metric_name(f, None if f in depth_study.KERNELS else PRIMARY_DEPTH) for f in ch.families]
-    for m in rows + [stats.metric_name(k) for k in ch.literal.kernel_variants]:
-        for base in depth_study.BASELINES:
-            ted_v[f"{m} beats {base} at system level ({where})"] = stats.verdict_beats(ted_head, m, base)
-        ted_v[f"{m} beats permuted human scores at system level ({where})"] = stats.verdict_beats_placebo(ted_head, m)
-    # Holm over the chapter's primary claims (the depth claims and their twins); the rest are exploratory
-    primary = [c for f in PRIMARY_FAMILIES if f in fams for c in (stability_claim(f, max_depth),
-                                                                   stability_claim(f, max_depth, True))]
-    ch.verdicts, ch.variants, stability, ted_v = common.holm_chapter(ch.verdicts, ch.variants, stability, ted_v,
-                                                                     primary=primary)
+    head = depth_study.system_table(lit, ted_mqm, depths=[PRIMARY_DEPTH], **kw)
+    tables = {"curves": ch.curves["literal mean"], "TED system": head,
+              "curves beyond length": depth_study.curve_tables(lit, {"MQM z": "mqm_z"}, beyond_length=True, **kw)}
+    own = claims(ch.families, [stats.metric_name(k) for k in lit.kernel_variants], max_depth)
+    primary = [c for c in own if c.primary]
+    # Holm over the chapter (the depth chapter's claims and these), primary: the depth claims and their twins
+    ch.verdicts, ch.variants, mine = common.holm_chapter(ch.verdicts, ch.variants,
+                                                         stats.decide_claims(own, tables, holm=False),
+                                                         primary=[c.claim for c in primary])
     # the primary claims within source segments, on all pairs and on same-rater pairs (issue 35)
-    lit, D = ch.literal, max_depth
-    claims = {c: ((lambda t, f=f: common.verdict_contrast(t, t, (f, D), (f, 1), rows_b=(("BLEU", D), ("BLEU", 1)),
-                                                          label_a=None, label_b=None)), "beyond length" in c)
-              for f in PRIMARY_FAMILIES if f in fams for c in (stability_claim(f, D), stability_claim(f, D, True))}
-    keys = {(f, d) for f in ["BLEU", *(f for f in PRIMARY_FAMILIES if f in fams)] for d in (1, D)}
-    raters = common.same_rater_recheck({k: lit.segment[k] for k in sorted(keys)}, lit.frame, claims,
-                                       depth_study.length_given(lit), **kw) if claims else None
-    return Chapter08(ch, per_system, ted_sys, variants, comet, stability, ted_v, raters)
-
-
-def ted_system_table(ch, depths=None, **kw):
-    """TED zh-en system level: each MT system's corpus scores (refB) against its mean MQM z (13 systems)."""
-    lit = ch.literal
-    human = lit.frame.groupby("system")["mqm_z"].mean()
-    return depth_study.system_table(lit, human, depths=depths, **kw)
+    keys = {(f, d) for f in ["BLEU", *(f for f in PRIMARY_FAMILIES if f in ch.families)] for d in (1, max_depth)}
+    recheck = {c.claim: (lambda t, c=c: c.decide({c.on: t}), c.on == "curves beyond length") for c in primary}
+    raters = common.same_rater_recheck({k: lit.segment[k] for k in sorted(keys)}, lit.frame, recheck,
+                                       depth_study.length_given(lit), **kw) if primary else None
+    return Chapter08(ch, per_system, ted_sys, variants, comet, {**ch.verdicts, **mine}, raters)
 
 
 def deen_reference_variants(ch, max_depth: int, lam: float, progress: bool = True, **kw) -> pd.DataFrame:

@@ -49,7 +49,7 @@ __all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "MOSCHITTI_LAM", "kernel_n
            "length_diagnosis_display", "length_diagnosis_text", "length_diagnosis_numbers", "DEPTH_METRICS", "metric_key",
            "depth_scores", "DepthScores", "score", "score_both", "metric_rows",
            "curve_tables", "headline_table", "headline_tables", "headline_display", "aspect_tables",
-           "system_table", "per_system_table", "claims", "verdict_stability", "plot_curves", "headline_numbers"]
+           "system_table", "per_system_table", "claims", "plot_curves", "headline_numbers"]
 
 DEPTH_FAMILIES = ("STM", "HWCM", "DSTM")
 KERNELS = ("TKM", "DTKM")
@@ -382,17 +382,6 @@ def per_system_table(ds: DepthScores, human: str = "mqm_z", n_resamples: int = 1
         t = headline_table(sub, human, "pearson", None, n_resamples, seed, alpha)
         out.append(t.assign(system=s)[["system", "metric", "r", "low", "high", "delta", "mark", "n"]])
     return pd.concat(out, ignore_index=True)
-
-
-def verdict_stability(curves: pd.DataFrame, family: str, human: str = "MQM z", alpha: float = 0.05) -> dict:
-    """"``family`` loses less than BLEU from depth 1 to the maximum depth D": the claim [r(F-D) - r(F-1)] -
-    [r(BLEU-D) - r(BLEU-1)] > 0 (test ``loses less``) on the curve table's paired resamples (Liu & Gildea's
-    stability claim), decided alone (before Holm)."""
-    D = int(np.nanmax(curves["depth"]))
-    claim = stats.Claim(f"{family} loses less than BLEU from depth 1 to {D}", "loses less",
-                        stats.metric_name(family, D), stats.metric_name(family, 1), on="curves", human=human,
-                        than=(stats.metric_name("BLEU", D), stats.metric_name("BLEU", 1)))
-    return claim.decide({"curves": curves}, alpha)
 
 
 def claims(families: Sequence[str], kernel_variants: Sequence[str] = (), length_contrast: bool = False,

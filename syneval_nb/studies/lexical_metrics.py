@@ -20,26 +20,24 @@ from syneval_nb.studies.common import (
     ASPECTS,
     HUMANS,
     headline_verdicts,
-    holm_chapter,
     meta_json,
     rater_allocation,
-    verdict_contrast,
     verdicts_json,
 )
 
 
-__all__ = ["BASELINES", "LexicalScores", "make_metrics", "score", "segment_tables",
-           "system_table", "verdicts", "results"]
+__all__ = ["LexicalScores", "make_metrics", "score", "segment_tables",
+           "system_table", "tables", "claims", "results"]
 
 
 BASELINES = ("chrF", "BLEU-4")
+"""The baselines of every "beats" claim, the headline one (chrF) first."""
 PRIMARY = ("BLEU-4 beats chrF (MQM z, Pearson)",
            "BLEU-4 beats chrF beyond length (MQM z, partial r given the length model)",
            "METEOR beats chrF (MQM z, Pearson)",
            "METEOR beats chrF beyond length (MQM z, partial r given the length model)",
            "chrF correlates with MQM z", "chrF correlates with MQM z beyond length")
 """The chapter's primary claims, also its headline verdicts: Holm runs over these; the rest are exploratory."""
-"""The baselines of every "beats" verdict, the headline one (chrF) first."""
 
 
 @dataclass
@@ -58,8 +56,8 @@ class LexicalScores:
     inexact: int
 
     @property
-    def verdict_metrics(self) -> list[str]:
-        """The metrics the verdicts are about: the nine of the papers (BLEU as BLEU-4) and chrF."""
+    def claim_metrics(self) -> list[str]:
+        """The metrics the claims are about: the nine of the papers (BLEU as BLEU-4) and chrF."""
         return [m for m in self.scores if not (m.startswith("BLEU-") and m != "BLEU-4")]
 
 
@@ -129,42 +127,47 @@ def system_table(ls: LexicalScores, da: pd.Series, n_resamples: int = 1000, seed
                                    williams=True)
 
 
-def verdicts(seg: pd.DataFrame, partial: pd.DataFrame, within: pd.DataFrame, aspects: pd.DataFrame,
-             system=None) -> dict:
-    """The chapter's verdicts (MQM z), Holm over all of them (one family, :func:`syneval_nb.studies.common.
-    holm_chapter`). For each metric of the papers and chrF: "correlates" and "correlates beyond length" (partial r
-    given the length model), "beats the placebo"; against each baseline of :data:`BASELINES` (chrF, then BLEU-4):
-    "beats" (Pearson), "beats ... beyond length", "beats ... within source segments", at system level (WMT21
-    de-en DA z, ref A) "beats" and "beats permuted human scores" (permutation test). Liu & Gildea's "n-gram
-    overlap misses fluency" as a diagnostic: the metric's Accuracy-minus-Fluency gap against chrF's gap (every
-    metric, chrF included, tracks Accuracy z better than Fluency z, so the plain gap is no evidence)."""
-    v = {}
-    names = [m for m in seg["metric"].unique() if m not in (stats.PLACEBO, *stats.LENGTH_ROWS.values())
-             and not (m.startswith("BLEU-") and m != "BLEU-4")]
-    for m in names:
-        v[f"{m} correlates with MQM z"] = stats.verdict_correlates(seg, m, human="MQM z")
-        v[f"{m} correlates with MQM z beyond length"] = stats.verdict_correlates(partial, m, human="MQM z")
-        v[f"{m} beats the placebo (MQM z)"] = stats.verdict_beats_placebo(seg, m, human="MQM z")
-        for base in BASELINES:
-            if m == base:
-                continue
-            v[f"{m} beats {base} (MQM z, Pearson)"] = stats.verdict_beats(seg, m, base, human="MQM z")
-            v[f"{m} beats {base} beyond length (MQM z, partial r given the length model)"] = stats.verdict_beats(
-                partial, m, base, human="MQM z")
-            v[f"{m} beats {base} within source segments (MQM z)"] = stats.verdict_beats(within, m, base,
-                                                                                      human="MQM z")
-            if system is not None:
-                v[f"{m} beats {base} at system level (WMT21 de-en DA z, ref A)"] = stats.verdict_beats(system, m,
-                                                                                                    base)
-        if system is not None:
-            v[f"{m} beats permuted human scores at system level (WMT21 de-en DA z, ref A)"] = \
-                stats.verdict_beats_placebo(system, m)
-        if m != BASELINES[0]:
-            c = BASELINES[0]
-            v[f"{m} tracks Accuracy better than Fluency, more than chrF does (z)"] = verdict_contrast(
-                aspects, aspects, m, c, human_a="Accuracy z", human_b="Fluency z",
+def tables(seg: pd.DataFrame, partial: pd.DataFrame, within: pd.DataFrame, aspects: pd.DataFrame,
+           system=None) -> dict:
+    """The tables the :func:`claims` read: MQM z Pearson (``seg``), beyond length (``partial``), within source
+    segments (``within``), Accuracy z and Fluency z (the two halves of ``aspects``) and the system level."""
+    halves = aspects.attrs["bootstrap"]
+    return {"MQM z": seg, "beyond length": partial, "within": within, "Accuracy z": halves["Accuracy z"],
+            "Fluency z": halves["Fluency z"], **({} if system is None else {"system": system})}
+
+
+def claims(metrics, system: bool = True) -> list[stats.Claim]:
+    """The chapter's claims on :func:`tables` (:func:`syneval_nb.stats.decide_claims`, Holm over :data:`PRIMARY`).
+    Per metric (:attr:`LexicalScores.claim_metrics`): "correlates" with MQM z (raw, beyond length), "beats the
+    placebo"; "beats" each other baseline of :data:`BASELINES` (Pearson, beyond length, within source segments,
+    with ``system`` at system level) and "beats permuted human scores"; Liu & Gildea's "n-gram overlap misses
+    fluency" as a diagnostic: its Accuracy-minus-Fluency gap against chrF's (every metric has such a gap)."""
+    out: list[stats.Claim] = []
+    where = "at system level (WMT21 de-en DA z, ref A)"
+
+    def add(claim, test, m, base=None, on="MQM z", **kw):
+        human = "MQM z" if on in ("MQM z", "beyond length", "within") else None
+        out.append(stats.Claim(claim, test, m, base, on=on, human=human, primary=claim in PRIMARY, **kw))
+
+    c = BASELINES[0]
+    for m in metrics:
+        add(f"{m} correlates with MQM z", "correlates", m)
+        add(f"{m} correlates with MQM z beyond length", "correlates", m, on="beyond length")
+        add(f"{m} beats the placebo (MQM z)", "beats the placebo", m)
+        for base in (b for b in BASELINES if b != m):
+            add(f"{m} beats {base} (MQM z, Pearson)", "beats", m, base)
+            add(f"{m} beats {base} beyond length (MQM z, partial r given the length model)", "beats", m, base,
+                "beyond length")
+            add(f"{m} beats {base} within source segments (MQM z)", "beats", m, base, "within")
+            if system:
+                add(f"{m} beats {base} {where}", "beats", m, base, "system")
+        if system:
+            add(f"{m} beats permuted human scores {where}", "beats the placebo", m, on="system")
+        if m != c:  # labels stay the engine's default: the "requires" text reads "on Fluency" as it always did
+            add(f"{m} tracks Accuracy better than Fluency, more than chrF does (z)", "edge", m, c, "Accuracy z",
+                versus="Fluency z",
                 text=f"[r({m}, Accuracy z) - r({m}, Fluency z)] - [r({c}, Accuracy z) - r({c}, Fluency z)]")
-    return holm_chapter(v, primary=[c for c in PRIMARY if c in v])[0]
+    return out
 
 
 def results(worked: pd.DataFrame, ls: LexicalScores, seg, partial, within, aspects, deen_ls, system, v,
