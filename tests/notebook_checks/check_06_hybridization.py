@@ -4,6 +4,18 @@ from __future__ import annotations
 import pytest
 
 PARAMS = {"sample": 50, "n_resamples": 200}
+PERMUTED_PARAMS = {**PARAMS, "permute_human": 1}
+
+
+def check_permuted(result: dict) -> None:
+    """With every human score shuffled nothing may beat or correlate: no verdict "holds"."""
+    assert result["parameters"]["permute_human"] == 1
+    held = [c for c, v in result["verdicts"].items() if v["verdict"] == "holds"]
+    assert held == [], held
+    decided = [c for c, v in result["verdicts"].items() if v["verdict"] != "exploratory"]
+    assert len(result["verdicts"]) == 40 and len(decided) == 6  # the six primary claims were decided
+    # the MQM really was shuffled: BLEU's r with it (measured on the sample) against 0.285895 unshuffled
+    assert result["table3_original_r"]["MQM"]["BLEU"] == pytest.approx(-0.020004, abs=1e-6)
 
 
 def check(result: dict) -> None:
