@@ -51,6 +51,8 @@ def test_tables_system_level_and_verdicts(shared_data):
     b, f = ls.scores["BLEU-4"], ls.scores["chrF"]
     gap = lambda x: pearsonr(x, ted["mqm_accuracy_z"])[0] - pearsonr(x, ted["mqm_fluency_z"])[0]  # noqa: E731
     assert c["statistic"] == pytest.approx(gap(b) - gap(f), abs=1e-12)
+    # the edge it requires is BLEU-4's own edge over chrF on Accuracy z, the table it is decided on
+    assert c["requires"]["text"] == "BLEU-4's own edge r(BLEU-4) - r(chrF) on Accuracy"
     # 10 metrics: correlates (x2), placebo, system permutation = 4 each; beats vs chrF and BLEU-4 (Pearson, beyond
     # length, within, system) = 4 per baseline (chrF and BLEU-4 against each other only); 9 contrasts
     assert len(v) == 10 * 4 + 8 * 8 + 2 * 4 + 9

@@ -163,9 +163,9 @@ def claims(metrics, system: bool = True) -> list[stats.Claim]:
                 add(f"{m} beats {base} {where}", "beats", m, base, "system")
         if system:
             add(f"{m} beats permuted human scores {where}", "beats the placebo", m, on="system")
-        if m != c:  # labels stay the engine's default: the "requires" text reads "on Fluency" as it always did
+        if m != c:  # decided on Accuracy z against Fluency z, so its "requires" reads the edge "on Accuracy"
             add(f"{m} tracks Accuracy better than Fluency, more than chrF does (z)", "edge", m, c, "Accuracy z",
-                versus="Fluency z",
+                versus="Fluency z", labels=("Accuracy", "Fluency"),
                 text=f"[r({m}, Accuracy z) - r({m}, Fluency z)] - [r({c}, Accuracy z) - r({c}, Fluency z)]")
     return out
 
