@@ -7,7 +7,7 @@ import sacrebleu
 from scipy.stats import pearsonr
 
 from syneval_nb import stats
-from syneval_nb.studies import common, lexical_metrics as study
+from syneval_nb.studies import common, lexical_metrics as study, raters
 
 
 def test_tables_system_level_and_verdicts(shared_data):
@@ -63,7 +63,7 @@ def test_tables_system_level_and_verdicts(shared_data):
 def test_rater_allocation_on_the_full_ted_data(shared_data):
     """Issue 35 point 7: the allocation table, recomputed with plain pandas groupby on the loaded rows."""
     ted = common.load_ted(shared_data)
-    a = common.rater_allocation(ted)
+    a = raters.rater_allocation(ted)
     per_seg = ted.groupby("seg_id")["rater"].nunique()
     want = {k: int((per_seg == k).sum()) for k in sorted(per_seg.unique())}
     assert a["segments by raters"].to_dict() == want == {3: 8, 4: 85, 5: 143, 6: 188, 7: 98, 8: 7}  # the issue's
@@ -99,7 +99,7 @@ def test_same_rater_recheck_by_brute_force(shared_data):
     h = ted["mqm_z"].to_numpy(dtype=float)
     claims = {"x correlates": (lambda t: stats.verdict_correlates(t, "x"), False),
               "x beats y": (lambda t: stats.verdict_beats(t, "x", "y"), False)}
-    rc = common.same_rater_recheck({"x": x, "y": y}, ted, claims, n_resamples=200)
+    rc = raters.same_rater_recheck({"x": x, "y": y}, ted, claims, n_resamples=200)
     cells = list(zip(ted["seg_id"], ted["rater"]))
     segs = list(ted["seg_id"])
     same, every = rc["same rater"], rc["all pairs"]
@@ -114,7 +114,7 @@ def test_same_rater_recheck_by_brute_force(shared_data):
     # 12 segments: below the cluster floor (MIN_UNITS = 20), exploratory on both sets of pairs, out of Holm
     assert {v["verdict"] for p in ("all pairs", "same rater") for v in rc[p].values()} == {"exploratory"}
     assert {v["family_size"] for p in ("all pairs", "same rater") for v in rc[p].values()} == {0}
-    again = common.same_rater_recheck({"x": x, "y": y}, ted, claims, n_resamples=200)
+    again = raters.same_rater_recheck({"x": x, "y": y}, ted, claims, n_resamples=200)
     assert json.dumps(again) == json.dumps(rc)  # identical inputs, identical numbers (NaN p_holm too)
 
 
@@ -126,7 +126,7 @@ def test_same_rater_recheck_matches_the_chapter_within_table(shared_data):
     within = study.segment_tables(ls, method="within", n_resamples=200)
     claims = {c.claim: (lambda t, c=c: c.decide({c.on: t}), c.on == "beyond length")  # as notebook 02 re-checks
               for c in study.claims(ls.claim_metrics) if c.primary}
-    rc = common.same_rater_recheck({m: ls.scores[m] for m in ("BLEU-4", "METEOR", "chrF")}, ted, claims, ls.given,
+    rc = raters.same_rater_recheck({m: ls.scores[m] for m in ("BLEU-4", "METEOR", "chrF")}, ted, claims, ls.given,
                                    n_resamples=200)
     want = stats.verdict_beats(within, "BLEU-4", "chrF", human="MQM z")
     got = rc["all pairs"]["BLEU-4 beats chrF (MQM z, Pearson)"]
@@ -146,5 +146,5 @@ def test_same_rater_recheck_matches_the_chapter_within_table(shared_data):
             assert v["p_holm"] >= v["p"] and v["family_size"] == 6
             assert v["verdict"] == stats.decide(v["ci"], v["p_holm"], 0.05, n_units=25)
     assert rc["survives"] == {c: rc["all pairs"][c]["verdict"] == rc["same rater"][c]["verdict"] for c in study.PRIMARY}
-    text = common.recheck_lines(rc, {c: {"verdict": "v"} for c in study.PRIMARY})
+    text = raters.recheck_lines(rc, {c: {"verdict": "v"} for c in study.PRIMARY})
     assert text.count("**survives**") == sum(rc["survives"].values()) and text.count("\n* ") == 6

@@ -16,9 +16,11 @@ SCRIPT = ROOT / "benchmarks" / "surface.py"
 CEILING = {
     # the working tree when this test was written (main at 86a9546 had 818 / 758 / 294 public names and
     # 20,568 / 5,107 lines by this script's rules; 3, 9, 21, 7 for the rest)
-    "public_names": 784,
-    "public_names_outside_init": 720,
-    "public_names_studies": 277,
+    # +1 name, +13 lines: common.verdict_table (used by three notebooks) and the raters' three functions (their own
+    # module, studies.raters) were hidden from `__all__`; two constants no other module reads left it
+    "public_names": 785,
+    "public_names_outside_init": 721,
+    "public_names_studies": 278,
     "max_public_names_per_module": 57,
     "modules_over_20": 8,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
@@ -28,8 +30,8 @@ CEILING = {
     # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
     # 5 more: two saved learned metrics in one `score` named after their files; 02 and 08 on the claim engine and
     # verdict_stability's removal took 11 out again
-    "lines_package": 22872,
-    "lines_studies": 5517,
+    "lines_package": 22885,
+    "lines_studies": 5530,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 8,
     "verdict_functions": 12,

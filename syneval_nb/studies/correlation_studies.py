@@ -10,7 +10,7 @@ import pandas as pd
 from syneval_nb import stats
 from syneval_nb.metrics import syntactic
 from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
-from syneval_nb.studies import common, depth_study
+from syneval_nb.studies import common, depth_study, raters
 
 
 __all__ = ["FAMILIES", "claims", "run", "Chapter08", "deen_reference_variants", "comet_anchor", "results"]
@@ -83,9 +83,9 @@ def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, families=
     # the primary claims within source segments, on all pairs and on same-rater pairs (issue 35)
     keys = {(f, d) for f in ["BLEU", *(f for f in PRIMARY_FAMILIES if f in ch.families)] for d in (1, max_depth)}
     recheck = {c.claim: (lambda t, c=c: c.decide({c.on: t}), c.on == "curves beyond length") for c in primary}
-    raters = common.same_rater_recheck({k: lit.segment[k] for k in sorted(keys)}, lit.frame, recheck,
+    rc = raters.same_rater_recheck({k: lit.segment[k] for k in sorted(keys)}, lit.frame, recheck,
                                        depth_study.length_given(lit), **kw) if primary else None
-    return Chapter08(ch, per_system, ted_sys, variants, comet, {**ch.verdicts, **mine}, raters)
+    return Chapter08(ch, per_system, ted_sys, variants, comet, {**ch.verdicts, **mine}, rc)
 
 
 def deen_reference_variants(ch, max_depth: int, lam: float, progress: bool = True, **kw) -> pd.DataFrame:
@@ -125,7 +125,7 @@ def results(c8: Chapter08, worked: dict) -> dict:
     out["ted_system_r"] = {m: float(r) for m, r in zip(c8.ted_system["metric"], c8.ted_system["r"])}
     out["deen_system_r_by_reference"] = {k: {m: float(x) for m, x in v.items()} for k, v in c8.deen_variants.items()}
     out["comet_anchor"] = c8.comet
-    alloc = {k: x.to_dict("index") if isinstance(x, pd.DataFrame) else x for k, x in common.rater_allocation(ch.ted).items()}
+    alloc = {k: x.to_dict("index") if isinstance(x, pd.DataFrame) else x for k, x in raters.rater_allocation(ch.ted).items()}
     out["raters"] = {"allocation": alloc, "same_rater_recheck": common.verdicts_json(c8.raters or {})}
     lam = ch.params["lam"]
     kern = {"tkm": syntactic.TKM, "dtkm": syntactic.DTKM}

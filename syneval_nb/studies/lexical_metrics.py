@@ -21,9 +21,9 @@ from syneval_nb.studies.common import (
     HUMANS,
     headline_verdicts,
     meta_json,
-    rater_allocation,
     verdicts_json,
 )
+from syneval_nb.studies.raters import rater_allocation
 
 
 __all__ = ["LexicalScores", "make_metrics", "score", "segment_tables",
