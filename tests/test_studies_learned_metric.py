@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import pearsonr
 
 from syneval_nb import stats
-from syneval_nb.metrics.learned import LearnedMetric, build_pool
+from syneval_nb.metrics.learned import LearnedMetric
 from syneval_nb.studies import learned_metric as S
 
 
@@ -35,22 +35,10 @@ def test_grid_meta_correlation_hand_example():
         S.grid_meta_correlation(table, LearnedMetric(C=5.0, sigma=1.0))
 
 
-def _toy_long() -> pd.DataFrame:
-    rows = []
-    for seg in range(6):
-        for system, human in (("H1", True), ("H2", True), ("m1", False), ("m2", False)):
-            rows.append({"system": system, "seg_id": seg, "target": f"{system} says {seg}", "is_human": human})
-    return pd.DataFrame(rows)
-
-
-def test_system_means_and_sampling():
+def test_system_means():
     rows = pd.DataFrame({"system": ["b", "a", "b", "a"], "seg_id": [1, 1, 2, 2]})
     sm = S.system_means(rows, {"m": [1.0, 2.0, 3.0, 6.0]})
     assert sm.loc["a", "m"] == 4.0 and sm.loc["b", "m"] == 2.0  # (2+6)/2, (1+3)/2
-    pool = build_pool(_toy_long(), human="H2", reference="H1")
-    s = S.sample_sources(pool, 4, seed=1)
-    assert s["seg_id"].nunique() == 4 and s.equals(S.sample_sources(pool, 4, seed=1))
-    assert S.sample_sources(pool, None) is pool
 
 
 def test_length_model_hand():
@@ -218,12 +206,3 @@ def test_weighted_auc_hand_example_and_sklearn():
         S.weighted_auc(x, np.ones(40, int))
     with pytest.raises(ValueError, match="one length"):
         S.weighted_auc(x, y[:-1])
-
-
-def test_rater_table_flags_the_single_system_rater():
-    from syneval_nb.data import load_ted_zhen_mqm
-
-    t = S.rater_table(load_ted_zhen_mqm())
-    assert t.loc["rater8"].tolist()[:3] == [177, 1, 177] and t.loc["rater8", "single system"] == "refB"
-    assert (t.drop(index="rater8")["single system"] == "").all() and t["rows"].sum() == 7935
-    assert t["systems"].drop(index="rater8").min() == 6  # rater6: 100 rows over 6 systems

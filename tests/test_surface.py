@@ -16,24 +16,26 @@ SCRIPT = ROOT / "benchmarks" / "surface.py"
 CEILING = {
     # the working tree when this test was written (main at 86a9546 had 818 / 758 / 294 public names and
     # 20,568 / 5,107 lines by this script's rules; 3, 9, 21, 7 for the rest)
-    # +1 name, +13 lines: common.verdict_table (used by three notebooks) and the raters' three functions (their own
-    # module, studies.raters) were hidden from `__all__`; two constants no other module reads left it
-    "public_names": 785,
-    "public_names_outside_init": 721,
-    "public_names_studies": 278,
+    # +2 names, +13 lines (issue 34 review): common.verdict_table (three notebooks use it) and the raters' three
+    # functions (now their own module, studies.raters) were hidden from `__all__`; two constants no other module
+    # reads left it
+    "public_names": 751,
+    "public_names_outside_init": 687,
+    "public_names_studies": 244,
     "max_public_names_per_module": 57,
-    "modules_over_20": 8,
+    "modules_over_20": 7,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
     # lines) and the dependency split's install hints; every other count fell in the same stop. Raised again, to
     # 22,795 and 5,448 (studies): chapter 10's study module (+345) and the raters' allocation and same-rater re-check
     # of 02/08; the claim engine, the corpus layer and the moves into notebooks took out about 300 lines. Raised by
     # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
     # 5 more: two saved learned metrics in one `score` named after their files; 02 and 08 on the claim engine and
-    # verdict_stability's removal took 11 out again
-    "lines_package": 22885,
-    "lines_studies": 5530,
+    # verdict_stability's removal took 11 out again. Lowered to 22,730 and 5,375: chapter 05's display tables and
+    # sentences into its notebook, its baselines through score_rows, its system table stats.correlation_table
+    "lines_package": 22743,
+    "lines_studies": 5388,
     "metrics_imports_from_parsers": 0,
-    "system_table_functions": 8,
+    "system_table_functions": 7,
     "verdict_functions": 12,
     "json_converters": 2,
 }

@@ -1,17 +1,16 @@
 """Study code of notebook 05 (Kulesza & Shieber's human-vs-machine SVM as a metric): the data with the
-``permute_human`` switch (:func:`load`), the training pools and experiments (:func:`run_chapter` ->
-:class:`LearnedChapter`), the chapter's tables (:func:`sizes_table`, :func:`accuracy_table`, :func:`segment_table`,
-:func:`system_table`, :func:`figure2`, :func:`swapped_table`, :func:`syntax_table`; the notebook draws the figures),
-the premise (:func:`premise`: are human translations rated better than MT?), the human ceiling
-(:func:`human_ceiling`), the claims (:func:`claims`, decided on :func:`tables` by
-:func:`syneval_nb.stats.decide_claims`) and the results JSON (:func:`results`).
-Issue 22: the rater check (:func:`rater_table`, :func:`rater_check`, :func:`rater_note`: raters who scored a
-single system), why the TED pool does not score against refB (:func:`reference_choice`, computed), and the
-diagnosis of the negative result from the features (:func:`feature_separability` on :func:`weighted_auc`,
-:func:`svm_direction`, :func:`separability_note`).
+``permute_human`` switch, the training pools and experiments (:func:`run_chapter` -> :class:`LearnedChapter`: every
+score and table of the chapter, computed once), the premise (:func:`premises`: are human translations rated better
+than MT?), the human ceiling (:func:`human_ceiling`), the claims (:func:`claims`, decided on :func:`tables` by
+:func:`syneval_nb.stats.decide_claims`) and the results JSON (:func:`results`). The notebook draws the figures and
+writes the display tables and the sentences from these (d2l style).
+Issue 22: the rater check (:func:`rater_check`: raters who scored a single system), why the TED pool does not score
+against refB (:func:`reference_choice`, computed), and the diagnosis of the negative result from the features
+(:func:`feature_separability`, :func:`svm_direction`).
 
 The metric itself (features, :class:`~syneval_nb.metrics.learned.LearnedMetric`, the grid search, the pools and
-source splits, :func:`~syneval_nb.metrics.learned.run_experiment`) is in :mod:`syneval_nb.metrics.learned`.
+source splits, :func:`~syneval_nb.metrics.learned.run_experiment`) is in :mod:`syneval_nb.metrics.learned`; the
+baselines are the registry's metrics, scored by the one loop (:func:`syneval_nb.metrics.score_rows`).
 
 **Human scores.** Verdicts use rater-normalized MQM (``mqm_z``, :func:`syneval_nb.data.load_ted_zhen_mqm`):
 every TED row is scored by one rater and the raters' means differ by several MQM points. Segment tables are shown
@@ -33,21 +32,23 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 from syneval_nb import stats
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments, single_system_raters
-from syneval_nb.metrics import chrf, learned, lexical
-from syneval_nb.metrics.learned import Experiment, FeatureConfig, GridResult, LearnedMetric
+from syneval_nb.metrics import get, learned, lexical, score_rows
+from syneval_nb.metrics.learned import Experiment, FeatureConfig, LearnedMetric
 from syneval_nb.textio import to_json
 from syneval_nb.studies.common import MQM_COLUMNS, _check_permute, headline_verdicts, verdicts_json
 
+__all__ = ["SVM_DEEN", "BASELINES", "HUMANS", "VERDICT_HUMAN", "deen_long", "run_chapter", "accuracy_table",
+           "premises", "deen_refB_rank", "human_ceiling", "reference_choice", "svm_direction", "syntax_table",
+           "claims", "tables", "results"]
 
 SVM_TED = "SVM (TED-trained)"
 SVM_DEEN = "SVM (de-en-trained)"
 SYN_TED = "SVM + syntax (TED-trained)"
 SYN_DEEN = "SVM + syntax (de-en-trained)"
 BASELINES = ("WER", "PER", "F-measure", "BLEU", "chrF")
-"""The paper's comparison metrics (Table 1)."""
+"""The paper's comparison metrics (Table 1), by their registry names."""
 COUNTS = ("WER count (K&S feature)", "PER count (K&S feature)")
 HUMANS = {"MQM z": "mqm_z", "MQM": "mqm"}
 """Segment-level human scores of the tables; verdicts use ``"MQM z"``."""
@@ -59,9 +60,6 @@ _PRIMARY = ("SVM (TED-trained) beats chrF (TED held-out segments, MQM z)",
            "syntactic features help the SVM (TED-trained) (TED held-out segments, MQM z)",
            "syntactic features help the SVM (TED-trained) beyond length (TED held-out segments, MQM z)")
 """The chapter's primary claims, also its headline verdicts: Holm runs over these; the rest are exploratory."""
-PAPER_ACCURACY = {"acc_human": 0.587, "acc_machine": 0.700, "acc": 0.644, "C": 50.0, "sigma": 10.0, "n_val": 7024}
-"""Kulesza & Shieber section 4.2: validation accuracy at C = 50, sigma = 10."""
-PAPER_META_R = 0.855
 EVERY_RATER_Z = "mqm_z_every_rater"
 """Column of :attr:`Data.ted`: MQM z with an offset for every rater (``rater_offsets="every rater"`` of
 :func:`syneval_nb.data.load_ted_zhen_mqm`), beside the loader's ``mqm_z`` (offsets only where rater and system are
@@ -72,7 +70,7 @@ ratios have none."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# helpers moved from learned (chapter level)
+# scores
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -89,23 +87,25 @@ def deen_long(segments: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([mt, *refs], ignore_index=True)
 
 
-def sample_sources(pool: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.DataFrame:
-    """Restrict a pool to ``n`` source segments (``None`` = all): the notebooks' ``sample``, drawn by
-    :func:`syneval_nb.data.sample_segments` like every other notebook's."""
-
-    return pool if n is None else sample_segments(pool, n, seed)
-
-
 def baseline_scores(rows: pd.DataFrame, *, progress: bool = True) -> pd.DataFrame:
-    """The paper's comparison metrics on a pool's rows under the same single reference, oriented so that
-    higher = better: ``-WER``, ``-PER`` (error rates of :mod:`syneval_nb.metrics.lexical`), ``F-measure``, ``BLEU``
-    (sentence-level, lexical's defaults) and ``chrF`` (the headline baseline of every "beats")."""
-    metrics = {"WER": (lexical.WER(), -1.0), "PER": (lexical.PER(), -1.0),
-               "F-measure": (lexical.FMeasure(), 1.0), "BLEU": (lexical.BLEU(), 1.0), "chrF": (chrf.CHRF(), 1.0)}
-    hyps, refs = list(rows["hyp"]), [[r] for r in rows["ref"]]
-    out = {k: sign * m.sentence_scores(hyps, refs, ref_layout="segments")
-           for k, (m, sign) in tqdm(metrics.items(), desc="baselines", disable=not progress, leave=False)}
-    return pd.DataFrame(out, index=rows.index)
+    """The paper's comparison metrics (:data:`BASELINES`, the registry's) on a pool's rows under the same single
+    reference, scored by :func:`syneval_nb.metrics.score_rows` and oriented so that higher = better (the error
+    rates WER and PER negated, read from each metric's ``higher_is_better``); ``chrF`` is the headline baseline of
+    every "beats"."""
+    metrics = {name: get(name) for name in BASELINES}
+    seg = score_rows(metrics, list(rows["hyp"]), [[r] for r in rows["ref"]], progress=progress).segment
+    return pd.DataFrame({k: seg[k].to_numpy() * (1.0 if m.higher_is_better else -1.0) for k, m in metrics.items()},
+                        index=rows.index)
+
+
+def _scores(svms: Mapping[str, Any], rows: pd.DataFrame, X: pd.DataFrame | None = None,
+            progress: bool = True) -> dict[str, np.ndarray]:
+    """The scores of one test set's rows: the SVMs' (given), the baselines' and, with the feature frame ``X``, the
+    raw WER/PER counts (the K&S features, negated)."""
+    out = {**svms, **baseline_scores(rows, progress=progress).to_dict("series")}
+    if X is not None:
+        out[COUNTS[0]], out[COUNTS[1]] = -X["wer"], -X["per"]
+    return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
 def length_model(rows: pd.DataFrame) -> tuple[dict, dict]:
@@ -128,16 +128,8 @@ def system_means(rows: pd.DataFrame, scores: Mapping[str, Sequence[float]]) -> p
     return pd.DataFrame(cols, index=pd.Index(names, name="system"))
 
 
-def grid_correlations(grid: GridResult, X: pd.DataFrame, human: Sequence[float]) -> pd.DataFrame:
-    """Figure 2 data: the grid table plus each model's Pearson r with ``human`` on ``X`` (column ``r``)."""
-    table = grid.table.copy()
-    table["r"] = [stats.pearson(grid.models[(c, s)].score_features(X), np.asarray(human, float))
-                  for c, s in zip(table["C"], table["sigma"])]
-    return table
-
-
 def grid_meta_correlation(table: pd.DataFrame, best: LearnedMetric, alpha: float = 0.05) -> dict[str, float]:
-    """Figure 2 summary of one grid (a :func:`grid_correlations` table, one row per (C, sigma)).
+    """Figure 2 summary of one grid (the grid table with each model's correlation ``r``, one row per (C, sigma)).
 
     ``meta_r``: Pearson r between validation accuracy and the correlation ``r`` over the grid points (the
     paper's meta-correlation, 0.855; NaN when either column is constant); ``ci_low``/``ci_high``: its Fisher-z
@@ -199,9 +191,9 @@ def build_pools(d: Data, sample: int | None = None, seed: int = 0, ted_human: st
     ``ted_reference``), carrying ``mqm``, ``mqm_z`` and ``rater``."""
     keep = ("mqm", "mqm_z", "rater")
     return {
-        "de-en": sample_sources(learned.build_pool(deen_long(d.wmt.segments), human="ref_B",
+        "de-en": sample_segments(learned.build_pool(deen_long(d.wmt.segments), human="ref_B",
                                                    reference="ref_A"), sample, seed=seed),
-        "TED": sample_sources(learned.build_pool(d.ted, human=ted_human, reference=ted_reference, keep=keep),
+        "TED": sample_segments(learned.build_pool(d.ted, human=ted_human, reference=ted_reference, keep=keep),
                               sample, seed=seed),
     }
 
@@ -267,38 +259,43 @@ def run_chapter(data_dir=None, *, sample: int | None = None, seed: int = 0, grid
         cfg = FeatureConfig(syntax=True, syntax_depth=syntax_depth)
         ch.syn = {name: learned.run_experiment(f"{name} + syntax", pools[name], config=cfg,
                                                splits=exps[name].splits, **kw) for name in exps}
-    ch.seg_scores = ted_segment_scores(ch, progress=progress)
+    ted, deen = ch.exps["TED"].X["test"], ch.exps["de-en"].X["test"]
+    svms = {SVM_TED: exps["TED"].best.score_features(ted), SVM_DEEN: exps["de-en"].best.score_features(ted)}
+    if syntax:
+        if not ch.syn["TED"].sets["test"][["seg_id", "system"]].equals(ch.ted_test[["seg_id", "system"]]):
+            raise ValueError("the syntax experiment's test rows differ from the plain experiment's")
+        svms[SYN_TED] = ch.syn["TED"].best.score_features(ch.syn["TED"].X["test"])
+        svms[SYN_DEEN] = ch.syn["de-en"].best.score_features(ch.syn["TED"].X["test"])
+    ch.seg_scores = _scores(svms, ch.ted_test, ted, progress)
     ch.seg_table = segment_table(ch.seg_scores, ch.ted_test, n_resamples=n_resamples, seed=seed)
     ch.seg_partial = segment_table(ch.seg_scores, ch.ted_test, n_resamples=n_resamples, seed=seed, beyond_length=True)
-    ch.sys_scores = deen_system_scores(ch, progress=progress)
-    ch.sys_table = system_table(ch.sys_scores, d.da, n_resamples=n_resamples, seed=seed)
+    # WMT21 de-en system level: each MT system's mean sentence score over the held-out sources, Pearson r with DA z
+    # (systems resampled; the null: permutations of DA z per row, no placebo row over 19 systems)
+    svms = {SVM_DEEN: exps["de-en"].best.score_features(deen), SVM_TED: exps["TED"].best.score_features(deen)}
+    if syntax:
+        svms[SYN_DEEN] = ch.syn["de-en"].best.score_features(ch.syn["de-en"].X["test"])
+    ch.sys_scores = system_means(ch.deen_test, _scores(svms, ch.deen_test, deen, progress))
+    missing = [s for s in ch.sys_scores.index if s not in d.da.index]
+    if missing:
+        raise ValueError(f"systems without DA z: {missing}")
+    ch.sys_table = stats.correlation_table(
+        ch.sys_scores.to_dict("series"), d.da.loc[ch.sys_scores.index].to_numpy(dtype=float), None,
+        baseline={a: b for a, b in _baselines(list(ch.sys_scores)).items() if a in (SVM_DEEN, SYN_DEEN)},
+        null="permutation", n_resamples=n_resamples, seed=seed)
     ch.fig2, ch.meta = figure2(ch)
     ch.separability = feature_separability(ch)
     ch.raters = rater_check(ch)
     if run_swapped:
-        swap_pool = sample_sources(learned.build_pool(d.ted, human=ted_reference, reference=ted_human,
-                                                      keep=("mqm", "mqm_z")), sample, seed=seed)
+        swap_pool = sample_segments(learned.build_pool(d.ted, human=ted_reference, reference=ted_human,
+                                                       keep=("mqm", "mqm_z")), sample, seed=seed)
         ch.swap = learned.run_experiment("TED swapped", swap_pool, splits=exps["TED"].splits, **kw)
-        ch.swap_table = swapped_table(ch.swap, n_resamples=n_resamples, seed=seed, progress=progress)
+        rows = ch.swap.sets["test"]
+        ch.swap_table = segment_table(
+            _scores({"SVM (swapped, TED-trained)": ch.swap.best.score_features(ch.swap.X["test"])}, rows,
+                    progress=progress), rows, baseline={"SVM (swapped, TED-trained)": "BLEU"},
+            n_resamples=n_resamples, seed=seed)
     ch.seconds = time.perf_counter() - t0
     return ch
-
-
-def ted_segment_scores(ch: LearnedChapter, progress: bool = True) -> dict[str, np.ndarray]:
-    """Every metric's score of the held-out TED MT segments (all against the same single reference): the SVMs
-    (trained on TED, on de-en, and with syntax when run), the paper's baselines, the raw WER/PER counts (the
-    K&S features, negated)."""
-    X = ch.exps["TED"].X["test"]
-    out = {SVM_TED: ch.exps["TED"].best.score_features(X), SVM_DEEN: ch.exps["de-en"].best.score_features(X)}
-    if ch.syn:
-        if not ch.syn["TED"].sets["test"][["seg_id", "system"]].equals(ch.ted_test[["seg_id", "system"]]):
-            raise ValueError("the syntax experiment's test rows differ from the plain experiment's")
-        Xs = ch.syn["TED"].X["test"]
-        out[SYN_TED] = ch.syn["TED"].best.score_features(Xs)
-        out[SYN_DEEN] = ch.syn["de-en"].best.score_features(Xs)
-    out.update(baseline_scores(ch.ted_test, progress=progress).to_dict("series"))
-    out[COUNTS[0]], out[COUNTS[1]] = -X["wer"], -X["per"]
-    return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
 def _baselines(names: Sequence[str]) -> dict[str, str]:
@@ -306,79 +303,38 @@ def _baselines(names: Sequence[str]) -> dict[str, str]:
     return {a: b for a, b in base.items() if a in names and b in names}
 
 
-def segment_table(scores: Mapping[str, np.ndarray], rows: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0,
-                  alpha: float = 0.05, beyond_length: bool = False) -> pd.DataFrame:
-    """Table 1 analog on the held-out TED segments, stacked for ``MQM z`` and raw ``MQM``
+def segment_table(scores: Mapping[str, np.ndarray], rows: pd.DataFrame, *, baseline: Mapping[str, str] | None = None,
+                  n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
+                  beyond_length: bool = False) -> pd.DataFrame:
+    """Table 1 analog on held-out TED segments, stacked for ``MQM z`` and raw ``MQM``
     (:func:`syneval_nb.stats.correlation_tables`): Pearson r with its interval, paired bootstrap over source
-    segments, the placebo distribution and the four length rows; the SVMs compared with BLEU and each syntax SVM
-    with its plain SVM (marks: Holm over these comparisons). ``beyond_length``: the partial r given the
-    length model (:func:`syneval_nb.stats.length_covariates`, same resamples)."""
+    segments, the placebo distribution and the four length rows; ``baseline`` (default: the SVMs compared with BLEU
+    and each syntax SVM with its plain SVM; marks: Holm over these comparisons). ``beyond_length``: the partial r
+    given the length model (:func:`syneval_nb.stats.length_covariates`, same resamples)."""
     humans = {h: rows[c].to_numpy(dtype=float) for h, c in HUMANS.items()}
     controls, given = length_model(rows)
     return stats.correlation_tables(dict(scores), humans, rows["seg_id"].to_numpy(),
-                                    baseline=_baselines(list(scores)), controls=controls, n_resamples=n_resamples,
-                                    seed=seed, alpha=alpha, given=given if beyond_length else None)
-
-
-def deen_system_scores(ch: LearnedChapter, progress: bool = True) -> pd.DataFrame:
-    """WMT21 de-en system level: each MT system's mean sentence score over the held-out sources."""
-    X = ch.exps["de-en"].X["test"]
-    seg = {SVM_DEEN: ch.exps["de-en"].best.score_features(X), SVM_TED: ch.exps["TED"].best.score_features(X)}
-    if ch.syn:
-        seg[SYN_DEEN] = ch.syn["de-en"].best.score_features(ch.syn["de-en"].X["test"])
-    seg.update(baseline_scores(ch.deen_test, progress=progress).to_dict("series"))
-    seg[COUNTS[0]], seg[COUNTS[1]] = -X["wer"], -X["per"]
-    return system_means(ch.deen_test, seg)
-
-
-def system_table(sys_scores: pd.DataFrame, da: pd.Series, *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """System-level Pearson r with DA z (systems as the resampled units); the de-en SVM against BLEU and the
-    syntax SVM against the plain one; the null is 1,000 permutations of DA z per row (no placebo row: one random
-    column over 19 systems is meaningless). ``attrs["da"]``: the DA z used."""
-    missing = [s for s in sys_scores.index if s not in da.index]
-    if missing:
-        raise ValueError(f"systems without DA z: {missing}")
-    h = da.loc[sys_scores.index].to_numpy(dtype=float)
-    t = stats.correlation_table({k: sys_scores[k].to_numpy() for k in sys_scores.columns}, h, None,
-                                baseline={a: b for a, b in _baselines(list(sys_scores.columns)).items()
-                                          if a in (SVM_DEEN, SYN_DEEN)},
-                                null="permutation", n_resamples=n_resamples, seed=seed)
-    t.attrs["da"] = pd.Series(h, index=sys_scores.index, name="DA z")
-    return t
-
-
-def swapped_table(swap: Experiment, *, n_resamples: int = 1000, seed: int = 0, progress: bool = True) -> pd.DataFrame:
-    """The swapped TED roles (``ref`` as the human class, ``refB`` as the reference): the SVM and the baselines
-    on the held-out segments, MQM z and MQM stacked, the SVM compared with BLEU."""
-    rows = swap.sets["test"]
-    sc = {"SVM (swapped, TED-trained)": swap.best.score_features(swap.X["test"]),
-          **baseline_scores(rows, progress=progress).to_dict("series")}
-    humans = {h: rows[c].to_numpy(dtype=float) for h, c in HUMANS.items()}
-    return stats.correlation_tables(sc, humans, rows["seg_id"].to_numpy(),
-                                    baseline={"SVM (swapped, TED-trained)": "BLEU"},
-                                    controls=length_model(rows)[0], n_resamples=n_resamples, seed=seed)
+                                    baseline=_baselines(list(scores)) if baseline is None else baseline,
+                                    controls=controls, n_resamples=n_resamples, seed=seed, alpha=alpha,
+                                    given=given if beyond_length else None)
 
 
 def figure2(ch: LearnedChapter, human: str = VERDICT_HUMAN) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Figure 2 analog: every grid model's validation accuracy and r with ``human`` on the TED test segments, and
-    per training pool the meta-correlation (:func:`grid_meta_correlation`)."""
+    """Figure 2 analog: every grid model's validation accuracy and r with ``human`` on the TED test segments (the
+    grid table plus column ``r``), and per training pool the meta-correlation (:func:`grid_meta_correlation`)."""
     h = ch.ted_test[HUMANS[human]].to_numpy(dtype=float)
     X = ch.exps["TED"].X["test"]
-    fig2 = pd.concat([grid_correlations(e.grid, X, h).assign(trained_on=name) for name, e in ch.exps.items()],
-                     ignore_index=True)
+    fig2 = pd.concat([e.grid.table.assign(r=[stats.pearson(e.grid.models[(c, s)].score_features(X), h)
+                                             for c, s in zip(e.grid.table["C"], e.grid.table["sigma"])],
+                                          trained_on=name) for name, e in ch.exps.items()], ignore_index=True)
     meta = pd.DataFrame({name: grid_meta_correlation(g, ch.exps[name].best)
                          for name, g in fig2.groupby("trained_on")}).T
     return fig2, meta
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# tables for display
+# tables
 # ---------------------------------------------------------------------------------------------------------------
-
-
-def sizes_table(ch: LearnedChapter) -> pd.DataFrame:
-    """Sources, human and machine hypotheses per pool and part."""
-    return pd.concat({k: e.sizes().set_index("part") for k, e in ch.exps.items()}, names=["pool"])
 
 
 def deen_refB_rank(ch: LearnedChapter) -> tuple[int, int]:
@@ -387,26 +343,15 @@ def deen_refB_rank(ch: LearnedChapter) -> tuple[int, int]:
     return int(list(order.index).index("ref-B")) + 1, len(order)
 
 
-def accuracy_table(ch: LearnedChapter, with_paper: bool = True) -> pd.DataFrame:
+def _all_exps(ch: LearnedChapter) -> dict[str, Experiment]:
+    return {**ch.exps, **{f"{k} + syntax": e for k, e in ch.syn.items()}}
+
+
+def accuracy_table(ch: LearnedChapter) -> pd.DataFrame:
     """Validation classification accuracy (overall, human, machine) of each selected SVM, with C and sigma; the
-    syntax SVMs when run; the paper's numbers as the last row."""
-    exps = {**ch.exps, **{f"{k} + syntax": e for k, e in ch.syn.items()}}
-    acc = pd.DataFrame({name: {**e.validation_accuracy(), "C": e.best.C, "sigma": e.best.sigma,
-                               "n_val": len(e.sets["val"])} for name, e in exps.items()}).T
-    if with_paper:
-        acc.loc["paper (2004)"] = PAPER_ACCURACY
-    return acc
-
-
-def segment_display(table: pd.DataFrame) -> pd.DataFrame:
-    """r [low, high] per metric for MQM z and MQM side by side, with each comparison's delta and Holm p (MQM z)."""
-    cols = []
-    for h in HUMANS:
-        t = table[table["human"] == h].set_index("metric")
-        cols.append(t[["r", "low", "high"]].rename(columns=lambda c: f"{c} ({h})"))
-    z = table[table["human"] == VERDICT_HUMAN].set_index("metric")
-    cols.append(z[["baseline", "delta", "delta_low", "delta_high", "p_better_holm", "mark"]])
-    return pd.concat(cols, axis=1)
+    syntax SVMs when run."""
+    return pd.DataFrame({name: {**e.validation_accuracy(), "C": e.best.C, "sigma": e.best.sigma,
+                                "n_val": len(e.sets["val"])} for name, e in _all_exps(ch).items()}).T
 
 
 def syntax_table(ch: LearnedChapter) -> pd.DataFrame:
@@ -522,20 +467,6 @@ def claims(ch: LearnedChapter) -> list[stats.Claim]:
     return [dataclasses.replace(c, primary=c.claim in _PRIMARY) for c in out]
 
 
-def rater_table(ted: pd.DataFrame) -> pd.DataFrame:
-    """Per TED rater: rated rows, systems scored, human-translation rows, and whether the rater scored a single
-    system (:func:`syneval_nb.data.single_system_raters`: then its offset is confounded with that system and the
-    loader puts its scores on the other raters' pooled scale)."""
-    t = ted[ted["mqm"].notna()]
-    alone = single_system_raters(t)
-    g = t.groupby("rater", sort=True)
-    out = pd.DataFrame({"rows": g.size(), "systems": g["system"].nunique(),
-                        "human-translation rows": g["is_human"].sum().astype(int),
-                        "mean raw MQM": g["mqm"].mean()})
-    out["single system"] = [alone.get(r, "") for r in out.index]
-    return out
-
-
 def rater_check(ch: LearnedChapter) -> dict:
     """The rater check on the pool's TED source segments: the raters who scored a single system, and the premise of
     ``ted_human`` (:func:`premise`) on the segments such a rater scored and on the others, with MQM z as loaded
@@ -557,28 +488,6 @@ def rater_check(ch: LearnedChapter) -> dict:
     return {"human": who, "single_system": alone.to_dict(),
             "rows": {r: int((ted["rater"] == r).sum()) for r in alone.index},
             "n_segments": {part: len(seg) for part, seg in parts.items()}, "premise": prem}
-
-
-def rater_note(check: Mapping) -> str:
-    """The rater check in sentences, written from :func:`rater_check`."""
-    if not check["single_system"]:
-        return "No rater scored a single system: every rater's offset is estimated."
-    names = ", ".join(f"{r} scored only {s} ({check['rows'][r]} rows)" for r, s in check["single_system"].items())
-    pr = check["premise"]
-    part = "segments of single-system raters"
-    z, every, raw = (pr[k][part] for k in pr)
-    n = check["n_segments"][part]
-    if z is None:
-        return f"{names}; none of this chapter's {check['human']} rows is among them."
-    return (f"{names}. Such a rater's mean is the system's quality as much as the rater's severity, so the loader "
-            f"estimates rater offsets only where rater and system are not confounded and puts these rows on the "
-            f"other raters' pooled scale. On the {n} such segments of this chapter, {check['human']} minus the MT "
-            f"mean is {raw['statistic']:+.2f} raw MQM; with an offset for every rater its MQM z difference would be "
-            f"{every['statistic']:+.3f} (the advantage erased), on the pooled scale it is {z['statistic']:+.3f}. "
-            f"Over all {check['n_segments']['all']} segments the premise statistic is "
-            f"{pr[next(iter(pr))]['all']['statistic']:+.3f} (every-rater offsets: "
-            f"{pr['MQM z (offset of every rater)']['all']['statistic']:+.3f}). No MT row is scored by a "
-            f"single-system rater, so no MT row's MQM z changes.")
 
 
 def reference_choice(ch: LearnedChapter) -> str:
@@ -663,56 +572,6 @@ def svm_direction(ch: LearnedChapter) -> pd.DataFrame:
                          for svm in s if svm.startswith("SVM")}).T
 
 
-def separability_note(ch: LearnedChapter, table: pd.DataFrame) -> str:
-    """The negative result diagnosed from :func:`feature_separability` and :func:`svm_direction`, in sentences."""
-    lines = []
-    for pool, t in table.groupby("pool", sort=False):
-        t = t.set_index("feature")
-        far = (t["AUC"] - 0.5).abs().idxmax()
-        o = t.dropna(subset=["human closer to reference"])
-        below = o[o["closer high"] < 0.5].index.tolist()
-        above = o[o["closer low"] > 0.5].index.tolist()
-        lines.append(
-            f"{pool}: the feature that separates the classes best is {far} (AUC {t.loc[far, 'AUC']:.3f} "
-            f"[{t.loc[far, 'AUC low']:.3f}, {t.loc[far, 'AUC high']:.3f}], standardized difference "
-            f"{t.loc[far, 'std. difference']:+.2f}); p1 human {t.loc['p1', 'mean human']:.3f} vs MT "
-            f"{t.loc['p1', 'mean MT']:.3f}, WER count human {t.loc['wer', 'mean human']:.2f} vs MT "
-            f"{t.loc['wer', 'mean MT']:.2f}. The human class is closer to the reference (95% interval of the "
-            f"AUC above 0.5) on {len(above)} of the {len(o)} overlap/error features"
-            + (f" ({', '.join(above)})" if above else "") + f" and further from it (interval below 0.5) on "
-            f"{len(below)}" + (f" ({', '.join(below)})" if below else "") + ".")
-    d = svm_direction(ch)
-    lines.append("What each SVM learned, on the held-out TED MT rows (Pearson r of its score with BLEU): " + ", ".join(
-        f"{k} {v:+.3f} ({'rewards' if v > 0 else 'penalizes'} overlap with the reference)"
-        for k, v in d["r with BLEU"].items()) + ". A classifier trained where the human class is no closer to the "
-        "reference than MT has no reason to reward overlap; where it does reward it, it is close to BLEU.")
-    return "\n".join(f"* {x}" for x in lines)
-
-
-def summary(ch: LearnedChapter) -> str:
-    """The chapter's numbers in sentences, written from the results (no fixed wording of a result)."""
-    acc = accuracy_table(ch, with_paper=False)
-    t = ch.seg_table[ch.seg_table["human"] == VERDICT_HUMAN].set_index("metric")
-    base = t.loc[list(BASELINES)]
-    best_base = base["r"].idxmax()
-    rank, n_sys = deen_refB_rank(ch)
-    lines = [
-        "Validation accuracy (paper 64.4%): " + ", ".join(f"{k} {v:.1%}" for k, v in acc["acc"].items()) + ".",
-        f"TED held-out segments ({int(t['n'].iloc[0])} rows, {int(t['n_clusters'].iloc[0])} sources), r with "
-        f"{VERDICT_HUMAN}: " + ", ".join(f"{k} {t.loc[k, 'r']:.3f}" for k in t.index) + f"; best standard metric "
-        f"{best_base}.",
-        f"WMT21 de-en: reference B ranks {rank} of {n_sys} systems in DA z; system-level r with DA z: "
-        + ", ".join(f"{k} {v:.3f}" for k, v in ch.sys_table.set_index("metric")["r"].items()) + ".",
-        "Meta-correlation accuracy vs r over the grid: "
-        + ", ".join(f"{k} {v:.2f}" for k, v in ch.meta["meta_r"].items()) + f" (paper {PAPER_META_R}).",
-    ]
-    if ch.swap_table is not None:
-        s = ch.swap_table[ch.swap_table["human"] == VERDICT_HUMAN].set_index("metric")["r"]
-        lines.append("Swapped TED roles (ref as the human class, refB as the reference), r with MQM z: "
-                     + ", ".join(f"{k} {v:.3f}" for k, v in s.items()) + ".")
-    return "\n".join(f"* {x}" for x in lines)
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # results JSON
 # ---------------------------------------------------------------------------------------------------------------
@@ -734,10 +593,10 @@ def results(ch: LearnedChapter, verdicts_: Mapping[str, Mapping], worked_example
         "pool_sizes": {k: {"human": int((p.label == 1).sum()), "machine": int((p.label == 0).sum())}
                        for k, p in ch.pools.items()},
         "split_sizes": {k: e.sizes().set_index("part").to_dict("index") for k, e in ch.exps.items()},
-        "timings": {k: e.timings for k, e in {**ch.exps, **{f"{k} + syntax": e for k, e in ch.syn.items()}}.items()},
+        "timings": {k: e.timings for k, e in _all_exps(ch).items()},
         "deen_refB_da_rank": rank,
         "deen_n_da_systems": n_sys,
-        "validation_accuracy": accuracy_table(ch, with_paper=False).to_dict("index"),
+        "validation_accuracy": accuracy_table(ch).to_dict("index"),
         "table1_n": int(len(ch.ted_test)),
         "table1_n_sources": int(ch.ted_test["seg_id"].nunique()),
         "table1_ted": {h: _table_json(ch.seg_table[ch.seg_table["human"] == h]) for h in HUMANS},
@@ -754,11 +613,10 @@ def results(ch: LearnedChapter, verdicts_: Mapping[str, Mapping], worked_example
                           "table": {h: _table_json(ch.swap_table[ch.swap_table["human"] == h]) for h in HUMANS}}
     if ch.syn:
         out["syntax"] = syntax_table(ch).to_dict("index")
-    sep = ch.separability if ch.separability is not None else feature_separability(ch)
     out["feature_separability"] = {pool: t.drop(columns="pool").set_index("feature").to_dict("index")
-                                   for pool, t in sep.groupby("pool")}
+                                   for pool, t in ch.separability.groupby("pool")}
     out["svm_direction"] = svm_direction(ch).to_dict("index")
-    rc = ch.raters if ch.raters is not None else rater_check(ch)
+    rc = ch.raters
     out["rater_check"] = {"single_system": rc["single_system"], "rows": rc["rows"], "n_segments": rc["n_segments"],
                           "premise": {rule: {part: (None if v is None else {"statistic": v["statistic"],
                                                                              "ci": list(v["ci"])})
