@@ -27,11 +27,13 @@ CEILING = {
     # of 02/08; the claim engine, the corpus layer and the moves into notebooks took out about 300 lines. Raised by
     # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
     # 5 more: two saved learned metrics in one `score` named after their files; 02 and 08 on the claim engine and
-    # verdict_stability's removal took 11 out again
-    "lines_package": 22872,
-    "lines_studies": 5517,
+    # verdict_stability's removal took 11 out again. Raised by 72 each, to 22,944 and 5,589, and system tables to 9:
+    # chapter 10's system level (issue 36; segments resampled with the systems fixed, which no existing system
+    # table does: they resample systems), acc_eq against the raw MQM and the claims declared as data
+    "lines_package": 22944,
+    "lines_studies": 5589,
     "metrics_imports_from_parsers": 0,
-    "system_table_functions": 8,
+    "system_table_functions": 9,
     "verdict_functions": 12,
     "json_converters": 2,
 }

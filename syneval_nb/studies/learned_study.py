@@ -13,11 +13,13 @@ training rows) is fitted with several feature sets (:data:`MODELS`) and tested o
 Each model's predictions are then fixed, and :func:`syneval_nb.stats.correlation_table` resamples the *test* set's
 source segments (1,000 resamples by default, the same for every model) for the intervals of Pearson r, the
 within-segment r and the partial r (:data:`MEASURES`); a claim "X adds to Y" is the paired difference r(Y + X) -
-r(Y) (:data:`CLAIMS`), decided by the kit's one rule (:func:`syneval_nb.stats.verdict_beats`, Holm over the
-:data:`PRIMARY` claims by :func:`~syneval_nb.studies.common.holm_chapter`). The placebo model adds as many seeded
-random columns as there are syntactic features, learned the same way: it must not "add". Human scores: TED's
-rater-normalized ``mqm_z`` against refB (the WMT21 reference of this set); newstest2021's published MQM average
-against reference A (no rater ids: no z). ``permute_human`` shuffles both (nothing may hold then).
+r(Y) (:data:`CLAIMS`), declared as :class:`syneval_nb.stats.Claim` records (:func:`claims`) and decided by the kit's
+one engine (:func:`syneval_nb.stats.decide_claims`, Holm over the :data:`PRIMARY` claims). The placebo model adds as
+many seeded random columns as there are syntactic features, learned the same way: it must not "add". Human scores:
+TED's rater-normalized ``mqm_z`` against refB (the WMT21 reference of this set; acc_eq reads the raw ``mqm``, whose
+ties are real, :func:`_acc_eq`); newstest2021's published MQM average against reference A (no rater ids: no z).
+System level (:func:`system_table`, exploratory: 13 and 8 systems): the systems' mean predictions against their
+mean human score, on the same segment resamples. ``permute_human`` shuffles both (nothing may hold then).
 """
 from __future__ import annotations
 
@@ -95,8 +97,9 @@ def _lengths(texts: Sequence[str]) -> np.ndarray:
 
 
 def prepare(frame: pd.DataFrame, name: str, *, human: str, group: str, reference: str = "ref",
-            tie_human: str | None = None, lexical_metrics: Sequence[str] = LEXICAL, syntactic_metrics: Sequence[str] = SYNTACTIC,
-            seed: int = 0, permute_human: int | None = None, depth_curves: bool = False) -> MQMSet:
+            tie_human: str | None = None, lexical_metrics: Sequence[str] = LEXICAL,
+            syntactic_metrics: Sequence[str] = SYNTACTIC, seed: int = 0, permute_human: int | None = None,
+            depth_curves: bool = False) -> MQMSet:
     """An :class:`MQMSet` from a loader's MT rows (``target``, ``reference`` and their ``ptb`` columns, ``seg_id``,
     ``human``, ``group``: the cross-validation unit; ``tie_human``: the score acc_eq reads, one whose ties are
     real, e.g. the raw MQM where ``human`` is rater-normalized; default ``human``): the metrics scored through
@@ -229,8 +232,9 @@ def load_sets(data_dir=None, sample: int | None = None, seed: int = 0, permute_h
               lexical_metrics: Sequence[str] = LEXICAL,
               syntactic_metrics: Sequence[str] = SYNTACTIC, depth_curves: bool = True) -> dict[str, MQMSet]:
     """The two MQM sets (``sample`` source segments of each, seeded; None: all): TED zh-en MT rows against refB
-    (human ``mqm_z``, grouped by talk; acc_eq on the raw ``mqm``) and newstest2021 zh-en against reference A (human ``mqm``, grouped by source
-    segment); ``depth_curves``: with the rows of chapter 08's stability claim (:func:`prepare`)."""
+    (human ``mqm_z``, grouped by talk; acc_eq on the raw ``mqm``) and newstest2021 zh-en against reference A (human
+    ``mqm``, grouped by source segment); ``depth_curves``: with the rows of chapter 08's stability claim
+    (:func:`prepare`)."""
     ted, news = data.load_ted_zhen_mqm(data_dir), data.load_newstest2021_zhen_mqm(data_dir)
     ted = data.sample_segments(ted[~ted["is_human"]], sample, seed)
     news = data.sample_segments(news, sample, seed)
