@@ -1,7 +1,9 @@
 """CI check of notebooks/10_syntax_beyond_chrf.ipynb: 30 source segments of each MQM set (TED: x 13 systems, 5 talks;
 newstest2021: x 8 systems), 3 outer folds, 200 resamples. One cell of the out-of-sample table (chrF + length trained
-on TED, tested on newstest2021) is recomputed here with sacrebleu, numpy, scikit-learn and scipy, and one cell of the
-replication table (STM-4 beats chrF on newstest2021) with sacrebleu's chrF, chapter 03's depth scores and scipy."""
+on TED, tested on newstest2021) is recomputed here from scratch with sacrebleu, numpy, scikit-learn and scipy; four
+r cells, a within r, two acc_eq cells (mt-metrics-eval's own code) and a weight from the chapter's feature columns
+with scikit-learn, scipy and pandas (:func:`_by_hand`, in the permuted run too); and one cell of the replication table
+(STM-4 beats chrF on newstest2021) with sacrebleu's chrF, chapter 03's depth scores and scipy."""
 from __future__ import annotations
 
 import logging
