@@ -3,8 +3,11 @@ and a small real sample of newstest2021 zh-en, each number recomputed with sacre
 scipy."""
 from __future__ import annotations
 
+import json
 import logging
+import sys
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -133,6 +136,11 @@ def test_bad_input_is_named():
         S.prepare(news, "news", human="mqm", group="group")
     with pytest.raises(ValueError, match="1 rows without a human score"):
         S.prepare(frame.assign(mqm=frame["mqm"].mask(frame.index == 3)), "news", human="mqm", group="group")
+    with pytest.raises(ValueError, match=r"lacks the columns \['raw'\]"):
+        S.prepare(frame, "news", human="mqm", group="group", tie_human="raw")
+    with pytest.raises(ValueError, match=r"1 rows without a human score \('raw'\)"):
+        S.prepare(frame.assign(raw=frame["mqm"].mask(frame.index == 3)), "news", human="mqm", group="group",
+                  tie_human="raw")
     with pytest.raises(ValueError, match="chrF must be among"):
         S.prepare(frame, "news", human="mqm", group="group", lexical_metrics=("BLEU",))
     with pytest.raises(KeyError, match="unknown model"):
@@ -191,3 +199,112 @@ def test_replication_decides_the_chapters_claims_on_each_set():
     # without the depth rows, chapter 08's claims are left out
     bare = {n: S.MQMSet(n, s.rows, s.X, s.hyp_len, s.ref_len) for n, s in sets.items()}
     assert len(S.replication(bare, n_resamples=50)) == 10
+
+
+# ------------------------------------------------------------------------------ acc_eq, system level, claims (issue 36)
+
+ORACLES = Path(__file__).resolve().parents[2] / "shared" / "oracles"
+
+
+def _mtme():
+    if not (ORACLES / "mt_metrics_eval" / "stats.py").is_file():
+        raise RuntimeError(f"the mt-metrics-eval oracle is not at {ORACLES}; put ../shared beside the checkout")
+    if str(ORACLES) not in sys.path:
+        sys.path.insert(0, str(ORACLES))
+    from mt_metrics_eval import stats as mtme_stats
+
+    return mtme_stats
+
+
+@lru_cache(maxsize=1)
+def _ted():
+    """30 TED source segments x 13 systems (5 talks), chrF and STM features, human MQM z, acc_eq on the raw MQM,
+    as the chapter prepares TED; and their out-of-fold predictions (3 talk-grouped folds)."""
+    from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+
+    ted = load_ted_zhen_mqm()
+    ted = sample_segments(ted[~ted["is_human"]], 30, 0)
+    s = S.prepare(ted, "TED", human="mqm_z", group="doc", reference="refB", tie_human="mqm",
+                  lexical_metrics=("chrF",), syntactic_metrics=("STM",), seed=0)
+    return ted, s, S.out_of_fold(s, k=3, seed=0, models=("length", "chrF + length", "chrF + placebo + length"))
+
+
+def _oracle_acc_eq(frame: pd.DataFrame, metric: str, human: str):
+    """mt-metrics-eval's own acc_eq (``KendallWithTiesOpt``, acc23, averaged by item, every pair), on the
+    system-major packing it expects."""
+    f = frame.sort_values(["system", "seg_id"], kind="stable")
+    n_sys = f["system"].nunique()
+    assert len(f) == n_sys * f["seg_id"].nunique()
+    acc, eps, _ = _mtme().KendallWithTiesOpt(list(f[human]), list(f[metric]), "acc23", n_sys, "item", 1.0)
+    return acc, eps
+
+
+def test_acc_eq_is_mtme_acc23_against_the_raw_mqm():
+    ted, s, oof = _ted()
+    # the score acc_eq reads is TED's raw MQM, shuffled with MQM z by the same permutation in the permuted run
+    assert s.rows["tie human"].tolist() == ted["mqm"].tolist()
+    shuffled = S.prepare(ted, "TED", human="mqm_z", group="doc", reference="refB", tie_human="mqm",
+                         lexical_metrics=("chrF",), syntactic_metrics=(), permute_human=1)
+    pairs = set(zip(ted["mqm_z"], ted["mqm"]))
+    assert set(zip(shuffled.rows["human"], shuffled.rows["tie human"])) <= pairs
+    assert not np.array_equal(shuffled.rows["human"], s.rows["human"])
+    frame = ted.assign(**{m: oof[m].to_numpy() for m in oof.columns if m != "fold"})
+    acc = S._acc_eq(oof, s)
+    for m in ("length", "chrF + length", "chrF + placebo + length"):
+        want, eps = _oracle_acc_eq(frame, m, "mqm")
+        assert acc[m].acc_eq == pytest.approx(want, abs=1e-12) and acc[m].epsilon == eps, m
+    # on this sample, mtme's own numbers: against MQM z (the old target, ties of identical outputs lost) the model
+    # with random columns beat chrF + length; against the raw MQM it does not
+    z = {m: _oracle_acc_eq(frame, m, "mqm_z")[0] for m in ("chrF + length", "chrF + placebo + length")}
+    raw = {m: _oracle_acc_eq(frame, m, "mqm")[0] for m in z}
+    assert z["chrF + placebo + length"] > z["chrF + length"]
+    assert raw["chrF + placebo + length"] < raw["chrF + length"]
+    # the cause: translations identical within a segment (equal predictions) tied in raw MQM, not in MQM z
+    same = ted.merge(ted, on="seg_id").query("system_x < system_y and target_x == target_y")
+    assert len(same) > 0
+    assert (same["mqm_x"] == same["mqm_y"]).mean() > 2 * (same["mqm_z_x"] == same["mqm_z_y"]).mean()
+
+
+def test_system_table_equals_scipy_and_mtme_agreement():
+    from scipy.stats import pearsonr
+
+    ted, s, oof = _ted()
+    B = 60
+    t = S.system_table(oof, s, n_resamples=B, seed=3).set_index("model")
+    assert list(t.index) == ["length", "chrF + length", "chrF + placebo + length"]
+    frame = ted.assign(pred=0.0)
+    uniq, codes = np.unique(ted["seg_id"], return_inverse=True)
+    draws = np.random.default_rng(3).integers(0, len(uniq), size=(B, len(uniq)))  # the segment draws, by hand
+    for m in t.index:
+        frame["pred"] = oof[m].to_numpy()
+        means = frame.groupby("system")[["pred", "mqm_z"]].mean()
+        assert t.at[m, "r"] == pytest.approx(pearsonr(means["pred"], means["mqm_z"])[0], abs=1e-12)
+        agree, pairs = _mtme().Agreement(list(means["mqm_z"]), list(means["pred"]))
+        assert (t.at[m, "accuracy"], t.at[m, "pairs"], t.at[m, "systems"]) == (pytest.approx(agree / pairs), 78, 13)
+        rs, accs = [], []
+        for d in draws:
+            rows = np.concatenate([np.flatnonzero(codes == u) for u in d])
+            mm = frame.iloc[rows].groupby("system")[["pred", "mqm_z"]].mean()
+            rs.append(pearsonr(mm["pred"], mm["mqm_z"])[0])
+            a, p = _mtme().Agreement(list(mm["mqm_z"]), list(mm["pred"]))
+            accs.append(a / p)
+        assert [t.at[m, "low"], t.at[m, "high"]] == pytest.approx(np.percentile(rs, [2.5, 97.5]), abs=1e-12)
+        assert [t.at[m, "acc low"], t.at[m, "acc high"]] == pytest.approx(np.percentile(accs, [2.5, 97.5]),
+                                                                          abs=1e-12)
+
+
+def test_claims_decide_as_verdict_beats_with_holm_over_the_primary():
+    from syneval_nb import stats
+    from syneval_nb.studies import common
+
+    news, s = _news()
+    oof = S.out_of_fold(s, k=3, seed=0, models=tuple(S.MODELS))
+    tables = {st: S._tables(oof, s, n_resamples=100, seed=i, alpha=0.05) for i, st in enumerate(S.SETTINGS)}
+    claims = S.claims()
+    assert len(claims) == 48 and sorted(c.claim for c in claims if c.primary) == sorted(S.PRIMARY)
+    got = stats.decide_claims(claims, {(st, how): t for st in S.SETTINGS for how, t in tables[st].items()})
+    old = {f"{c} ({st}, {how})": stats.verdict_beats(tables[st][how], *pair, alpha=0.05)
+           for st in S.SETTINGS for c, pair in S.CLAIMS.items() for how in S.MEASURES}
+    (old,) = common.holm_chapter(old, primary=S.PRIMARY)
+    assert list(got) == list(old)
+    assert json.dumps(common.verdicts_json(got)) == json.dumps(common.verdicts_json(old))  # NaN p_holm included

@@ -19,9 +19,9 @@ CEILING = {
     # +2 names, +13 lines (issue 34 review): common.verdict_table (three notebooks use it) and the raters' three
     # functions (now their own module, studies.raters) were hidden from `__all__`; two constants no other module
     # reads left it
-    "public_names": 751,
-    "public_names_outside_init": 687,
-    "public_names_studies": 244,
+    "public_names": 752,
+    "public_names_outside_init": 688,
+    "public_names_studies": 245,
     "max_public_names_per_module": 57,
     "modules_over_20": 7,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
@@ -31,11 +31,14 @@ CEILING = {
     # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
     # 5 more: two saved learned metrics in one `score` named after their files; 02 and 08 on the claim engine and
     # verdict_stability's removal took 11 out again. Lowered to 22,730 and 5,375: chapter 05's display tables and
-    # sentences into its notebook, its baselines through score_rows, its system table stats.correlation_table
-    "lines_package": 22743,
-    "lines_studies": 5388,
+    # sentences into its notebook, its baselines through score_rows, its system table stats.correlation_table.
+    # Raised by 72 each, and system tables by 1: chapter 10's system level (issue 36; segments resampled with the
+    # systems fixed, which no existing system table does: they resample systems), acc_eq against the raw MQM and
+    # the claims declared as data
+    "lines_package": 22815,
+    "lines_studies": 5460,
     "metrics_imports_from_parsers": 0,
-    "system_table_functions": 7,
+    "system_table_functions": 8,
     "verdict_functions": 12,
     "json_converters": 2,
 }

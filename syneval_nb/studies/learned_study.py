@@ -13,11 +13,13 @@ training rows) is fitted with several feature sets (:data:`MODELS`) and tested o
 Each model's predictions are then fixed, and :func:`syneval_nb.stats.correlation_table` resamples the *test* set's
 source segments (1,000 resamples by default, the same for every model) for the intervals of Pearson r, the
 within-segment r and the partial r (:data:`MEASURES`); a claim "X adds to Y" is the paired difference r(Y + X) -
-r(Y) (:data:`CLAIMS`), decided by the kit's one rule (:func:`syneval_nb.stats.verdict_beats`, Holm over the
-:data:`PRIMARY` claims by :func:`~syneval_nb.studies.common.holm_chapter`). The placebo model adds as many seeded
-random columns as there are syntactic features, learned the same way: it must not "add". Human scores: TED's
-rater-normalized ``mqm_z`` against refB (the WMT21 reference of this set); newstest2021's published MQM average
-against reference A (no rater ids: no z). ``permute_human`` shuffles both (nothing may hold then).
+r(Y) (:data:`CLAIMS`), declared as :class:`syneval_nb.stats.Claim` records (:func:`claims`) and decided by the kit's
+one engine (:func:`syneval_nb.stats.decide_claims`, Holm over the :data:`PRIMARY` claims). The placebo model adds as
+many seeded random columns as there are syntactic features, learned the same way: it must not "add". Human scores:
+TED's rater-normalized ``mqm_z`` against refB (the WMT21 reference of this set; acc_eq reads the raw ``mqm``, whose
+ties are real, :func:`_acc_eq`); newstest2021's published MQM average against reference A (no rater ids: no z).
+System level (:func:`system_table`, exploratory: 13 and 8 systems): the systems' mean predictions against their
+mean human score, on the same segment resamples. ``permute_human`` shuffles both (nothing may hold then).
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from syneval_nb import data, stats
 from syneval_nb.metrics import learned, lexical, registry
 from syneval_nb.studies import common, correlation_studies, depth_study
 
-__all__ = ["MODELS", "SETTINGS", "run", "summary_table", "weights", "conclusion", "results"]
+__all__ = ["MODELS", "SETTINGS", "claims", "run", "summary_table", "weights", "conclusion", "results"]
 
 LEXICAL = ("BLEU", "NIST", "chrF", "WER", "PER", "F-measure", "GTM", "ROUGE-S")
 """The lexical features ("all lexical"): the registry's fast lexical metrics. TER and METEOR are left out of the
@@ -69,7 +71,8 @@ MAX_DEPTH = 9
 
 @dataclass
 class MQMSet:
-    """One MQM set, one row per MT translation: ``rows`` (``system, seg_id, group, human``), the feature columns
+    """One MQM set, one row per MT translation: ``rows`` (``system, seg_id, group, human``, and ``tie human``: the
+    score acc_eq reads, :func:`prepare`), the feature columns
     ``X`` (registry metrics' sentence scores and the placebo columns), the 13a token lengths of hypothesis and
     reference, and ``groups`` (the feature groups' column names)."""
 
@@ -94,20 +97,24 @@ def _lengths(texts: Sequence[str]) -> np.ndarray:
 
 
 def prepare(frame: pd.DataFrame, name: str, *, human: str, group: str, reference: str = "ref",
-            lexical_metrics: Sequence[str] = LEXICAL, syntactic_metrics: Sequence[str] = SYNTACTIC,
-            seed: int = 0, permute_human: int | None = None, depth_curves: bool = False) -> MQMSet:
+            tie_human: str | None = None, lexical_metrics: Sequence[str] = LEXICAL,
+            syntactic_metrics: Sequence[str] = SYNTACTIC, seed: int = 0, permute_human: int | None = None,
+            depth_curves: bool = False) -> MQMSet:
     """An :class:`MQMSet` from a loader's MT rows (``target``, ``reference`` and their ``ptb`` columns, ``seg_id``,
-    ``human``, ``group``: the cross-validation unit): the metrics scored through
+    ``human``, ``group``: the cross-validation unit; ``tie_human``: the score acc_eq reads, one whose ties are
+    real, e.g. the raw MQM where ``human`` is rater-normalized; default ``human``): the metrics scored through
     :func:`syneval_nb.metrics.learned.ridge_frame` (the registry's scoring loop) against ``reference``, and
     ``len(syntactic_metrics)`` placebo columns (standard normal, seeded with ``seed``). ``permute_human``: shuffle
     the human scores with that seed (:func:`syneval_nb.stats.permute_human`). ``depth_curves``: also score the rows
     of chapter 08's stability claim (``MQMSet.depth``)."""
-    need = ["system", "seg_id", "target", reference, human, group]
+    tie_human = human if tie_human is None else tie_human
+    need = list(dict.fromkeys(["system", "seg_id", "target", reference, human, tie_human, group]))
     missing = [c for c in need if c not in frame.columns]
     if missing:
         raise ValueError(f"{name}: the frame lacks the columns {missing}")
-    if frame[human].isna().any():
-        raise ValueError(f"{name}: {int(frame[human].isna().sum())} rows without a human score ({human!r})")
+    for col in dict.fromkeys((human, tie_human)):
+        if frame[col].isna().any():
+            raise ValueError(f"{name}: {int(frame[col].isna().sum())} rows without a human score ({col!r})")
     if "chrF" not in lexical_metrics:
         raise ValueError("chrF must be among the lexical metrics: it is the baseline of every claim")
     frame = frame.reset_index(drop=True)
@@ -120,7 +127,8 @@ def prepare(frame: pd.DataFrame, name: str, *, human: str, group: str, reference
     placebo = [f"placebo {i + 1}" for i in range(len(syn))]
     X = pd.concat([scores, pd.DataFrame(rng.standard_normal((len(frame), len(placebo))), columns=placebo)], axis=1)
     rows = pd.DataFrame({"system": frame["system"], "seg_id": frame["seg_id"], "group": frame[group],
-                         "human": stats.permute_human(frame[human].to_numpy(dtype=float), permute_human)})
+                         "human": stats.permute_human(frame[human].to_numpy(dtype=float), permute_human),
+                         "tie human": stats.permute_human(frame[tie_human].to_numpy(dtype=float), permute_human)})
     depth = {}
     if depth_curves:
         seg, _ = depth_study.depth_scores(frame["target"], [[r] for r in frame[reference]], frame["ptb"],
@@ -216,20 +224,23 @@ class Chapter10:
     params: dict
     seconds: dict
     replication: pd.DataFrame | None = None
+    systems: dict = field(default_factory=dict)
+    """``{setting: system_table(...)}``: system-level r and pairwise accuracy of each model (:func:`system_table`)."""
 
 
 def load_sets(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: int | None = None,
               lexical_metrics: Sequence[str] = LEXICAL,
               syntactic_metrics: Sequence[str] = SYNTACTIC, depth_curves: bool = True) -> dict[str, MQMSet]:
     """The two MQM sets (``sample`` source segments of each, seeded; None: all): TED zh-en MT rows against refB
-    (human ``mqm_z``, grouped by talk) and newstest2021 zh-en against reference A (human ``mqm``, grouped by source
-    segment); ``depth_curves``: with the rows of chapter 08's stability claim (:func:`prepare`)."""
+    (human ``mqm_z``, grouped by talk; acc_eq on the raw ``mqm``) and newstest2021 zh-en against reference A (human
+    ``mqm``, grouped by source segment); ``depth_curves``: with the rows of chapter 08's stability claim
+    (:func:`prepare`)."""
     ted, news = data.load_ted_zhen_mqm(data_dir), data.load_newstest2021_zhen_mqm(data_dir)
     ted = data.sample_segments(ted[~ted["is_human"]], sample, seed)
     news = data.sample_segments(news, sample, seed)
     kw = dict(seed=seed, permute_human=permute_human, lexical_metrics=lexical_metrics,
               syntactic_metrics=syntactic_metrics, depth_curves=depth_curves)
-    return {TED: prepare(ted, TED, human="mqm_z", group="doc", reference="refB", **kw),
+    return {TED: prepare(ted, TED, human="mqm_z", group="doc", reference="refB", tie_human="mqm", **kw),
             NEWS: prepare(news.assign(group=news["seg_id"]), NEWS, human="mqm", group="group", reference="ref", **kw)}
 
 
@@ -242,6 +253,41 @@ def _tables(pred: pd.DataFrame, s: MQMSet, n_resamples: int, seed: int, alpha: f
             "within r": stats.correlation_table(scores, h, seg, method="within", **kw),
             "partial r": stats.correlation_table(scores, h, seg, given=stats.length_covariates(s.hyp_len, s.ref_len),
                                                  **kw)}
+
+
+def system_table(pred: pd.DataFrame, s: MQMSet, n_resamples: int = 1000, seed: int = 0,
+                 alpha: float = 0.05) -> pd.DataFrame:
+    """System level of each model's fixed predictions on the test set ``s``: the Pearson r of the systems' mean
+    prediction with their mean human score (:func:`syneval_nb.stats.system_level`) and the system-level pairwise
+    accuracy of those means (:func:`syneval_nb.stats.meta.pairwise_accuracy`, mt-metrics-eval's ``Agreement``),
+    each with its ``1 - alpha`` percentile interval over ``n_resamples`` resamples of the test set's source
+    segments (:func:`syneval_nb.stats.bootstrap_weights` with ``seed``: the resamples of the segment tables; all
+    systems' rows of a drawn segment together, the system means weighted by the draws). The systems are fixed: the
+    intervals say how the numbers move with the segments, not with the choice of systems. One row per model:
+    ``model, r, low, high, accuracy, acc low, acc high, systems, pairs``."""
+    models = [m for m in MODELS if m in pred]
+    h, systems, seg = s.rows["human"].to_numpy(), s.rows["system"].to_numpy(), s.rows["seg_id"].to_numpy()
+    names, inv = np.unique(systems, return_inverse=True)
+    onehot = np.zeros((len(h), len(names)))
+    onehot[np.arange(len(h)), inv] = 1.0
+    i, j = np.triu_indices(len(names), 1)
+    rows = []
+    for m in models:
+        p = pred[m].to_numpy(dtype=float)
+        r_s, acc_s = [], []
+        for w in stats.bootstrap_weights(len(h), n_resamples, seed, groups=seg):
+            n = w @ onehot
+            pm, hm = (w * p) @ onehot / n, (w * h) @ onehot / n
+            pc, hc = pm - pm.mean(axis=1, keepdims=True), hm - hm.mean(axis=1, keepdims=True)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                r_s.append((pc * hc).sum(axis=1) / np.sqrt((pc * pc).sum(axis=1) * (hc * hc).sum(axis=1)))
+            acc_s.append((np.sign(pm[:, i] - pm[:, j]) == np.sign(hm[:, i] - hm[:, j])).mean(axis=1))
+        (lo, hi), (alo, ahi) = (stats.percentile_ci(np.concatenate(x), alpha) for x in (r_s, acc_s))
+        acc, pairs = stats.meta.pairwise_accuracy(stats.system_means(p, systems)[1], stats.system_means(h, systems)[1])
+        rows.append({"model": m, "r": stats.system_level(p, h, systems), "low": float(lo), "high": float(hi),
+                     "accuracy": acc, "acc low": float(alo), "acc high": float(ahi), "systems": len(names),
+                     "pairs": pairs})
+    return pd.DataFrame(rows)
 
 
 def run(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: int | None = None,
@@ -259,33 +305,59 @@ def run(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: 
     tests = dict(zip(SETTINGS, (ted, news, news, ted)))
     t2 = time.perf_counter()
     tables = {st: _tables(pred[st], tests[st], n_resamples, seed, alpha) for st in SETTINGS}
-    verdicts = {f"{c} ({st}, {how})": stats.verdict_beats(tables[st][how], *pair, alpha=alpha)
-                for st in SETTINGS for c, pair in CLAIMS.items() for how in MEASURES}
-    (verdicts,) = common.holm_chapter(verdicts, primary=PRIMARY)
+    verdicts = stats.decide_claims(claims(), {(st, how): t for st in SETTINGS for how, t in tables[st].items()},
+                                   alpha=alpha)
+    systems = {st: system_table(pred[st], tests[st], n_resamples, seed, alpha) for st in SETTINGS}
     rep = replication(sets, n_resamples, seed, alpha)
     t3 = time.perf_counter()
     params = {"sample": sample, "seed": seed, "permute_human": permute_human, "n_resamples": n_resamples,
               "alpha": alpha, "folds": folds, "lexical": list(lexical_metrics), "syntactic": list(syntactic_metrics)}
     seconds = {"features": t1 - t0, "fits": t2 - t1, "resampling": t3 - t2}
-    return Chapter10(sets, pred, tables, fitted, verdicts, params, seconds, rep)
+    return Chapter10(sets, pred, tables, fitted, verdicts, params, seconds, rep, systems)
+
+
+def claims() -> list[stats.Claim]:
+    """The chapter's claims: every claim of :data:`CLAIMS` in every setting (:data:`SETTINGS`) and on every measure
+    (:data:`MEASURES`), a ``beats`` of the model over the model it extends on the table ``(setting, measure)``;
+    the :data:`PRIMARY` ones are primary (Holm over those), the rest exploratory."""
+    return [stats.Claim(name, "beats", *pair, on=(st, how), primary=name in PRIMARY)
+            for st in SETTINGS for c, pair in CLAIMS.items() for how in MEASURES
+            for name in [f"{c} ({st}, {how})"]]
+
+
+def _acc_eq(pred: pd.DataFrame, s: MQMSet) -> dict:
+    """acc_eq of each model's predictions on ``s`` (:func:`syneval_nb.stats.meta.pairwise_accuracy_tie_calibrated`,
+    mt-metrics-eval's ``KendallWithTiesOpt(..., "acc23", average_by="item")``): pairs within a source segment,
+    against ``s.rows["tie human"]``, the score whose ties are real. On TED that is the raw MQM, not the
+    rater-normalized MQM z: z gives two identical translations rated by different raters different scores (16% of
+    TED's within-segment pairs are identical outputs; 68% of them are tied in raw MQM, 15% in z), so each such pair,
+    rightly tied by any metric, counted as an error, and a model with random columns, which breaks those ties at
+    random, scored higher than the model without them."""
+    h, seg = s.rows["tie human"].to_numpy(), s.rows["seg_id"].to_numpy()
+    return {m: stats.meta.pairwise_accuracy_tie_calibrated(pred[m].to_numpy(), h, seg) for m in MODELS if m in pred}
 
 
 def summary_table(ch: Chapter10) -> pd.DataFrame:
-    """One row per (setting, model): r, the within-segment r and the partial r with their intervals, and acc_eq
-    (mt-metrics-eval's tie-calibrated pairwise accuracy within source segments, :func:`syneval_nb.stats.meta.
-    pairwise_accuracy_tie_calibrated`; no interval)."""
+    """One row per (setting, model): r, the within-segment r and the partial r with their intervals, acc_eq
+    (mt-metrics-eval's tie-calibrated pairwise accuracy within source segments against the raw MQM, :func:`_acc_eq`;
+    no interval) and, when computed, the system level (:func:`system_table`: ``system r``, ``system low``,
+    ``system high``, ``system acc``, ``system acc low``, ``system acc high``)."""
     rows = []
     tests = dict(zip(SETTINGS, (TED, NEWS, NEWS, TED)))
     for st in SETTINGS:
-        s = ch.sets[tests[st]]
+        acc = _acc_eq(ch.predictions[st], ch.sets[tests[st]])
         r, w, p = (ch.tables[st][k].set_index("metric") for k in MEASURES)
+        sys_t = ch.systems[st].set_index("model") if st in ch.systems else None
         for m in r.index:
-            acc = stats.meta.pairwise_accuracy_tie_calibrated(ch.predictions[st][m].to_numpy(),
-                                                             s.rows["human"].to_numpy(), s.rows["seg_id"].to_numpy())
-            rows.append({"setting": st, "model": m, "r": r.at[m, "r"], "low": r.at[m, "low"], "high": r.at[m, "high"],
-                         "within r": w.at[m, "r"], "within low": w.at[m, "low"], "within high": w.at[m, "high"],
-                         "partial r": p.at[m, "r"], "partial low": p.at[m, "low"], "partial high": p.at[m, "high"],
-                         "acc_eq": acc.acc_eq})
+            row = {"setting": st, "model": m, "r": r.at[m, "r"], "low": r.at[m, "low"], "high": r.at[m, "high"],
+                   "within r": w.at[m, "r"], "within low": w.at[m, "low"], "within high": w.at[m, "high"],
+                   "partial r": p.at[m, "r"], "partial low": p.at[m, "low"], "partial high": p.at[m, "high"],
+                   "acc_eq": acc[m].acc_eq}
+            if sys_t is not None:
+                row.update({f"system {k}": sys_t.at[m, c] for k, c in (("r", "r"), ("low", "low"), ("high", "high"),
+                                                                      ("acc", "accuracy"), ("acc low", "acc low"),
+                                                                      ("acc high", "acc high"))})
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
