@@ -68,9 +68,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Sequence
+import sys
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from nltk import Tree
+if TYPE_CHECKING:  # nltk is imported where a tree is made (trees.ptb), not for this module
+    from nltk import Tree
 
 from .._accel import speedups as _C
 from syneval_nb.trees.ptb import FlatTree, TreeFormatError, draw, flatten, read_ptb_flat
@@ -368,8 +370,8 @@ def to_dependencies(tree: "Tree | str | FlatTree", drop_punct: bool = False) -> 
         flat = read_ptb_flat(tree)
     elif isinstance(tree, FlatTree):
         flat = tree
-    elif isinstance(tree, Tree):
-        flat = flatten(tree)
+    elif "nltk.tree.tree" in sys.modules and isinstance(tree, sys.modules["nltk.tree.tree"].Tree):
+        flat = flatten(tree)  # (without nltk imported no nltk.Tree exists)
     else:
         raise TypeError(f"to_dependencies expects an nltk.Tree, a FlatTree or a bracketed string, got "
                         f"{type(tree).__name__}")

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from os import PathLike
 from typing import Hashable, Iterable, Iterator, Sequence
 
-import nltk
+import sys
 
 from .._accel import speedups as _C
 from syneval_nb.textio import read_lines
@@ -108,104 +108,125 @@ _TOKEN_RE = re.compile(rf"\({_W}*({_N}+){_W}+({_N}+){_W}*\)|\({_W}*({_N}*)|(\))|
 _FUNCTION_TAG_RE = re.compile(r"[-=]")
 
 
-class Tree(nltk.Tree):
-    """The kit's ``nltk.Tree``: the same tree, with ``str``, ``repr`` and ``pformat`` written without recursion
-    (nltk's recurse once per level and raise ``RecursionError`` on a tree some thousand levels deep). The text is
-    nltk's, character for character (``tests/test_trees.py`` compares them on real parses). It equals an
-    ``nltk.Tree`` with the same labels and children (nltk's own ``==`` also asks for the same class)."""
+def _nltk_tree():  # nltk.Tree once nltk is imported, else () (no nltk.Tree exists before; isinstance(x, ()) is False)
+    return getattr(sys.modules.get("nltk.tree.tree"), "Tree", ())
 
-    def _flat_lengths(self, nodesep: str, parens: str, quotes: bool) -> dict[int, int]:
-        """``{id(node): len(node._pformat_flat(...))}`` for every node, bottom up without recursion."""
-        size: dict[int, int] = {}
-        stack: list = [(self, False)]
-        while stack:
-            node, done = stack.pop()
-            if not done:
-                stack.append((node, True))
-                stack.extend((c, False) for c in node if isinstance(c, nltk.Tree))
-                continue
-            n = len(parens[0]) + len(_label_text(node)) + len(nodesep) + 1 + len(parens[1]) + max(len(node) - 1, 0)
-            for c in node:
-                n += size[id(c)] if isinstance(c, nltk.Tree) else len(_leaf_text(c, quotes))
-            size[id(node)] = n
-        return size
 
-    def _pformat_flat(self, nodesep: str = "", parens: str = "()", quotes: bool = False) -> str:
-        out: list[str] = []
-        stack: list = [self]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, str) and item is _CLOSE:
-                out.append(parens[1])
-            elif isinstance(item, nltk.Tree):
-                out.append(f"{parens[0]}{_label_text(item)}{nodesep} ")  # nltk's "(S )" for no children
-                stack.append(_CLOSE)
-                for k, c in enumerate(reversed(item)):
-                    if k:
-                        stack.append(_SPACE)
-                    stack.append(c)
-            elif item is _SPACE:
-                out.append(" ")
-            else:
-                out.append(_leaf_text(item, quotes))
-        return "".join(out)
+def __getattr__(name: str):  # ptb.Tree: the kit's Tree class, made at first use
+    if name == "Tree":
+        return _tree_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    def pformat(self, margin: int = 70, indent: int = 0, nodesep: str = "", parens: str = "()",
-                quotes: bool = False) -> str:
-        size = self._flat_lengths(nodesep, parens, quotes)
-        out: list[str] = []
-        stack: list = [(self, indent)]
-        while stack:
-            item, ind = stack.pop()
-            if item is _CLOSE:
-                out.append(parens[1])
-            elif isinstance(item, nltk.Tree):
-                if size[id(item)] + ind < margin:
-                    out.append(Tree._pformat_flat(item, nodesep, parens, quotes))
+
+def _tree_class() -> type:
+    """The kit's ``Tree``, defined when first needed: ``import nltk`` (it brings scikit-learn, scipy.stats and
+    pandas, 3 s of CPU) is paid only where a tree object is made, not by ``syneval-nb parse`` and ``rst``."""
+    global Tree
+    if "Tree" in globals():
+        return Tree
+    import nltk
+
+    class Tree(nltk.Tree):
+        """The kit's ``nltk.Tree``: the same tree, with ``str``, ``repr`` and ``pformat`` written without recursion
+        (nltk's recurse once per level and raise ``RecursionError`` on a tree some thousand levels deep). The text is
+        nltk's, character for character (``tests/test_trees.py`` compares them on real parses). It equals an
+        ``nltk.Tree`` with the same labels and children (nltk's own ``==`` also asks for the same class)."""
+
+        def _flat_lengths(self, nodesep: str, parens: str, quotes: bool) -> dict[int, int]:
+            """``{id(node): len(node._pformat_flat(...))}`` for every node, bottom up without recursion."""
+            size: dict[int, int] = {}
+            stack: list = [(self, False)]
+            while stack:
+                node, done = stack.pop()
+                if not done:
+                    stack.append((node, True))
+                    stack.extend((c, False) for c in node if isinstance(c, nltk.Tree))
                     continue
-                out.append(f"{parens[0]}{_label_text(item)}{nodesep}")
-                stack.append((_CLOSE, ind))
-                for c in reversed(item):
-                    stack.append((c, ind + 2))
-                    stack.append((_NEWLINE, ind + 2))
-            elif item is _NEWLINE:
-                out.append("\n" + " " * ind)
-            elif isinstance(item, tuple):
-                out.append("/".join(item))
-            else:
-                out.append(item if isinstance(item, str) and not quotes else repr(item))
-        return "".join(out)
+                n = len(parens[0]) + len(_label_text(node)) + len(nodesep) + 1 + len(parens[1]) + max(len(node) - 1, 0)
+                for c in node:
+                    n += size[id(c)] if isinstance(c, nltk.Tree) else len(_leaf_text(c, quotes))
+                size[id(node)] = n
+            return size
 
-    def __eq__(self, other: object) -> bool:  # equal to an nltk.Tree of the same labels and children
-        return isinstance(other, nltk.Tree) and (self._label, list(self)) == (other._label, list(other))
+        def _pformat_flat(self, nodesep: str = "", parens: str = "()", quotes: bool = False) -> str:
+            out: list[str] = []
+            stack: list = [self]
+            while stack:
+                item = stack.pop()
+                if isinstance(item, str) and item is _CLOSE:
+                    out.append(parens[1])
+                elif isinstance(item, nltk.Tree):
+                    out.append(f"{parens[0]}{_label_text(item)}{nodesep} ")  # nltk's "(S )" for no children
+                    stack.append(_CLOSE)
+                    for k, c in enumerate(reversed(item)):
+                        if k:
+                            stack.append(_SPACE)
+                        stack.append(c)
+                elif item is _SPACE:
+                    out.append(" ")
+                else:
+                    out.append(_leaf_text(item, quotes))
+            return "".join(out)
 
-    def __ne__(self, other: object) -> bool:
-        return not self == other
+        def pformat(self, margin: int = 70, indent: int = 0, nodesep: str = "", parens: str = "()",
+                    quotes: bool = False) -> str:
+            size = self._flat_lengths(nodesep, parens, quotes)
+            out: list[str] = []
+            stack: list = [(self, indent)]
+            while stack:
+                item, ind = stack.pop()
+                if item is _CLOSE:
+                    out.append(parens[1])
+                elif isinstance(item, nltk.Tree):
+                    if size[id(item)] + ind < margin:
+                        out.append(Tree._pformat_flat(item, nodesep, parens, quotes))
+                        continue
+                    out.append(f"{parens[0]}{_label_text(item)}{nodesep}")
+                    stack.append((_CLOSE, ind))
+                    for c in reversed(item):
+                        stack.append((c, ind + 2))
+                        stack.append((_NEWLINE, ind + 2))
+                elif item is _NEWLINE:
+                    out.append("\n" + " " * ind)
+                elif isinstance(item, tuple):
+                    out.append("/".join(item))
+                else:
+                    out.append(item if isinstance(item, str) and not quotes else repr(item))
+            return "".join(out)
 
-    __hash__ = None  # type: ignore[assignment]  # a list: unhashable, as nltk.Tree
+        def __eq__(self, other: object) -> bool:  # equal to an nltk.Tree of the same labels and children
+            return isinstance(other, nltk.Tree) and (self._label, list(self)) == (other._label, list(other))
 
-    def __str__(self) -> str:
-        return self.pformat()
+        def __ne__(self, other: object) -> bool:
+            return not self == other
 
-    def __repr__(self) -> str:
-        out: list[str] = []
-        stack: list = [self]
-        while stack:
-            item = stack.pop()
-            if item is _CLOSE:
-                out.append("])")
-            elif item is _COMMA:
-                out.append(", ")
-            elif isinstance(item, nltk.Tree):
-                out.append(f"{type(item).__name__}({item._label!r}, [")
-                stack.append(_CLOSE)
-                for k, c in enumerate(reversed(item)):
-                    if k:
-                        stack.append(_COMMA)
-                    stack.append(c)
-            else:
-                out.append(repr(item))
-        return "".join(out)
+        __hash__ = None  # type: ignore[assignment]  # a list: unhashable, as nltk.Tree
+
+        def __str__(self) -> str:
+            return self.pformat()
+
+        def __repr__(self) -> str:
+            out: list[str] = []
+            stack: list = [self]
+            while stack:
+                item = stack.pop()
+                if item is _CLOSE:
+                    out.append("])")
+                elif item is _COMMA:
+                    out.append(", ")
+                elif isinstance(item, nltk.Tree):
+                    out.append(f"{type(item).__name__}({item._label!r}, [")
+                    stack.append(_CLOSE)
+                    for k, c in enumerate(reversed(item)):
+                        if k:
+                            stack.append(_COMMA)
+                        stack.append(c)
+                else:
+                    out.append(repr(item))
+            return "".join(out)
+
+    Tree.__qualname__ = "Tree"  # pickled by reference as syneval_nb.trees.ptb.Tree
+    return Tree
 
 
 class _Mark(str):
@@ -288,11 +309,11 @@ class FlatTree:
         """The ``nltk.Tree`` (preterminals ``Tree(tag, [word])``, a node without children ``Tree(label, [])``),
         built once and cached: the same object comes back on every call."""
         if self._tree is None:
-            labels, kids, words = self.labels, self.kids, self.words
+            labels, kids, words, T = self.labels, self.kids, self.words, _tree_class()
             built: list[Tree | None] = [None] * len(labels)
             for i in range(len(labels) - 1, -1, -1):
                 w = words[i]
-                built[i] = Tree(labels[i], [w] if w is not None else [built[c] for c in kids[i]])
+                built[i] = T(labels[i], [w] if w is not None else [built[c] for c in kids[i]])
             self._tree = built[0]
         return self._tree
 
@@ -584,13 +605,14 @@ def read_ptb_file(path: str | PathLike) -> list[Tree | None]:
 
 def _leaves_with_parents(t: Tree) -> Iterator[tuple[str, Tree]]:
     """``(word, the node holding it)`` in surface order, without recursion (a tree of any depth)."""
+    NT = _nltk_tree()
     stack: list = [t]
     while stack:
         node = stack.pop()
         if isinstance(node, tuple):
             yield node
             continue
-        stack.extend(c if isinstance(c, nltk.Tree) else (c, node) for c in reversed(node))
+        stack.extend(c if isinstance(c, NT) else (c, node) for c in reversed(node))
 
 
 def words(t: Tree) -> list[str]:
@@ -616,9 +638,10 @@ def tree_depth(t: "Tree | FlatTree") -> int:
 
     For PTB-shaped trees (words only in preterminals): a tree that mixes words with other children raises
     :class:`TreeFormatError` (see :func:`flatten`)."""
+    NT = _nltk_tree()
     if isinstance(t, FlatTree):
         return heights(t)[0]
-    if not isinstance(t, nltk.Tree):
+    if not isinstance(t, NT):
         return 0
     return heights(flatten(t))[0]
 
@@ -642,6 +665,7 @@ def phrase_labels(t: Tree) -> list[str]:
 
 def spans(t: Tree) -> list[tuple[str, int, int]]:
     """``(label, start, end)`` word spans (end exclusive) of every node, in preorder."""
+    NT = _nltk_tree()
     out: list[tuple[str, int, int]] = []
     pos = 0
     open_at: list[int] = []
@@ -657,7 +681,7 @@ def spans(t: Tree) -> list[tuple[str, int, int]]:
             open_at.append(len(out))
             out.append((item.label(), pos, pos))
             stack.append((item, 1))
-            stack.extend((c, 0 if isinstance(c, nltk.Tree) else 2) for c in reversed(item))
+            stack.extend((c, 0 if isinstance(c, NT) else 2) for c in reversed(item))
     return out
 
 
@@ -765,12 +789,13 @@ class EncodedTree:
 
 def _preorder(t: Tree) -> list[Tree]:
     """The nodes (``Tree`` objects, not words) in preorder, without recursion."""
+    NT = _nltk_tree()
     out: list[Tree] = []
     stack = [t]
     while stack:
         node = stack.pop()
         out.append(node)
-        stack.extend(c for c in reversed(node) if isinstance(c, nltk.Tree))
+        stack.extend(c for c in reversed(node) if isinstance(c, NT))
     return out
 
 
@@ -778,7 +803,8 @@ def flatten(t: Tree) -> FlatTree:
     """The :class:`FlatTree` of an ``nltk.Tree`` whose words stand alone in preterminals (PTB trees, and the
     word-labelled dependency trees, whose nodes have no word children). A node with exactly one ``str`` child is a
     preterminal; a node that mixes words with other children raises :class:`TreeFormatError`."""
-    if not isinstance(t, nltk.Tree):
+    NT = _nltk_tree()
+    if not isinstance(t, NT):
         raise TypeError(f"expected an nltk.Tree, got {type(t).__name__}")
     labels: list[str] = []
     kids: list = []
@@ -791,14 +817,14 @@ def flatten(t: Tree) -> FlatTree:
         if parent >= 0:
             kids[parent].append(idx)
         labels.append(node._label)
-        if len(node) == 1 and not isinstance(node[0], nltk.Tree):
+        if len(node) == 1 and not isinstance(node[0], NT):
             kids.append(())
             words.append(node[0])
             continue
         kids.append([])
         words.append(None)
         for c in node:
-            if not isinstance(c, nltk.Tree):
+            if not isinstance(c, NT):
                 raise TreeFormatError(f"constituent {node._label!r} mixes the word {c!r} with other children; "
                                       "a word stands only in a preterminal (TAG word)")
         stack.extend([(c, idx) for c in reversed(node)])
@@ -814,9 +840,10 @@ def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
     :class:`FlatTree` (then no ``nltk.Tree`` is needed; ``nodes`` is built only if asked for). Both give the same
     ids for the same tree.
     """
+    NT = _nltk_tree()
     if isinstance(t, FlatTree):
         return _encode_flat(t, interner)
-    if not isinstance(t, nltk.Tree):
+    if not isinstance(t, NT):
         raise TypeError(f"expected an nltk.Tree or a FlatTree, got {type(t).__name__}")
     lab_keys: list = []
     prod_keys: list = []
@@ -836,7 +863,7 @@ def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
         rhs = []
         nw = 0
         for c in node:
-            if isinstance(c, nltk.Tree):
+            if isinstance(c, NT):
                 rhs.append(("L", c._label))
             else:
                 rhs.append(("W", c))
@@ -844,7 +871,7 @@ def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
         prod_keys.append(("P", label, tuple(rhs)))
         children.append([])
         n_words.append(nw)
-        stack.extend([(c, idx) for c in reversed(node) if isinstance(c, nltk.Tree)])
+        stack.extend([(c, idx) for c in reversed(node) if isinstance(c, NT)])
     return EncodedTree(_intern_all(interner, lab_keys), _intern_all(interner, prod_keys),
                        tuple([tuple(c) for c in children]), tuple(n_words), tuple(nodes))
 

@@ -23,9 +23,10 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from nltk import Tree
+if TYPE_CHECKING:
+    from nltk import Tree
 
 RST = dict  # {"label": str, "children": list[RST | str]}
 
@@ -133,6 +134,7 @@ def n_edus(rst: Mapping) -> int:
 def rst_to_nltk(rst: Mapping) -> Tree:
     """The RST tree as an ``nltk.Tree`` with the parser's labels and the EDU strings as leaves, for display
     (``IPython.display.display(rst_to_nltk(t))`` draws it with svgling)."""
+    from nltk import Tree  # here, not for the module: the rst command needs no nltk
     return Tree(rst["label"], [c if isinstance(c, str) else rst_to_nltk(c) for c in rst["children"]])
 
 
@@ -165,6 +167,7 @@ def dr_tree(rst: Mapping) -> Tree:
     Example: ``Elaboration[N][S]`` over (EDU, ``Attribution[S][N]`` over two EDUs) becomes
     ``(Elaboration (Nucleus) (Satellite (Attribution (Satellite) (Nucleus))))``.
     """
+    from nltk import Tree  # here, not for the module: the rst command needs no nltk
     rst = _check(rst)
     if is_void(rst):
         return Tree(DR_VOID, [])
@@ -179,11 +182,13 @@ def _edu_words(text: str, lowercase: bool) -> list[str]:
 
 
 def _lex_edu(text: str, nuc: str, lowercase: bool) -> Tree:
+    from nltk import Tree  # here, not for the module: the rst command needs no nltk
     ngram = Tree("NGRAM", [Tree(w, [DUMMY_LEAF]) for w in _edu_words(text, lowercase)])
     return Tree("EDU", [Tree("NUC", [nuc]), ngram])
 
 
 def _lex_span(rst: Mapping, nuc: str, lowercase: bool) -> Tree:
+    from nltk import Tree  # here, not for the module: the rst command needs no nltk
     rel, nucs = parse_label(rst["label"])
     kids = [_lex_edu(c, _NUC_NAME[n], lowercase) if isinstance(c, str) else _lex_span(c, _NUC_NAME[n], lowercase)
             for n, c in zip(nucs, rst["children"])]
