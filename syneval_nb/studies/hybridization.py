@@ -274,8 +274,8 @@ def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline:
     :data:`syneval_nb.stats.TABLE_COLUMNS` after ``metric`` (``baseline`` is the baseline set; ``delta`` the gain;
     ``p_better`` the one-sided bootstrap p that the set beats the baseline set; Holm over one metric's sets).
     Rows where any of a metric's sets is NaN are left out of that metric's table (``n`` says how many are used).
-    No placebo row: a random "reference set" is not a meaningful control here. ``given`` (e.g.
-    :func:`length_given`): beyond length, the partial r given these covariates (same resamples).
+    No placebo row: a random "reference set" is not a meaningful control here. ``given`` (e.g. the
+    length model of the TED rows): beyond length, the partial r given these covariates (same resamples).
     ``attrs["bootstrap"]``: each metric's :class:`syneval_nb.stats.TableBootstrap` (for the verdicts)."""
 
     h = np.asarray(human, dtype=float)
@@ -345,7 +345,7 @@ def reference_value(scores: pd.DataFrame, metric: str, human: Sequence[float], s
     ``"second reference (vs average)"`` = r(two) - mean r(single), ``"second reference (vs best)"`` = r(two) -
     r(best), ``"hybrids"`` = r(extended) - r(two). ``attrs["bootstrap"]``: a :class:`syneval_nb.stats.TableBootstrap`
     over all these rows, for the claims. Columns ``r, low, high``. ``given``: beyond
-    length (partial r given these covariates, e.g. :func:`length_given`)."""
+    length (partial r given these covariates, e.g. the length model of the TED rows)."""
     block = scores[metric]
     h = np.asarray(human, dtype=float)
     ok = np.isfinite(block.to_numpy(dtype=float)).all(axis=1) & np.isfinite(h)
@@ -375,12 +375,12 @@ def reference_value(scores: pd.DataFrame, metric: str, human: Sequence[float], s
 def baseline_table(scores: pd.DataFrame, ted: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0,
                    beyond_length: bool = False) -> pd.DataFrame:
     """Every metric with both human references and with the hybrids against chrF with both (MQM z, the same
-    resamples of source segments; ``beyond_length``: partial r given :func:`length_given`)."""
+    resamples of source segments; ``beyond_length``: partial r given the length model)."""
     cols = {f"{m} ({r})": scores[(m, r)].to_numpy(dtype=float)
             for m in dict.fromkeys(scores.columns.get_level_values(0)) for r in (ORIGINAL, EXTENDED)}
     h = ted["mqm_z"].to_numpy(dtype=float)
     ok = np.isfinite(np.column_stack(list(cols.values()))).all(axis=1) & np.isfinite(h)
-    given = length_given(ted) if beyond_length else {}
+    given = _length_given(ted) if beyond_length else {}
     return stats.correlation_table({k: v[ok] for k, v in cols.items()}, h[ok], ted["seg_id"].to_numpy()[ok],
                                    baseline=f"{_BASELINE} ({ORIGINAL})", placebo_column=False,
                                    n_resamples=n_resamples, seed=seed,
@@ -508,7 +508,7 @@ def ted_scores(ch: HybridChapter, metrics: Mapping[str, Any] | Sequence[str], *,
                             depth=depth, progress=progress)
 
 
-def length_given(ted: pd.DataFrame) -> dict[str, np.ndarray]:
+def _length_given(ted: pd.DataFrame) -> dict[str, np.ndarray]:
     """The covariates of "beyond length" for the TED rows (:func:`syneval_nb.stats.length_covariates`): log(1 +
     hypothesis length) and log(1 + mean length of the two human references), 13a tokens; the same for every
     reference set, so a set's gain is read on the same length model."""
@@ -520,8 +520,8 @@ def gain_tables(scores: pd.DataFrame, ted: pd.DataFrame, *, n_resamples: int = 1
                 seed: int = 0, beyond_length: bool = False) -> dict[str, pd.DataFrame]:
     """:func:`reference_gain_table` against the two human references (``"2 manual"``) for each human score of
     :data:`_HUMAN_COLUMNS`, resampling TED source segments; ``beyond_length``: partial r given
-    :func:`length_given`."""
-    given = length_given(ted) if beyond_length else None
+    the length model (hypothesis and mean reference length, :func:`syneval_nb.stats.length_covariates`)."""
+    given = _length_given(ted) if beyond_length else None
     return {human: reference_gain_table(scores, ted[col], baseline=ORIGINAL, segments=ted["seg_id"],
                                         n_resamples=n_resamples, seed=seed, given=given)
             for human, col in _HUMAN_COLUMNS.items()}
@@ -563,8 +563,8 @@ def system_table(ch: HybridChapter, metrics: Mapping[str, Any] | Sequence[str], 
 def table6(scores: pd.DataFrame, ted: pd.DataFrame, metric: str = "BLEU", *, n_resamples: int = 1000,
            seed: int = 0, beyond_length: bool = False) -> dict[str, pd.DataFrame]:
     """Table 6 analog: :func:`reference_value` of ``metric`` for each human score of :data:`_HUMAN_COLUMNS`
-    (``beyond_length``: partial r given :func:`length_given`)."""
-    given = length_given(ted) if beyond_length else None
+    (``beyond_length``: partial r given the length model)."""
+    given = _length_given(ted) if beyond_length else None
     return {human: reference_value(scores, metric, ted[col], ted["seg_id"], n_resamples=n_resamples, seed=seed,
                                    given=given)
             for human, col in _HUMAN_COLUMNS.items()}
