@@ -397,27 +397,40 @@ def test_reference_gain_table_matches_scipy_and_stats():
 
 
 def test_system_table_matches_sacrebleu():
+    """The one system table: corpus BLEU of every system with both references (``2 manual``) and with the extended
+    set (here the first reference alone) against the human scores, each r from scipy, Williams from its formula."""
     import sacrebleu
+    from types import SimpleNamespace
 
     refs = [["the cat sat on the mat", "a cat was sitting on the mat"], ["he reads a book", "he is reading a book"]]
     hyps = {"a": ["the cat sat on a mat", "he reads the book"], "b": ["cat mat", "book"],
             "c": ["a cat was on the mat", "he is reading a book"], "d": ["the cat sat", "he reads"]}
     human = {"a": 0.5, "b": -1.0, "c": 0.8, "d": 0.0}
-    t = H6.system_table({"BLEU": BLEU()}, hyps, {"two": refs, "one": [[r[0]] for r in refs]}, human,
-                                baseline="two", progress=False).set_index("references")
+    seg = pd.DataFrame([{"system": s, "seg_id": k, "target": h, "ref_A": refs[k][0], "ref_B": refs[k][1]}
+                        for s in "abcd" for k, h in enumerate(hyps[s])])
+    ch = H6.HybridChapter(ted=pd.DataFrame(), seg=seg, da=human, ted_sets={},
+                          deen_sets={k: SimpleNamespace(texts=[r[0]]) for k, r in enumerate(refs)})
+    t = H6.system_table(ch, {"BLEU": BLEU()}, progress=False).set_index("references")
+    two, one = H6.ORIGINAL, H6.EXTENDED
     streams = [list(x) for x in zip(*refs)]
     bleu = [sacrebleu.corpus_bleu(hyps[s], streams).score / 100 for s in "abcd"]
-    assert t.attrs["scores"][("BLEU", "two")].tolist() == pytest.approx(bleu)
-    assert t.at["two", "r"] == pytest.approx(scipy.stats.pearsonr(bleu, [human[s] for s in "abcd"])[0])
-    assert np.isnan(t.at["two", "p_value"]) and not np.isnan(t.at["one", "p_value"])
+    assert t.attrs["scores"][("BLEU", two)].tolist() == pytest.approx(bleu)
+    assert t.at[two, "r"] == pytest.approx(scipy.stats.pearsonr(bleu, [human[s] for s in "abcd"])[0])
+    assert np.isnan(t.at[two, "p_value"]) and not np.isnan(t.at[one, "p_value"])
     # Williams (1959) on the three correlations, each from scipy
     from syneval_nb.stats import williams_test
 
-    one = t.attrs["scores"][("BLEU", "one")].to_numpy()
+    one_bleu = [sacrebleu.corpus_bleu(hyps[s], streams[:1]).score / 100 for s in "abcd"]
+    assert t.attrs["scores"][("BLEU", one)].tolist() == pytest.approx(one_bleu)
     h = [human[s] for s in "abcd"]
-    expected = williams_test(scipy.stats.pearsonr(one, h)[0], scipy.stats.pearsonr(bleu, h)[0],
-                             scipy.stats.pearsonr(one, bleu)[0], 4)
-    assert (t.at["one", "williams_t"], t.at["one", "p_value"]) == pytest.approx(expected)
+    expected = williams_test(scipy.stats.pearsonr(one_bleu, h)[0], scipy.stats.pearsonr(bleu, h)[0],
+                             scipy.stats.pearsonr(one_bleu, bleu)[0], 4)
+    assert (t.at[one, "williams_t"], t.at[one, "p_value"]) == pytest.approx(expected)
+    with pytest.raises(TypeError, match="syntactic metric names"):
+        H6.system_table(ch, "stm")
+    shuffled = pd.concat([seg[seg.system != "b"], seg[seg.system == "b"].iloc[::-1]], ignore_index=True)
+    with pytest.raises(ValueError, match="same lines in the same order"):
+        H6.system_table(H6.HybridChapter(pd.DataFrame(), shuffled, human, {}, ch.deen_sets), {"BLEU": BLEU()})
 
 
 def test_reference_trees_names_a_malformed_parse(figure1):

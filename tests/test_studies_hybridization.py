@@ -1,5 +1,5 @@
 """Tests of syneval_nb.studies.hybridization (notebook 06's study code): the Table 6 comparison in both framings
-on the same resamples (against scipy and stats.paired_bootstrap) and the verdicts computed from it. The scoring
+on the same resamples (against scipy and stats.paired_bootstrap) and the claims decided on it. The scoring
 helpers moved here (syntactic_scores, reference_gain_table, system_table) keep their tests in tests/test_hybrid.py."""
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ def _scores(seed=0):
     cols = {"1 manual (ref)": human + 2.0 * rng.normal(size=120), "1 manual (refB)": human + 0.8 * rng.normal(size=120)}
     cols["2 manual"] = cols["1 manual (refB)"] + 0.1 * rng.normal(size=120)
     cols["2 manual + hybrid"] = cols["2 manual"] + 0.01 * rng.normal(size=120)
+    cols[H.PLACEBO_SET] = cols["2 manual"] + 0.01 * rng.normal(size=120)
     scores = pd.DataFrame({("BLEU", k): v for k, v in cols.items()})
     scores.columns = pd.MultiIndex.from_tuples(scores.columns)
     return scores, human, seg, cols
@@ -38,12 +39,20 @@ def test_reference_value_both_framings():
     assert (t.at["second reference (vs best)", "low"], t.at["second reference (vs best)", "high"]) == pytest.approx(
         (pb.delta.low, pb.delta.high))
     # the second reference (a near copy of refB) adds a lot over the average, nothing over the best one
-    v = H.verdicts(H.reference_gain_table(scores, human, "2 manual", seg, n_resamples=300, seed=1), t)
+    gains = H.reference_gain_table(scores, human, "2 manual", seg, n_resamples=300, seed=1)
+    tb = H.tables([{"MQM z": gains}], [{"MQM z": t}])
+    assert list(tb) == ["reference sets of BLEU", "Table 6"]
+    with pytest.raises(KeyError, match="reads table 'reference sets of BLEU beyond length'"):
+        stats.decide_claims(H.claims(["BLEU"]), tb)  # the beyond-length twins need their own tables
+    plain = [c for c in H.claims(["BLEU"]) if "beyond length" not in c.claim]
+    v = stats.decide_claims(plain, tb, holm=False)
     assert v["two human references beat one, average of single references (BLEU, TED MQM z)"]["verdict"] == "holds"
     assert v["two human references beat one, best single reference refB (BLEU, TED MQM z)"]["verdict"] != "holds"
     assert v["hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)"]["statistic"] == pytest.approx(
         r["2 manual + hybrid"] - r["2 manual"])
-    assert len(v) == 5 and "refB" in H.verdict_text(v)
+    # the hybrids against the splices and against the two references, four Table 6 claims; no chrF claim without
+    # chrF among the metrics
+    assert len(v) == 6 and not any("chrF" in c for c in v)
 
 
 def test_real_hybrid_helpers_by_hand():
@@ -108,9 +117,15 @@ def test_hybrids_help_needs_the_edge_over_the_placebo_and_the_chrf_claim():
     value = H.reference_value(value_scores, "BLEU", human, seg, n_resamples=200)
     ted = pd.DataFrame({"mqm_z": human, "seg_id": seg})
     chrf = H.baseline_table(scores, ted, n_resamples=200)
-    v = H.verdicts(gains, value, chrf=chrf)
+    tb = H.tables([{"MQM z": gains}], [{"MQM z": value}], [chrf])
+    v = stats.decide_claims([c for c in H.claims(["chrF", "BLEU"]) if c.on in tb], tb, holm=False)
     helps = v["hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)"]
     assert helps["ci"][0] > 0 and helps["requires"]["ci"][1] < 0 and helps["verdict"] == "cannot tell"
+    assert "random splices" in helps["requires"]["text"] and "random splices" in helps["rule"]
+    # the edge's interval, by hand on the table's resamples
+    b = gains.attrs["bootstrap"]["BLEU"]
+    edge = b.column("2 manual + hybrid") - b.column(H.PLACEBO_SET)
+    assert helps["requires"]["ci"] == pytest.approx(list(np.percentile(edge, [2.5, 97.5])), abs=1e-12)
     assert v["hybrids beat random splices for BLEU (2 manual + hybrid beats 2 manual + random splices, TED MQM z)"][
         "verdict"] == "does not hold"
     c = v["BLEU with hybrids beats chrF (2 manual + hybrid vs chrF with 2 manual, TED MQM z)"]
@@ -118,3 +133,6 @@ def test_hybrids_help_needs_the_edge_over_the_placebo_and_the_chrf_claim():
                 - scipy.stats.pearsonr(scores[("chrF", "2 manual")], human)[0])
     assert c["statistic"] == pytest.approx(expected, abs=1e-12) and c["test"] == "beats"
     assert not any("chrF with hybrids beats chrF" in k for k in v)
+    # a claim with requires= is a "beats" claim with a (row, text) pair
+    with pytest.raises(ValueError, match="requires"):
+        stats.Claim("x", "correlates", "BLEU", requires=("a", "b"))

@@ -46,7 +46,8 @@ class Claim:
     names the two; ``text``: the statistic's text when the claim writes the same quantity in another order);
     ``than``: the two rows an ``loses less`` claim is measured against; ``primary``: one of the
     chapter's declared primary claims (Holm runs over these, every other claim is exploratory); ``variant``: a
-    variant of the protocol (e.g. talks resampled), shown apart but in the same family."""
+    variant of the protocol (e.g. talks resampled), shown apart but in the same family; ``requires``: ``(row,
+    text)``, a ``beats`` claim that also needs the metric's edge over ``row`` of the same table (named ``text``)."""
 
     claim: str
     test: str
@@ -60,12 +61,15 @@ class Claim:
     than: tuple | None = None
     primary: bool = False
     variant: bool = False
+    requires: tuple | None = None
 
     def __post_init__(self):
         if self.test not in CLAIM_TESTS:
             raise ValueError(f"unknown test {self.test!r} of claim {self.claim!r}; tests: {CLAIM_TESTS}")
         if self.test in ("beats", "edge", "loses less") and self.baseline is None:
             raise ValueError(f"claim {self.claim!r} ({self.test}) needs a baseline")
+        if self.requires is not None and (self.test != "beats" or len(self.requires) != 2):
+            raise ValueError(f"claim {self.claim!r}: requires= is a (row, text) pair of a 'beats' claim")
 
     def decide(self, tables: Mapping, alpha: float | None = None) -> dict:
         """This claim's verdict on ``tables`` (before Holm)."""
@@ -73,7 +77,8 @@ class Claim:
             raise KeyError(f"claim {self.claim!r} reads table {self.on!r}; the tables are {list(tables)}")
         t = tables[self.on]
         if self.test == "beats":
-            return verdict_beats(t, self.metric, self.baseline, alpha=alpha, human=self.human)
+            return verdict_beats(t, self.metric, self.baseline, alpha=alpha, human=self.human,
+                                 requires=self.requires)
         if self.test == "correlates":
             return verdict_correlates(t, self.metric, alpha=alpha, human=self.human)
         if self.test == "beats the placebo":

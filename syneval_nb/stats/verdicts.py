@@ -183,21 +183,27 @@ def verdict_from_samples(test: str, statistic_text: str, estimate: float, sample
 
 
 def verdict_beats(table_or_results, metric: str | tuple, baseline: str | tuple, *, alpha: float | None = None,
-                  human: str | None = None) -> dict:
+                  human: str | None = None, requires: tuple | None = None) -> dict:
     """Verdict on "``metric`` beats ``baseline``" (test ``beats``), or "... beats ... beyond length" (test ``beats
     beyond length``) when the table holds partial correlations given the length covariates
     (``correlation_table(given=length_covariates(...))``): the statistic is r(metric) - r(baseline) (partial r's
     beyond length) on the table's paired resamples, p the share of resamples with a difference <= 0, decided by
     :func:`decide` (Holm over the chapter by :func:`holm_verdicts`). Nothing but this difference decides it: the
-    placebo and the length model are verdicts of their own."""
+    placebo and the length model are verdicts of their own. ``requires=(row, text)``: the claim also needs
+    ``metric``'s edge over another ``row`` of the table, r(metric) - r(row) (its interval above 0 on the same
+    resamples; ``text`` names it), e.g. "hybrids help" needs the hybrids' edge over random splices."""
     b = _boot_of(table_or_results, human)
     a = alpha if alpha is not None else b.alpha
     m, base = metric_name(metric), metric_name(baseline)
     i, j = b.index(m), b.index(base)
     d = b.samples[:, i] - b.samples[:, j]
     text = f"{_r_text(b, m)} - {_r_text(b, base)}"
+    extra = {}
+    if requires is not None:
+        edge = b.samples[:, i] - b.column(requires[0])
+        extra["requires"] = {"text": requires[1], "ci": _ci(edge[np.isfinite(edge)], a)}
     return verdict_from_samples("beats beyond length" if b.beyond_length else "beats", text,
-                                b.estimates[i] - b.estimates[j], d, a, _unit_text(b), n_units=b.n_clusters)
+                                b.estimates[i] - b.estimates[j], d, a, _unit_text(b), n_units=b.n_clusters, **extra)
 
 
 def verdict_correlates(table_or_results, metric: str | tuple, *, alpha: float | None = None,

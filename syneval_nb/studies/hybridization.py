@@ -1,23 +1,21 @@
-"""Study code of notebook 06 (syntactic hybridization of references, Wang et al.).
+"""Study code of notebook 06 (syntactic hybridization of references, Wang et al.): what the chapter computes.
 
 The hybridization itself (equivalent pairs, :func:`syneval_nb.metrics.hybrid.hybridize`, the cap, the text of the
-hybrids) is in :mod:`syneval_nb.metrics.hybrid`; this module holds what the chapter does with it:
+hybrids) is in :mod:`syneval_nb.metrics.hybrid`; this module holds what the chapter does with it (its displays,
+plots, notes and the paper's worked examples are in the notebook):
 
-* the paper's worked examples (:func:`figure1`, :func:`alabama_additional`);
-* the chapter's data and their extended reference sets (:func:`prepare` -> :class:`HybridChapter`, on
-  :func:`hybridize_frame` and :func:`reference_trees`), the cap and detokenization reports (:func:`cap_report`,
-  :func:`cap_table`, :func:`detokenization_agreement`, :func:`detokenization_table`, :func:`text_sources`);
-* Table 5 and Figures 2-5 (:func:`reference_statistics`, :func:`node_lengths`, :func:`length_distribution`,
-  :func:`table5`, :func:`table5_table`, :func:`length_distributions`);
-* every metric scored with every reference set (:func:`lexical_scores`, :func:`syntactic_scores`), what a
-  reference set gains over another (:func:`reference_gain_table`, on :func:`syneval_nb.stats.correlation_table`:
-  paired bootstrap over source segments; :func:`gain_tables`, :func:`table3_display`; the placebo's random splices,
-  :func:`placebo_sets`; chrF, the baseline, :func:`baseline_table`), the
-  system level (:func:`system_table`, :func:`table4`, Williams test: independent systems), the Table 6
-  comparison in both framings (:func:`reference_value`, :func:`table6`), STM / HWCM with the hybrids' trees
-  (:func:`syntactic_gain_tables`, :func:`syntactic_system_table`);
-* the verdicts (:func:`verdicts`, :func:`chapter_verdicts`, :func:`system_summary`) and the results file
-  (:func:`results`).
+* the chapter's data and their extended reference sets (:func:`prepare` -> :class:`HybridChapter`, with the cap
+  report :attr:`HybridChapter.cap`), real hybrids and the share of segments that get one (:func:`hybrid_examples`,
+  :func:`coverage_table`), plain detokenization against the raw text (:func:`detokenization_table`);
+* Table 5 and Figures 2-5 (:func:`table5_table`, :func:`length_distributions`);
+* every metric scored with every reference set (:func:`ted_scores`: the lexical metrics of :func:`make_metrics`
+  on the texts, STM / HWCM on the hybrids' trees), what a reference set gains over the two human references
+  (:func:`gain_tables`: paired bootstrap over source segments, plain or beyond length; the placebo's random
+  splices, :func:`placebo_sets`), chrF, the baseline (:func:`baseline_table`), the Table 6 comparison in both
+  framings (:func:`table6`), the system level (:func:`system_table`, Williams test: independent systems), the
+  ``"seams"`` check (:func:`well_formed_check`);
+* the chapter's claims as data (:func:`claims`, decided by :func:`syneval_nb.stats.decide_claims` on
+  :func:`tables`) and the results file (:func:`results`).
 """
 from __future__ import annotations
 
@@ -34,14 +32,18 @@ from syneval_nb.metrics import get as _get_metric
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
 from syneval_nb.metrics import lexical
 from syneval_nb.metrics.hybrid import (DEFAULT_MAX_REFS, HybridSet, align_leaves, detokenize, equivalent_nodes,
-                                       equivalent_pairs, hybridize, hybridize_corpus, seams_attested)
+                                       hybridize_corpus, seams_attested)
 from syneval_nb.metrics.lexical import edit_distance, tokenize
 from syneval_nb.metrics.syntactic import score_corpus
-from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.stats import pearson, williams_from_scores
-from syneval_nb.studies.common import headline_verdicts, holm_chapter
-from syneval_nb.trees import read_ptb_file
+from syneval_nb.studies.common import headline_verdicts
+from syneval_nb.textio import to_json
 from syneval_nb.trees.ptb import EmptyParseError, TreeFormatError, read_ptb, spans
+
+__all__ = ["EXTENDED", "ORIGINAL", "prepare", "hybrid_examples", "coverage_table",
+           "detokenization_table", "table5_table", "length_distributions", "make_metrics", "ted_scores",
+           "placebo_sets", "gain_tables", "baseline_table", "table6", "system_table", "well_formed_check", "tables",
+           "claims", "results"]
 
 _PRIMARY = ("hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
             "hybrids help BLEU beyond length (2 manual + hybrid beats 2 manual, TED MQM z)",
@@ -58,7 +60,8 @@ _PRIMARY = ("hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
 
 
 def cap_report(sets: Sequence[HybridSet]) -> dict[str, float]:
-    """How often the cap was reached, and the size of the extended sets (for the notebook and the benchmark)."""
+    """How often the cap was reached, and the size of the extended sets (:attr:`HybridChapter.cap`, the
+    benchmark)."""
     sizes = np.array([len(s) for s in sets], dtype=float)
     capped = np.array([s.capped for s in sets], dtype=bool)
     return {
@@ -205,7 +208,7 @@ def hybridize_frame(df: pd.DataFrame, text_cols: Sequence[str], ptb_cols: Sequen
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def lexical_scores(metrics: Mapping[str, Any], hyps: Sequence[str], ref_sets: Mapping[str, Sequence[Sequence[str]]],
+def _lexical_scores(metrics: Mapping[str, Any], hyps: Sequence[str], ref_sets: Mapping[str, Sequence[Sequence[str]]],
                    progress: bool = True) -> pd.DataFrame:
     """Segment scores of every metric with every reference set: columns ``(metric, reference set)``.
 
@@ -271,8 +274,8 @@ def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline:
     :data:`syneval_nb.stats.TABLE_COLUMNS` after ``metric`` (``baseline`` is the baseline set; ``delta`` the gain;
     ``p_better`` the one-sided bootstrap p that the set beats the baseline set; Holm over one metric's sets).
     Rows where any of a metric's sets is NaN are left out of that metric's table (``n`` says how many are used).
-    No placebo row: a random "reference set" is not a meaningful control here. ``given`` (e.g.
-    :func:`length_given`): beyond length, the partial r given these covariates (same resamples).
+    No placebo row: a random "reference set" is not a meaningful control here. ``given`` (e.g. the
+    length model of the TED rows): beyond length, the partial r given these covariates (same resamples).
     ``attrs["bootstrap"]``: each metric's :class:`syneval_nb.stats.TableBootstrap` (for the verdicts)."""
 
     h = np.asarray(human, dtype=float)
@@ -299,7 +302,7 @@ def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline:
     return out
 
 
-def system_correlations(scores: pd.DataFrame, human: Mapping[Any, float], baseline: str) -> pd.DataFrame:
+def _system_correlations(scores: pd.DataFrame, human: Mapping[Any, float], baseline: str) -> pd.DataFrame:
     """System level: Pearson r with ``human`` of every ``(metric, reference set)`` column of ``scores`` (one row
     per system; systems without a human score are left out) and, against ``baseline``, the Williams (1959) test
     of r(set) > r(baseline) (:func:`stats.williams_from_scores`, n = number of systems)."""
@@ -324,32 +327,16 @@ def system_correlations(scores: pd.DataFrame, human: Mapping[Any, float], baseli
     return pd.DataFrame(rows)
 
 
-def system_table(metrics: Mapping[str, Any], hyps: Mapping[str, Sequence[str]],
-                 ref_sets: Mapping[str, Sequence[Sequence[str]]], human: Mapping[str, float], baseline: str,
-                 progress: bool = True) -> pd.DataFrame:
-    """:func:`system_correlations` of the lexical metrics' corpus scores (summed statistics,
-    ``Metric.corpus_score``) of every system (``hyps[system]`` aligned with ``ref_sets[name]``).
-    ``attrs["scores"]`` holds the corpus scores, one row per system, columns ``(metric, reference set)``."""
-    systems = [s for s in hyps if s in human]
-    sc: dict[tuple[str, str], dict[str, float]] = {}
-    for m, r in tqdm([(m, r) for m in metrics for r in ref_sets], desc="corpus scores", disable=not progress):
-        sc[(m, r)] = {s: metrics[m].corpus_score(list(hyps[s]), ref_sets[r], ref_layout="segments").score for s in systems}
-    scores = _by_system(sc)
-    out = system_correlations(scores, human, baseline)
-    out.attrs["scores"] = scores
-    return out
-
-
 # ---------------------------------------------------------------------------------------------------------------
-# Table 6 in both framings, and the verdicts
+# Table 6 in both framings, chrF
 # ---------------------------------------------------------------------------------------------------------------
 
-SINGLE = ("1 manual (ref)", "1 manual (refB)")
+_SINGLE = ("1 manual (ref)", "1 manual (refB)")
 """The single-reference sets of the TED comparison (``ref`` is rated below every MT system, ``refB`` best)."""
 
 
 def reference_value(scores: pd.DataFrame, metric: str, human: Sequence[float], segments: Sequence, *,
-                    single: Sequence[str] = SINGLE, two: str = "2 manual", extended: str = "2 manual + hybrid",
+                    single: Sequence[str] = _SINGLE, two: str = "2 manual", extended: str = "2 manual + hybrid",
                     best: str = "1 manual (refB)", n_resamples: int = 1000, seed: int = 0,
                     alpha: float = 0.05, given: Mapping[str, Sequence] | None = None) -> pd.DataFrame:
     """Table 6 analog with intervals: r of ``metric`` with each reference set (columns ``(metric, set)`` of
@@ -357,8 +344,8 @@ def reference_value(scores: pd.DataFrame, metric: str, human: Sequence[float], s
     single-reference r's, resample by resample: the paper's framing) and the gains in both framings:
     ``"second reference (vs average)"`` = r(two) - mean r(single), ``"second reference (vs best)"`` = r(two) -
     r(best), ``"hybrids"`` = r(extended) - r(two). ``attrs["bootstrap"]``: a :class:`syneval_nb.stats.TableBootstrap`
-    over all these rows, for :func:`syneval_nb.stats.verdict_beats`. Columns ``r, low, high``. ``given``: beyond
-    length (partial r given these covariates, e.g. :func:`length_given`)."""
+    over all these rows, for the claims. Columns ``r, low, high``. ``given``: beyond
+    length (partial r given these covariates, e.g. the length model of the TED rows)."""
     block = scores[metric]
     h = np.asarray(human, dtype=float)
     ok = np.isfinite(block.to_numpy(dtype=float)).all(axis=1) & np.isfinite(h)
@@ -388,115 +375,32 @@ def reference_value(scores: pd.DataFrame, metric: str, human: Sequence[float], s
 def baseline_table(scores: pd.DataFrame, ted: pd.DataFrame, *, n_resamples: int = 1000, seed: int = 0,
                    beyond_length: bool = False) -> pd.DataFrame:
     """Every metric with both human references and with the hybrids against chrF with both (MQM z, the same
-    resamples of source segments; ``beyond_length``: partial r given :func:`length_given`)."""
+    resamples of source segments; ``beyond_length``: partial r given the length model)."""
     cols = {f"{m} ({r})": scores[(m, r)].to_numpy(dtype=float)
             for m in dict.fromkeys(scores.columns.get_level_values(0)) for r in (ORIGINAL, EXTENDED)}
     h = ted["mqm_z"].to_numpy(dtype=float)
     ok = np.isfinite(np.column_stack(list(cols.values()))).all(axis=1) & np.isfinite(h)
-    given = length_given(ted) if beyond_length else {}
+    given = _length_given(ted) if beyond_length else {}
     return stats.correlation_table({k: v[ok] for k, v in cols.items()}, h[ok], ted["seg_id"].to_numpy()[ok],
                                    baseline=f"{_BASELINE} ({ORIGINAL})", placebo_column=False,
                                    n_resamples=n_resamples, seed=seed,
                                    given={k: v[ok] for k, v in given.items()} or None)
 
 
-def verdicts(gains: pd.DataFrame, value: pd.DataFrame, metric: str = "BLEU", *, baseline: str = "2 manual",
-             extended: str = "2 manual + hybrid", what: str = "TED MQM z",
-             chrf: pd.DataFrame | None = None) -> dict[str, dict]:
-    """The claims (:func:`syneval_nb.stats.verdict_beats`; "beyond length" on tables built with ``given``):
-    "hybrids help <metric>" per metric of ``gains`` (:func:`reference_gain_table`; with :data:`PLACEBO_SET` it needs
-    the edge over the random splices too, also a claim), "two human references beat one" and "a second human
-    reference is worth more than the hybrids" (``value``, :func:`reference_value`), "<metric> with hybrids beats
-    chrF" (``chrf``, :func:`baseline_table`). Holm: :func:`chapter_verdicts`."""
-    out = {}
-    bl = " beyond length" if next(iter(gains.attrs["bootstrap"].values())).beyond_length else ""
-    for m, boot in gains.attrs["bootstrap"].items():
-        v = stats.verdict_beats(boot, extended, baseline)
-        if PLACEBO_SET in boot.names:
-            d = boot.column(extended) - boot.column(PLACEBO_SET)
-            edge = {"text": f"the hybrids' edge over the random splices, r({extended}) - r({PLACEBO_SET})",
-                    "ci": stats.percentile_ci(d[np.isfinite(d)], boot.alpha)}
-            v = stats.verdict_from_samples(v["test"], v["statistic_text"], v["statistic"],
-                                           boot.column(extended) - boot.column(baseline), boot.alpha,
-                                           stats._unit_text(boot), n_units=boot.n_clusters, requires=edge)
-            out[f"hybrids beat random splices for {m}{bl} ({extended} beats {PLACEBO_SET}, {what})"] = \
-                stats.verdict_beats(boot, extended, PLACEBO_SET)
-        out[f"hybrids help {m}{bl} ({extended} beats {baseline}, {what})"] = v
-    for m in dict.fromkeys(n.rsplit(" (", 1)[0] for n in (chrf.attrs["bootstrap"].names if chrf is not None else ())):
-        if m != _BASELINE:
-            out[f"{m} with hybrids beats chrF{bl} ({extended} vs chrF with {baseline}, {what})"] = stats.verdict_beats(
-                chrf, f"{m} ({extended})", f"{_BASELINE} ({baseline})")
-    out[f"two human references beat one{bl}, average of single references ({metric}, {what})"] = \
-        stats.verdict_beats(value, "2 manual", "1 manual (average)")
-    out[f"two human references beat one{bl}, best single reference refB ({metric}, {what})"] = stats.verdict_beats(
-        value, "2 manual", "1 manual (refB)")
-    for framing in ("average", "best"):
-        out[f"a second human reference is worth more than the hybrids{bl}, vs {framing} single reference "
-            f"({metric}, {what})"] = stats.verdict_beats(value, f"second reference (vs {framing})", "hybrids")
-    return out
-
-
-def verdict_text(verdicts_: Mapping[str, dict]) -> str:
-    """The verdict sentences (:func:`syneval_nb.stats.verdict_sentence`), one per line."""
-    return "\n".join(stats.verdict_sentence(c, v) for c, v in verdicts_.items())
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # the chapter, table by table (notebook 06)
 # ---------------------------------------------------------------------------------------------------------------
 
-FIGURE1_REFERENCES = tuple(f"{a} {b} {c}" for a in ("Machine Translation", "MT") for b in ("develops", "progresses")
-                           for c in ("constantly", "persistently"))
-"""Section 3 of the paper: the eight references of the Figure 1 pair (originals included)."""
-ALABAMA_ADDITIONAL = (
-    "Torching of ten churches in ten days in the American state of Alabama",
-    "Torching of ten churches within ten days in the American state of Alabama",
-    "Torching of ten churches in ten days in American state of Alabama",
-    "Burning of ten churches within ten days in American state of Alabama",
-    "Burning of ten churches within ten days in the American state of Alabama",
-    "Burning of ten churches in ten days in American state of Alabama")
-"""Section 4 of the paper: the six additional references of the Alabama example."""
-PAPER_TABLE5 = {"paper LDC2006T04": [31.52, 211231, 21807, 57.46, 5.93, 31],
-                "paper LDC2008E43": [34.43, 62569, 10073, 62.82, 10.11, 66]}
+_PAPER_TABLE5 = {"paper LDC2006T04": [31.52, 211231, 21807, 57.46, 5.93, 31],
+                 "paper LDC2008E43": [34.43, 62569, 10073, 62.82, 10.11, 66]}
 """Table 5 of the paper, in the row order of :func:`table5` (with references per segment after hybridization)."""
-PAPER_TABLE6 = {"1 manual (average)": 0.2565, "2 manual": 0.3057, "2 manual + hybrid": 0.3082}
-"""Table 6 of the paper (BLEU, LDC2006T04)."""
-HUMAN_COLUMNS = {"MQM z": "mqm_z", "MQM": "mqm"}
+_HUMAN_COLUMNS = {"MQM z": "mqm_z", "MQM": "mqm"}
 """The TED human scores of the tables: rater-normalized MQM (the verdicts) and raw MQM."""
 EXTENDED = "2 manual + hybrid"
 ORIGINAL = "2 manual"
 PLACEBO_SET = "2 manual + random splices"
 """The placebo reference set (:func:`placebo_sets`): what any mixing of the two references adds."""
 _BASELINE = "chrF"
-
-
-@dataclass
-class Figure1:
-    """Figure 1 of the paper: the two ``trees``, the equivalent ``pairs`` (``node, S1, S2``) and the extended set
-    ``references`` (``reference, original, swaps``)."""
-
-    trees: list
-    pairs: pd.DataFrame
-    references: pd.DataFrame
-
-
-def figure1() -> Figure1:
-    """Figure 1 ("Machine translation develops constantly" / "MT progresses persistently"), from the trees in
-    ``data/examples/wang_figure1.ptb``, hybridized without a cap."""
-    trees = read_ptb_file(KIT_DATA_DIR / "examples" / "wang_figure1.ptb")
-    pairs = equivalent_pairs(*trees)
-    refs = hybridize(trees, max_refs=None)
-    return Figure1(trees, pd.DataFrame([(p.label1, " ".join(p.seg1), " ".join(p.seg2)) for p in pairs],
-                                       columns=["node", "S1", "S2"]),
-                   pd.DataFrame([(h.text, h.is_original, h.n_swaps) for h in refs],
-                                columns=["reference", "original", "swaps"]))
-
-
-def alabama_additional() -> pd.DataFrame:
-    """The additional references (``additional reference``) of the Alabama example (Section 4; the Collins-parser
-    trees of ``data/examples/wang_alabama.ptb``), hybridized without a cap."""
-    refs = hybridize(read_ptb_file(KIT_DATA_DIR / "examples" / "wang_alabama.ptb"), max_refs=None)
-    return pd.DataFrame({"additional reference": [h.text for h in refs if not h.is_original]})
 
 
 @dataclass
@@ -512,6 +416,11 @@ class HybridChapter:
     ted_sets: dict
     deen_sets: dict
     trees: dict = field(default_factory=dict)
+
+    @property
+    def cap(self) -> pd.DataFrame:
+        """:func:`cap_report` of both data sets, one column each."""
+        return pd.DataFrame({name: cap_report(list(sets.values())) for name, sets in _sets(self).items()})
 
 
 def prepare(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: int | None = None,
@@ -537,12 +446,6 @@ def prepare(data_dir=None, sample: int | None = None, seed: int = 0, permute_hum
     return HybridChapter(ted, seg, da, ted_sets, deen_sets, trees)
 
 
-def cap_table(ch: HybridChapter) -> pd.DataFrame:
-    """:func:`cap_report` of both data sets, one column each."""
-    return pd.DataFrame({"TED zh-en": cap_report(list(ch.ted_sets.values())),
-                         "WMT21 de-en": cap_report(list(ch.deen_sets.values()))})
-
-
 def detokenization_table(seg: pd.DataFrame) -> pd.DataFrame:
     """:func:`detokenization_agreement` of WMT21 de-en references A and B (one column each): the share of
     references with identical 13a tokens, the token edit rate, the share aligned to their raw text, ``n``."""
@@ -557,18 +460,13 @@ def detokenization_table(seg: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(detok)
 
 
-def text_sources(sets: Mapping[Any, HybridSet]) -> pd.Series:
-    """How the text of every reference of the extended sets was written (``Hybrid.text_from`` counts)."""
-    return pd.Series([h.text_from for s in sets.values() for h in s.hybrids]).value_counts()
-
-
 def table5_table(ch: HybridChapter) -> pd.DataFrame:
     """Table 5 analog: :func:`table5` of both data sets (with references per segment after hybridization) next
     to the paper's two columns."""
     return pd.DataFrame({"TED zh-en": table5(reference_statistics(ch.trees["TED zh-en"]), list(ch.ted_sets.values())),
                          "WMT21 de-en": table5(reference_statistics(ch.trees["WMT21 de-en"]),
                                                list(ch.deen_sets.values())),
-                         **PAPER_TABLE5})
+                         **_PAPER_TABLE5})
 
 
 def length_distributions(trees: Mapping[str, Sequence], max_length: int = 50) -> pd.DataFrame:
@@ -584,7 +482,7 @@ def make_metrics() -> dict[str, Any]:
             "GTM": lexical.GTM(exponent=2), "ROUGE-S": lexical.RougeS(window=9), "METEOR": lexical.MeteorExact()}
 
 
-def ted_reference_sets(ch: HybridChapter, seed: int = 0) -> dict[str, list[list[str]]]:
+def _ted_reference_sets(ch: HybridChapter, seed: int = 0) -> dict[str, list[list[str]]]:
     """The TED reference sets of every row: each human reference alone, both, both plus their hybrids, both plus
     the placebo's random splices (:func:`placebo_sets` with ``seed``)."""
     ted, placebo = ch.ted, placebo_sets(ch.ted_sets, seed)
@@ -593,13 +491,24 @@ def ted_reference_sets(ch: HybridChapter, seed: int = 0) -> dict[str, list[list[
             EXTENDED: [ch.ted_sets[s].texts for s in ted["seg_id"]], PLACEBO_SET: [placebo[s] for s in ted["seg_id"]]}
 
 
-def ted_lexical_scores(ch: HybridChapter, metrics: Mapping[str, Any], progress: bool = True,
-                       seed: int = 0) -> pd.DataFrame:
-    """:func:`lexical_scores` of the TED MT rows with every set of :func:`ted_reference_sets`."""
-    return lexical_scores(metrics, list(ch.ted["target"]), ted_reference_sets(ch, seed), progress)
+def ted_scores(ch: HybridChapter, metrics: Mapping[str, Any] | Sequence[str], *, depth: int = 4, seed: int = 0,
+               progress: bool = True) -> pd.DataFrame:
+    """Segment scores of the TED MT rows with every reference set: columns ``(metric, reference set)``.
+
+    ``metrics``: lexical metric objects by name (:func:`make_metrics`; :func:`_lexical_scores` of the texts, with
+    each human reference alone, both, both plus their hybrids, both plus the placebo's random splices of
+    :func:`placebo_sets` with ``seed``), or names of syntactic metrics (``("stm", "hwcm")``: :func:`syntactic_scores`
+    at ``depth``, the hypotheses' shipped parses, with both references' trees and with the extended sets' trees)."""
+    if isinstance(metrics, Mapping):
+        return _lexical_scores(metrics, list(ch.ted["target"]), _ted_reference_sets(ch, seed), progress)
+    if isinstance(metrics, str) or not all(isinstance(m, str) for m in metrics):
+        raise TypeError(f"metrics: lexical metric objects by name, or a sequence of syntactic metric names; got "
+                        f"{metrics!r}")
+    return syntactic_scores(ch.ted, _parse_sets(ch.ted, ch.ted_sets, ("ptb_ref", "ptb_refB")), metrics=tuple(metrics),
+                            depth=depth, progress=progress)
 
 
-def length_given(ted: pd.DataFrame) -> dict[str, np.ndarray]:
+def _length_given(ted: pd.DataFrame) -> dict[str, np.ndarray]:
     """The covariates of "beyond length" for the TED rows (:func:`syneval_nb.stats.length_covariates`): log(1 +
     hypothesis length) and log(1 + mean length of the two human references), 13a tokens; the same for every
     reference set, so a set's gain is read on the same length model."""
@@ -610,44 +519,55 @@ def length_given(ted: pd.DataFrame) -> dict[str, np.ndarray]:
 def gain_tables(scores: pd.DataFrame, ted: pd.DataFrame, *, n_resamples: int = 1000,
                 seed: int = 0, beyond_length: bool = False) -> dict[str, pd.DataFrame]:
     """:func:`reference_gain_table` against the two human references (``"2 manual"``) for each human score of
-    :data:`HUMAN_COLUMNS`, resampling TED source segments; ``beyond_length``: partial r given
-    :func:`length_given`."""
-    given = length_given(ted) if beyond_length else None
+    :data:`_HUMAN_COLUMNS`, resampling TED source segments; ``beyond_length``: partial r given
+    the length model (hypothesis and mean reference length, :func:`syneval_nb.stats.length_covariates`)."""
+    given = _length_given(ted) if beyond_length else None
     return {human: reference_gain_table(scores, ted[col], baseline=ORIGINAL, segments=ted["seg_id"],
                                         n_resamples=n_resamples, seed=seed, given=given)
-            for human, col in HUMAN_COLUMNS.items()}
+            for human, col in _HUMAN_COLUMNS.items()}
 
 
-def table3_display(corr: Mapping[str, pd.DataFrame], metrics: Sequence[str]) -> pd.DataFrame:
-    """Table 3 analog: r with the original and the extended set and the gain with its interval and p, per human
-    score (columns) and metric (rows, in the order of ``metrics``)."""
-    table3 = {h: t[t["references"].isin([ORIGINAL, EXTENDED])] for h, t in corr.items()}
-    return pd.concat({h: t.pivot(index="metric", columns="references", values="r").join(
-        t[t["references"] == EXTENDED].set_index("metric")[["delta", "delta_low", "delta_high", "p_better"]])
-        for h, t in table3.items()}, axis=1).loc[list(metrics)]
-
-
-def table4(ch: HybridChapter, metrics: Mapping[str, Any], progress: bool = True) -> pd.DataFrame:
-    """Table 4 analog: :func:`system_table` of the WMT21 de-en systems' corpus scores with both references and
-    with the extended sets against DA z (every system must have the same lines in the same order)."""
+def system_table(ch: HybridChapter, metrics: Mapping[str, Any] | Sequence[str], *, depth: int = 4,
+                 progress: bool = True) -> pd.DataFrame:
+    """Table 4 analog on WMT21 de-en: every system's corpus score (summed statistics) with both references and with
+    the extended sets, :func:`_system_correlations` with DA z (Williams test against both references).
+    ``metrics``: lexical metric objects by name (``Metric.corpus_score`` of the texts; every system must have the
+    same lines in the same order), or names of syntactic metrics (``("stm", "hwcm")`` at ``depth``: the corpus
+    scores of :func:`syntactic_scores`, on the references' and the hybrids' trees). ``attrs["scores"]``: the
+    corpus scores, one row per system, columns ``(metric, reference set)``."""
     seg = ch.seg
-    hyps = {s: list(g["target"]) for s, g in seg.groupby("system")}
-    order = seg[seg["system"] == seg["system"].iloc[0]]["seg_id"]
-    if not all((g["seg_id"].to_numpy() == order.to_numpy()).all() for _, g in seg.groupby("system")):
-        raise ValueError("the WMT21 de-en systems do not have the same lines in the same order")
-    ref_sets = {ORIGINAL: [[a, b] for a, b in zip(*[seg.drop_duplicates("seg_id")[c] for c in ("ref_A", "ref_B")])],
-                EXTENDED: [ch.deen_sets[s].texts for s in order]}
-    return system_table(metrics, hyps, ref_sets, ch.da, baseline=ORIGINAL, progress=progress)
+    if isinstance(metrics, Mapping):
+        order = seg[seg["system"] == seg["system"].iloc[0]]["seg_id"]
+        if not all((g["seg_id"].to_numpy() == order.to_numpy()).all() for _, g in seg.groupby("system")):
+            raise ValueError("the WMT21 de-en systems do not have the same lines in the same order")
+        ref_sets = {ORIGINAL: [[a, b] for a, b in zip(*[seg.drop_duplicates("seg_id")[c] for c in ("ref_A", "ref_B")])],
+                    EXTENDED: [ch.deen_sets[s].texts for s in order]}
+        hyps = {s: list(g["target"]) for s, g in seg.groupby("system")}
+        systems = [s for s in hyps if s in ch.da]
+        sc: dict[tuple[str, str], dict[str, float]] = {}
+        for m, r in tqdm([(m, r) for m in metrics for r in ref_sets], desc="corpus scores", disable=not progress):
+            sc[(m, r)] = {s: metrics[m].corpus_score(list(hyps[s]), ref_sets[r], ref_layout="segments").score
+                          for s in systems}
+        scores = _by_system(sc)
+    elif isinstance(metrics, str) or not all(isinstance(m, str) for m in metrics):
+        raise TypeError(f"metrics: lexical metric objects by name, or a sequence of syntactic metric names; got "
+                        f"{metrics!r}")
+    else:
+        scores = syntactic_scores(seg, _parse_sets(seg, ch.deen_sets, ("ptb_ref_A", "ptb_ref_B")),
+                                  metrics=tuple(metrics), depth=depth, progress=progress).attrs["corpus"]
+    out = _system_correlations(scores, ch.da, baseline=ORIGINAL)
+    out.attrs["scores"] = scores
+    return out
 
 
 def table6(scores: pd.DataFrame, ted: pd.DataFrame, metric: str = "BLEU", *, n_resamples: int = 1000,
            seed: int = 0, beyond_length: bool = False) -> dict[str, pd.DataFrame]:
-    """Table 6 analog: :func:`reference_value` of ``metric`` for each human score of :data:`HUMAN_COLUMNS`
-    (``beyond_length``: partial r given :func:`length_given`)."""
-    given = length_given(ted) if beyond_length else None
+    """Table 6 analog: :func:`reference_value` of ``metric`` for each human score of :data:`_HUMAN_COLUMNS`
+    (``beyond_length``: partial r given the length model)."""
+    given = _length_given(ted) if beyond_length else None
     return {human: reference_value(scores, metric, ted[col], ted["seg_id"], n_resamples=n_resamples, seed=seed,
                                    given=given)
-            for human, col in HUMAN_COLUMNS.items()}
+            for human, col in _HUMAN_COLUMNS.items()}
 
 
 def _parse_sets(frame: pd.DataFrame, sets: Mapping[Any, HybridSet], ptb_cols: Sequence[str]) -> dict:
@@ -656,37 +576,14 @@ def _parse_sets(frame: pd.DataFrame, sets: Mapping[Any, HybridSet], ptb_cols: Se
             EXTENDED: {s: sets[s].trees for s in first.index}}
 
 
-def syntactic_gain_tables(ch: HybridChapter, depth: int = 4, metrics: Sequence[str] = ("stm", "hwcm"), *,
-                          n_resamples: int = 1000, seed: int = 0, progress: bool = True,
-                          beyond_length: bool | None = False) -> dict:
-    """STM / HWCM (:func:`syntactic_scores`, the hypotheses' shipped parses) of the TED rows with both references'
-    trees and with the extended sets' trees, and :func:`gain_tables` of them (``beyond_length=None``: both,
-    ``{"pearson": tables, "beyond length": tables}``, scored once)."""
-    scores = syntactic_scores(ch.ted, _parse_sets(ch.ted, ch.ted_sets, ("ptb_ref", "ptb_refB")), metrics=metrics,
-                              depth=depth, progress=progress)
-    if beyond_length is None:
-        return {"pearson": gain_tables(scores, ch.ted, n_resamples=n_resamples, seed=seed),
-                "beyond length": gain_tables(scores, ch.ted, n_resamples=n_resamples, seed=seed, beyond_length=True)}
-    return gain_tables(scores, ch.ted, n_resamples=n_resamples, seed=seed, beyond_length=beyond_length)
-
-
-def syntactic_system_table(ch: HybridChapter, depth: int = 4, metrics: Sequence[str] = ("stm", "hwcm"),
-                           progress: bool = True) -> pd.DataFrame:
-    """System level on WMT21 de-en: corpus STM / HWCM (summed statistics) with both references and with the
-    extended sets, :func:`system_correlations` with DA z (Williams test against the original set)."""
-    scores = syntactic_scores(ch.seg, _parse_sets(ch.seg, ch.deen_sets, ("ptb_ref_A", "ptb_ref_B")),
-                              metrics=metrics, depth=depth, progress=progress)
-    return system_correlations(scores.attrs["corpus"], ch.da, baseline=ORIGINAL)
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # real hybrids, the share of segments that get one, the well-formedness check
 # ---------------------------------------------------------------------------------------------------------------
 
-DATA_SETS = {"TED zh-en": ("ted", ("ref", "refB"), ("ptb_ref", "ptb_refB")),
+_DATA_SETS = {"TED zh-en": ("ted", ("ref", "refB"), ("ptb_ref", "ptb_refB")),
              "WMT21 de-en": ("seg", ("ref_A", "ref_B"), ("ptb_ref_A", "ptb_ref_B"))}
 """Each data set's frame attribute of :class:`HybridChapter`, reference text columns and parse columns."""
-WELL_FORMED_SET = "2 manual + hybrids (seams checked)"
+_WELL_FORMED_SET = "2 manual + hybrids (seams checked)"
 
 
 def _sets(ch: HybridChapter) -> dict[str, dict]:
@@ -697,7 +594,7 @@ def _originals(hs: HybridSet) -> list[tuple[str, ...]]:
     return [h.tokens for h in hs.originals]
 
 
-def swapped_words(hs: HybridSet, h) -> str:
+def _swapped_words(hs: HybridSet, h) -> str:
     """What a hybrid swapped: ``host words -> words of the other reference`` for each substitution (``; ``-joined),
     read from its swaps and the originals' trees."""
     trees = {o.source: o.tree for o in hs.originals}
@@ -750,7 +647,7 @@ def hybrid_examples(ch: HybridChapter, n_per_set: int = 6, seed: int = 0) -> pd.
             h = next(x for x in hs.hybrids if not x.is_original)
             host = next(o for o in hs.originals if o.source == h.source)
             rows.append({"data": name, "seg_id": segs[k], "host reference": host.text, "hybrid": h.text,
-                         "swapped": swapped_words(hs, h), "swaps": h.n_swaps,
+                         "swapped": _swapped_words(hs, h), "swaps": h.n_swaps,
                          "seams attested": seams_attested(h, _originals(hs))})
     return pd.DataFrame(rows)
 
@@ -793,13 +690,13 @@ def well_formed_check(ch: HybridChapter, ted_scores: pd.DataFrame, metrics: Mapp
     """Hybridize both data sets again with ``well_formed="seams"`` (a named option; the paper and the chapter's
     main tables have no check), count what it removes, and score the TED MT rows with the checked extended set:
     Table 3's r and gain over the two human references for the plain (paper) and the checked extended set, on the
-    same resamples of source segments (``ted_scores``: :func:`ted_lexical_scores`)."""
+    same resamples of source segments (``ted_scores``: :func:`ted_scores` of the lexical ``metrics``)."""
     checked = {}
-    for name, (attr, text_cols, ptb_cols) in DATA_SETS.items():
+    for name, (attr, text_cols, ptb_cols) in _DATA_SETS.items():
         checked[name] = hybridize_frame(getattr(ch, attr), text_cols, ptb_cols, max_refs=max_refs,
                                         progress=progress, well_formed="seams")
     refs = [checked["TED zh-en"][s].texts for s in ch.ted["seg_id"]]
-    extra = lexical_scores(metrics, list(ch.ted["target"]), {WELL_FORMED_SET: refs}, progress)
+    extra = _lexical_scores(metrics, list(ch.ted["target"]), {_WELL_FORMED_SET: refs}, progress)
     keep = [c for c in ted_scores.columns if c[1] in (ORIGINAL, EXTENDED)]
     scores = pd.concat([ted_scores[keep], extra], axis=1)
     scores = scores[[c for m in metrics for c in scores.columns if c[0] == m]]
@@ -809,89 +706,127 @@ def well_formed_check(ch: HybridChapter, ted_scores: pd.DataFrame, metrics: Mapp
         for m in metrics:
             tm = t[t["metric"] == m].set_index("references")
             rows[(human, m)] = {"r (2 manual)": tm.loc[ORIGINAL, "r"], **{
-                f"{k} ({label})": tm.loc[ref, c] for ref, label in ((EXTENDED, "paper"), (WELL_FORMED_SET, "seams"))
+                f"{k} ({label})": tm.loc[ref, c] for ref, label in ((EXTENDED, "paper"), (_WELL_FORMED_SET, "seams"))
                 for k, c in (("r", "r"), ("gain", "delta"), ("gain low", "delta_low"), ("gain high", "delta_high"))}}
     table = pd.DataFrame(rows).T
     table.index.names = ["human", "metric"]
     return WellFormedCheck(checked, coverage_table(ch, checked), gains, table)
 
 
-def chapter_verdicts(corr: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame],
-                     value: Mapping[str, pd.DataFrame], human: str = "MQM z",
-                     beyond_length: tuple | None = None, chrf: tuple = (None, None)) -> dict[str, dict]:
-    """The chapter's verdicts on ``human``: :func:`verdicts` of the lexical gain tables, Table 6 and the chrF
-    table (``chrf``: :func:`baseline_table` plain and beyond length), plus "hybrids help" for the syntactic
-    metrics; ``beyond_length``: the same three tables built beyond length (``(corr, syn_corr, value)``), their
-    twins added. Holm over the primary claims (:func:`syneval_nb.studies.common.holm_chapter`)."""
-    out = {}
-    for (c_, s_, v_), b_ in zip([(corr, syn_corr, value)] + ([beyond_length] if beyond_length else []), chrf):
-        out.update(verdicts(c_[human], v_[human], chrf=b_))
-        out.update({c: v for c, v in verdicts(s_[human], v_[human]).items() if "hybrids help" in c})
-    return holm_chapter(out, primary=[c for c in _PRIMARY if c in out])[0]
+# ---------------------------------------------------------------------------------------------------------------
+# the claims, and the results file
+# ---------------------------------------------------------------------------------------------------------------
+
+_SPLICE_EDGE = f"the hybrids' edge over the random splices, r({EXTENDED}) - r({PLACEBO_SET})"
 
 
-def system_summary(table: pd.DataFrame, syn_sys: pd.DataFrame) -> str:
-    """One sentence: the change of system-level r with the extended set (Williams p) of every metric."""
-    sys_ext = table[table["references"] == EXTENDED].set_index("metric")
-    syn_sys_ext = syn_sys[syn_sys["references"] == EXTENDED].set_index("metric")
-    return (f"System level (WMT21 de-en, DA z, {int(sys_ext['n_systems'].iloc[0])} systems), change of r with the "
-            "extended set (Williams p): " + ", ".join(f"{m} {r['delta']:+.4f} ({r['p_value']:.2f})"
-                                                      for m, r in pd.concat([sys_ext, syn_sys_ext]).iterrows()))
+def tables(gains: Sequence[Mapping[str, pd.DataFrame]], value: Sequence[Mapping[str, pd.DataFrame]],
+           chrf: Sequence[pd.DataFrame] = (), human: str = "MQM z") -> dict:
+    """The tables the :func:`claims` read, on ``human``: each metric's reference sets (``"reference sets of
+    <metric>"``, from every :func:`gain_tables` in ``gains``, lexical and syntactic), Table 6 (``"Table 6"``,
+    every :func:`table6` in ``value``) and the comparison with chrF (``"vs chrF"``, every :func:`baseline_table` in
+    ``chrf``); a table built beyond length goes under the same key followed by ``" beyond length"``."""
+    out: dict = {}
+
+    def put(name: str, table, boot: stats.TableBootstrap) -> None:
+        key = name + (" beyond length" if boot.beyond_length else "")
+        if key in out:
+            raise ValueError(f"two tables for {key!r}")
+        out[key] = table
+
+    for g in gains:
+        for m, boot in g[human].attrs["bootstrap"].items():
+            put(f"reference sets of {m}", boot, boot)
+    for v in value:
+        put("Table 6", v[human], v[human].attrs["bootstrap"])
+    for c in chrf:
+        put("vs chrF", c, c.attrs["bootstrap"])
+    return out
 
 
-def _rows(t: pd.DataFrame, refs: str = EXTENDED,
-          keys: Sequence[str] = ("r", "delta", "delta_low", "delta_high", "p_better", "p_value")) -> dict:
+def claims(metrics: Sequence[str], syntactic: Sequence[str] = (), human: str = "MQM z") -> list[stats.Claim]:
+    """The chapter's claims on :func:`tables` (:func:`syneval_nb.stats.decide_claims`, Holm over :data:`_PRIMARY`;
+    each claim plain and beyond length): per lexical metric of ``metrics`` (scored with the placebo set),
+    "hybrids beat random splices" and "hybrids help", which also needs the hybrids' edge over the random splices;
+    "<metric> with hybrids beats chrF" (when chrF is among ``metrics``); Table 6's "two human references beat one"
+    and "a second human reference is worth more than the hybrids", against the average and the best single
+    reference (BLEU); "hybrids help" for each ``syntactic`` metric (no placebo set)."""
+    what = f"TED {human}"
+    out: list[stats.Claim] = []
+
+    def add(claim: str, metric: str, baseline: str, on: str, **kw) -> None:
+        out.append(stats.Claim(claim, "beats", metric, baseline, on=on, primary=claim in _PRIMARY, **kw))
+
+    for bl in ("", " beyond length"):
+        for m in metrics:
+            add(f"hybrids beat random splices for {m}{bl} ({EXTENDED} beats {PLACEBO_SET}, {what})", EXTENDED,
+                PLACEBO_SET, f"reference sets of {m}{bl}")
+            add(f"hybrids help {m}{bl} ({EXTENDED} beats {ORIGINAL}, {what})", EXTENDED, ORIGINAL,
+                f"reference sets of {m}{bl}", requires=(PLACEBO_SET, _SPLICE_EDGE))
+        for m in metrics if _BASELINE in metrics else ():
+            if m != _BASELINE:
+                add(f"{m} with hybrids beats chrF{bl} ({EXTENDED} vs chrF with {ORIGINAL}, {what})",
+                    f"{m} ({EXTENDED})", f"{_BASELINE} ({ORIGINAL})", f"vs chrF{bl}")
+        add(f"two human references beat one{bl}, average of single references (BLEU, {what})", ORIGINAL,
+            "1 manual (average)", f"Table 6{bl}")
+        add(f"two human references beat one{bl}, best single reference refB (BLEU, {what})", ORIGINAL,
+            "1 manual (refB)", f"Table 6{bl}")
+        for framing in ("average", "best"):
+            add(f"a second human reference is worth more than the hybrids{bl}, vs {framing} single reference "
+                f"(BLEU, {what})", f"second reference (vs {framing})", "hybrids", f"Table 6{bl}")
+        for m in syntactic:
+            add(f"hybrids help {m}{bl} ({EXTENDED} beats {ORIGINAL}, {what})", EXTENDED, ORIGINAL,
+                f"reference sets of {m}{bl}")
+    return out
+
+
+def _set_rows(t: pd.DataFrame, refs: str, keys: Sequence[str] = ("r",)) -> pd.DataFrame:
+    """The rows of reference set ``refs`` by metric, the ``keys`` the table has."""
     t = t[t["references"] == refs].set_index("metric")
-    return {m: {k: float(v) for k, v in r.items() if k in keys} for m, r in t.iterrows()}
+    return t[[k for k in keys if k in t.columns]]
 
 
-def _original_r(t: pd.DataFrame) -> dict:
-    return {m: float(r) for m, r in t[t["references"] == ORIGINAL].set_index("metric")["r"].items()}
+_GAIN = ("r", "delta", "delta_low", "delta_high", "p_better", "p_value")
+"""What the results file keeps of a reference set's row of a gain or system table."""
 
 
-def _columns(frame: pd.DataFrame) -> dict:
-    return {k: {m: float(v) for m, v in col.items()} for k, col in frame.items()}
-
-
-def results(fig1: Figure1, alabama: pd.DataFrame, ch: HybridChapter, cap: pd.DataFrame, detok: pd.DataFrame,
-            corr: Mapping[str, pd.DataFrame], table4_: pd.DataFrame, table5_: pd.DataFrame,
-            table6_: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame], syn_sys: pd.DataFrame,
-            verdicts_: Mapping[str, dict], metrics: Mapping[str, Any], max_refs: int | None, *,
+def results(worked: Mapping[str, int], ch: HybridChapter, detok: pd.DataFrame,
+            corr: Mapping[str, pd.DataFrame], table4: pd.DataFrame, table5: pd.DataFrame,
+            table6: Mapping[str, pd.DataFrame], syn_corr: Mapping[str, pd.DataFrame], syn_sys: pd.DataFrame,
+            verdicts: Mapping[str, dict], metrics: Mapping[str, Any], max_refs: int | None, *,
             examples: pd.DataFrame | None = None, well_formed: WellFormedCheck | None = None,
             chrf: tuple = ()) -> dict:
-    """The results file (JSON-ready); ``examples`` (:func:`hybrid_examples`) and ``well_formed``
-    (:func:`well_formed_check`) add the real hybrids, the coverage and the check's effect."""
+    """The results file (JSON-ready, :func:`syneval_nb.textio.to_json`); ``worked``: the counts of the paper's
+    worked examples (``figure1_n_pairs``, ``figure1_n_references``, ``alabama_n_additional``); ``examples``
+    (:func:`hybrid_examples`) and ``well_formed`` (:func:`well_formed_check`) add the real hybrids, the coverage and
+    the check's effect."""
+    coverage = coverage_table(ch) if well_formed is None else well_formed.coverage
     extra: dict[str, Any] = {"chrf_table": [t.set_index("metric")[["r", "low", "high", "delta", "delta_low",
                                                                        "delta_high"]].to_dict("index") for t in chrf],
-                             "coverage": _columns(coverage_table(ch) if well_formed is None else well_formed.coverage)}
+                             "coverage": coverage.to_dict()}
     if examples is not None:
-        extra["hybrid_examples"] = [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in r.items()}
-                                    for r in examples.to_dict("records")]
+        extra["hybrid_examples"] = examples
     if well_formed is not None:
-        extra["well_formed"] = {h: {m: {k: float(x) for k, x in r.items()} for m, r in t.iterrows()}
-                                for h, t in ((h, well_formed.table.xs(h, level="human")) for h in HUMAN_COLUMNS)}
-    return {**extra,
-        "figure1_n_references": len(fig1.references),
-        "figure1_n_pairs": len(fig1.pairs),
-        "alabama_n_additional": len(alabama),
+        extra["well_formed"] = {h: well_formed.table.xs(h, level="human").to_dict("index") for h in _HUMAN_COLUMNS}
+    return to_json({**extra, **worked,
         "ted_n_segments": int(ch.ted["seg_id"].nunique()),
         "ted_n_rows": len(ch.ted),
         "deen_n_segments": int(ch.seg["seg_id"].nunique()),
-        "cap": _columns(cap),
-        "detokenization": _columns(detok),
-        "table3_original_r": {h: _original_r(t) for h, t in corr.items()},
-        "table3_extended": {h: _rows(t) for h, t in corr.items()},
-        "table4_original_r": _original_r(table4_),
-        "table4_extended": _rows(table4_),
-        "table5": _columns(table5_),
-        "table6": {h: {k: {c: float(x) for c, x in r.items()} for k, r in t.iterrows()} for h, t in table6_.items()},
-        "syntactic_original_r": {h: _original_r(t) for h, t in syn_corr.items()},
-        "syntactic_extended": {h: _rows(t) for h, t in syn_corr.items()},
-        "syntactic_system_original_r": _original_r(syn_sys),
-        "syntactic_system_extended": _rows(syn_sys),
-        "verdicts": verdicts_,
-        "headline_verdicts": headline_verdicts(verdicts_, *_PRIMARY),
-        "verdict": verdict_text(verdicts_),
+        "cap": ch.cap.to_dict(),
+        "detokenization": detok.to_dict(),
+        "table3_original_r": {h: _set_rows(t, ORIGINAL)["r"].to_dict() for h, t in corr.items()},
+        "table3_extended": {h: _set_rows(t, EXTENDED, _GAIN).to_dict("index") for h, t in corr.items()},
+        "table4_original_r": _set_rows(table4, ORIGINAL)["r"].to_dict(),
+        "table4_extended": _set_rows(table4, EXTENDED, _GAIN).to_dict("index"),
+        "table5": table5.to_dict(),
+        "table6": {h: t.to_dict("index") for h, t in table6.items()},
+        "syntactic_original_r": {h: _set_rows(t, ORIGINAL)["r"].to_dict() for h, t in syn_corr.items()},
+        "syntactic_extended": {h: _set_rows(t, EXTENDED, _GAIN).to_dict("index") for h, t in syn_corr.items()},
+        "syntactic_system_original_r": _set_rows(syn_sys, ORIGINAL)["r"].to_dict(),
+        "syntactic_system_extended": _set_rows(syn_sys, EXTENDED, _GAIN).to_dict("index"),
+        "verdicts": verdicts,
+        "headline_verdicts": headline_verdicts(verdicts, *_PRIMARY),
+        "verdict": "\n".join(stats.verdict_sentence(c, v) for c, v in verdicts.items()),
         "signatures": {m: obj.signature() for m, obj in metrics.items()},
         "max_refs": max_refs,
-    }
+    }, finite=False)
