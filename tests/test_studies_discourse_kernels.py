@@ -2,7 +2,7 @@
 TED sample: the clustered pair-tau bootstrap against combine.segment_tau and a brute-force recomputation of one
 resample, the combination tables' average/diff rows, the placebo distribution of the combinations (uniform, tuned
 and system level) against a numpy/sklearn/scipy brute force that does not use the kit's combination code, the
-permute_human switch, the verdicts."""
+permute_human switch, the chapter's claims (decided by stats.decide_claims)."""
 from __future__ import annotations
 
 from itertools import combinations
@@ -42,6 +42,15 @@ def test_permute_human_shuffles_mqm_only(shared_data, ted6):
     assert sorted(p["mqm"]) == sorted(ted6["mqm"]) and p["mqm"].tolist() != ted6["mqm"].tolist()
     assert p["mqm_z"].tolist() == stats.permute_human(ted6["mqm_z"].to_numpy(), 1).tolist()
     assert p["BLEU"].tolist() == ted6["BLEU"].tolist()
+
+
+def _helps(table, extra="DR", what="toy"):
+    """``(claim, verdict)`` of "``extra`` helps" on one table: the chapter's claims on ``tables({what: table})``,
+    decided by the one engine (no Holm: the verdict of the claim's own test)."""
+    tb = S.tables({what: table})
+    cl = [c for c in S.claims(tb) if c.claim.startswith(f"{extra} helps")]
+    ((claim, v),) = stats.decide_claims(cl, tb, holm=False).items()
+    return claim, v
 
 
 def _brute_tau(x, h, seg, thr, texts, ties="discordant"):
@@ -107,7 +116,7 @@ def test_uniform_scores_and_combination_table_by_hand():
     # two source segments: below the cluster floor of 20 units, exploratory (its interval below 0)
     assert v["verdict"] == "exploratory" and v["statistic"] == -2.0 and v["test"] == "beats" and v["ci"][1] < 0
     with pytest.raises(KeyError, match="no null distribution"):
-        S.helps_verdict(t, "DR", "toy")
+        S.tables({"toy": t})
 
 
 def _numpy_placebo(n, k, seed=0):
@@ -163,7 +172,7 @@ def test_uniform_placebo_null_by_brute_force(toy):
     assert t.loc["A", S.PLACEBO_COL] == pytest.approx(np.quantile(taus[:, 0], 0.95), abs=1e-12)
     assert t.loc["average", S.PLACEBO_COL] == pytest.approx(np.quantile(null, 0.95), abs=1e-12)
     assert t.attrs["low"].loc["B", S.PLACEBO_COL] == pytest.approx(np.quantile(taus[:, 1], 0.025), abs=1e-12)
-    claim, v = S.helps_verdict(t, "DR", "toy")
+    claim, v = _helps(t)
     stat, ci, p = _brute_helps(t, est_dr, null)
     assert claim == "DR helps (toy): +dr beats +placebo (p95)" and v["test"] == "beats the placebo"
     assert v["statistic"] == pytest.approx(stat, abs=1e-12) and v["p"] == p and v["n_null"] == 100
@@ -174,7 +183,7 @@ def test_uniform_placebo_null_by_brute_force(toy):
     assert v["ci"][0] > 0
     eff = t.attrs["effects"]
     assert eff.loc["+dr", f"vs {S.PLACEBO_COL}"] == pytest.approx(stat, abs=1e-12)
-    _, vl = S.helps_verdict(t, "DR-lex", "toy")
+    _, vl = _helps(t, "DR-lex")
     d = t.attrs["bootstrap"].column("+dr-lex") - np.quantile(null, 0.95)
     assert vl["verdict"] != "holds" and vl["p"] == ((d <= 0).sum() + 1) / (len(d) + 1)
 
@@ -212,7 +221,7 @@ def test_tuned_placebo_null_by_brute_force(toy):
     sc2 = S.tuned_scores(norm, h, seg, docs, ["A"], mode="cv", threshold=0.0, placebo=S.placebo_matrix(48, 100),
                          n_jobs=2)
     assert np.array_equal(sc2[("A", S.PLACEBO_COL)], sc[("A", S.PLACEBO_COL)])
-    _, v = S.helps_verdict(t, "DR", "toy")
+    _, v = _helps(t)
     stat, ci, p = _brute_helps(t, t.loc["average", "+dr"], null)
     assert v["statistic"] == pytest.approx(stat, abs=1e-9) and v["p"] == p and v["ci"] == pytest.approx(ci, abs=1e-9)
     assert stat == pytest.approx(MEASURED_TUNED, abs=1e-8) and p == 1 / 201
@@ -224,20 +233,27 @@ def test_tuned_placebo_null_by_brute_force(toy):
                               equal_nan=True)
 
 
-def test_system_table_placebo_null_by_brute_force():
+def test_system_level_table_placebo_null_by_brute_force():
+    """At system level (``segments=None``) the combination table is Spearman over the systems, the placebo entries'
+    K Spearman values the null, the intervals those of stats.correlation_table resampling the systems."""
     rng = np.random.default_rng(8)
     systems = np.repeat([f"s{i:02d}" for i in range(9)], 5)
     frame = pd.DataFrame({"system": systems, "A": rng.random(45), "B": rng.random(45), "DR": rng.random(45),
                           "DR-lex": rng.random(45), stats.LENGTH: rng.random(45)})
     human = pd.Series(rng.normal(size=9), index=[f"s{i:02d}" for i in range(9)])
-    t = S.system_table(frame, human, ["A", "B"], n_resamples=50)
-    means = frame.groupby("system")[["A", "B"]].mean()
+    means = frame.groupby("system").mean()
+    sc = S.uniform_scores(combine.normalize(means), ["A", "B"], placebo=S.placebo_matrix(9, 100))
+    t = S.combination_table(sc, human.to_numpy(), None, n_resamples=50)
     mm = lambda x: (x - x.min()) / (x.max() - x.min())  # noqa: E731
     P = _numpy_placebo(9, 100)
     null = np.array([np.mean([spearmanr((mm(means[m].to_numpy()) + p) / 2, human.to_numpy())[0] for m in ("A", "B")])
                      for p in P])
     assert np.abs(t.attrs["bootstrap"].null - null).max() < 1e-12
     assert t.loc["average", S.PLACEBO_COL] == pytest.approx(np.quantile(null, 0.95), abs=1e-12)
+    mmA, mmDR = mm(means["A"].to_numpy()), mm(means["DR"].to_numpy())
+    assert t.loc["A", "+dr"] == pytest.approx(spearmanr((mmA + mmDR) / 2, human.to_numpy())[0], abs=1e-12)
+    assert t.attrs["bootstrap"].method == "spearman" and t.attrs["bootstrap"].n_clusters == 9
+    assert t.attrs["bootstrap"].unit == "item"
 
 
 def test_tuned_scores_tune_the_extras_like_dr():
@@ -272,7 +288,7 @@ def test_helps_needs_the_edge_over_the_metric_alone():
                          stats.LENGTH: mm(rng.random(120))})
     t = S.combination_table(S.uniform_scores(norm, ["A"], placebo=S.placebo_matrix(120, 100)), h, seg,
                             threshold=0.0, n_resamples=200)
-    _, v = S.helps_verdict(t, "DR", "toy")
+    _, v = _helps(t)
     b = t.attrs["bootstrap"]
     assert t.loc["A", "Orig."] == 1.0 and t.loc["A", "+dr"] < 1.0  # the metric alone does better
     assert v["ci"][0] > 0 and v["p"] == 1 / 201 and v["requires"]["ci"][1] <= 0
@@ -300,6 +316,42 @@ def test_partial_table_against_numpy():
     pr = {k: np.corrcoef(res(np.asarray(v)), res(frame["h"].to_numpy()))[0, 1] for k, v in sc.items()}
     assert t.loc["A", "+dr"] == pytest.approx(pr[("A", "+dr")], abs=1e-10)
     assert t.loc["average", "Orig."] == pytest.approx((pr[("A", "Orig.")] + pr[("B", "Orig.")]) / 2, abs=1e-10)
-    claim, v = S.helps_verdict(t, "DR", "toy")
+    claim, v = _helps(t)
     assert claim == "DR helps beyond length (toy): +dr beats Orig." and v["test"] == "beats beyond length"
     assert v["statistic"] == pytest.approx(np.mean([pr[(m, "+dr")] - pr[(m, "Orig.")] for m in "AB"]), abs=1e-10)
+
+
+def test_the_chapters_claims_are_data(toy):
+    """The chapter's claims on its tables: "helps" is a ``given`` claim reading the verdict tables() computed, beyond
+    length a ``beats`` claim on the partial table, the correlation claims the stats tests; the six primary claims
+    (the headline) are the Holm family, every other claim exploratory."""
+    norm, h, seg, _, txt = toy
+    frame = pd.DataFrame({"seg_id": seg, "target": [" ".join(["w"] * (3 + i % 7)) for i in range(48)],
+                          "reference": [" ".join(["w"] * (4 + i % 5)) for i in range(48)], "h": h})
+    tau = S.combination_table(S.uniform_scores(norm, ["A", "B"], placebo=S.placebo_matrix(48, 100)), h, seg,
+                              threshold=0.0, texts=txt, n_resamples=100)
+    part = S.partial_table(S.uniform_scores(norm, ["A", "B"]), frame, "h", n_resamples=100)
+    x = {m: norm[m].to_numpy() for m in ("DR", "DR-lex", "A")}
+    corr = stats.correlation_table(x, h, seg, n_resamples=100)
+    cov = stats.length_covariates([len(t.split()) for t in frame["target"]],
+                                  [len(t.split()) for t in frame["reference"]])
+    pcorr = stats.correlation_table(x, h, seg, n_resamples=100, given=cov)
+    tb = S.tables({"u": tau, "u beyond": part}, corr, pcorr)
+    assert list(tb) == [("u", "DR"), ("u", "DR-lex"), "u beyond", "correlations", "beyond length"]
+    cl = S.claims(tb)
+    assert [(c.test, c.on) for c in cl] == [
+        ("given", ("u", "DR")), ("given", ("u", "DR-lex")), ("beats", "u beyond"), ("beats", "u beyond"),
+        ("correlates", "correlations"), ("beats the placebo", "correlations"), ("correlates", "beyond length"),
+        ("correlates", "correlations"), ("beats the placebo", "correlations"), ("correlates", "beyond length")]
+    assert [c.claim for c in cl if c.primary] == [
+        "DR helps (u): +dr beats +placebo (p95)", "DR-lex helps (u): +dr-lex beats +placebo (p95)",
+        "DR helps beyond length (u beyond): +dr beats Orig.", "DR-lex helps beyond length (u beyond): +dr-lex beats Orig.",
+        "DR correlates with MQM z beyond length (segment level, partial r given the length model)",
+        "DR-lex correlates with MQM z beyond length (segment level, partial r given the length model)"]
+    raw = stats.decide_claims(cl, tb, holm=False)
+    assert raw["DR helps (u): +dr beats +placebo (p95)"] == tb[("u", "DR")]
+    assert raw["DR-lex correlates with MQM z (segment level, Pearson)"] == stats.verdict_correlates(corr, "DR-lex")
+    assert raw["DR helps beyond length (u beyond): +dr beats Orig."] == stats.verdict_beats(part, "+dr", "Orig.")
+    v = stats.decide_claims(cl, tb)
+    # 12 source segments: every verdict is below the cluster floor, so exploratory and out of the family
+    assert all(x["verdict"] == "exploratory" for x in v.values()) and {x["family_size"] for x in v.values()} == {0}

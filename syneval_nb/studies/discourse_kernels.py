@@ -2,15 +2,13 @@
 
 The combination methods (min-max normalization, uniform interpolation, the PRO-like tuned combination and its
 cross-validation, the WMT12 tau, the controls) are concepts and live in :mod:`syneval_nb.metrics.combine`; this module
-holds what the chapter does with them: the two data sets scored (:func:`ted_scores`, :func:`wmt21_scores`), the
-combination tables with their placebo distribution (:func:`placebo_matrix`) and length-only columns and their
-clustered intervals (:func:`uniform_scores`, :func:`tuned_scores`, :func:`combination_table`, :func:`system_table`),
-the controls
-(:func:`control_table`, :func:`correlation_table`), the Figure 4 example and the verdicts (:func:`verdicts`).
-The notebook's cells call the chapter functions at the end (:class:`Settings`, :func:`worked_example`,
-:func:`edu_counts`, :func:`score` -> :class:`DiscourseChapter`, :func:`figure4`, :func:`table2`, :func:`table3`,
-:func:`table4`, :func:`controls`, :func:`chapter_correlations`, :func:`beyond_length_tables`,
-:func:`chapter_verdicts` and :func:`results`).
+holds what the chapter does with them: the two data sets scored (:func:`ted_scores`, :func:`score`), the
+combinations with their placebo distribution (:func:`placebo_matrix`, :func:`uniform_scores`,
+:func:`tuned_scores`), the one combination table with clustered intervals (:func:`combination_table`: WMT12 tau at
+segment level, Spearman at system level; :func:`partial_table` beyond length), the chapter's tables
+(:func:`table2`, :func:`table3`, :func:`table4`, :func:`beyond_length_tables`, :func:`controls`) and its claims as
+data (:func:`claims` on :func:`tables`, decided by :func:`syneval_nb.stats.decide_claims`). The notebook holds
+the presentation (plots, display tables, the worked example, the Figure 4 analog).
 
 Inference: every interval comes from one paired bootstrap that resamples source segments (all systems' rows of a
 drawn segment together; ``clusters=`` talks as the variant) and evaluates every column on the same resamples,
@@ -20,7 +18,7 @@ rows' source segments of the out-of-fold predictions (the fit is not repeated pe
 
 The placebo is a distribution: every base metric combined (uniformly, or tuned exactly like DR) with each of
 ``n_placebo`` (>= 100) random columns; "X helps" must beat the 95th percentile of the K averages over the base
-metrics and the metrics alone (:func:`helps_verdict`); beyond length it is partial r (:func:`partial_table`).
+metrics and the metrics alone (:func:`tables`); beyond length it is partial r (:func:`partial_table`).
 """
 from __future__ import annotations
 
@@ -32,15 +30,19 @@ import pandas as pd
 from joblib import Parallel, delayed
 from syneval_nb import stats
 from syneval_nb.metrics import get as _get_metric, score_rows as _score_rows
-from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, rst_files, sample_segment_ids, ted_rst, wmt21_rst
+from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segment_ids, ted_rst, wmt21_rst
 from syneval_nb.metrics.combine import BASE_METRICS, DEFAULT_THRESHOLD, base_scores, higher_is_better, human_pair_ties, length_control, normalize, partial_correlation, segment_tau, system_base_scores, tuned_cv, tuned_half, uniform
-from syneval_nb.metrics.discourse import DiscourseSimilarity, dr, dr_lex
+from syneval_nb.metrics.discourse import DiscourseSimilarity
 from syneval_nb.metrics.learned import LearnedMetric, balance, build_pool, feature_frame
 from syneval_nb.metrics.lexical import tokenize
 from syneval_nb.stats.resampling import pair_tau_samples
-from syneval_nb.studies.common import MAX_HEADLINE_VERDICTS, headline_verdicts, holm_chapter
+from syneval_nb.studies.common import MAX_HEADLINE_VERDICTS, headline_verdicts
 from syneval_nb.studies.learned_metric import deen_long
-from syneval_nb.trees.rst import DEFAULT_LAM, load_rst_jsonl, n_edus, rst_to_nltk
+from syneval_nb.trees.rst import DEFAULT_LAM, n_edus
+
+__all__ = ["Settings", "score", "ted_scores", "discourse_columns", "placebo_matrix", "uniform_scores", "tuned_scores",
+           "combination_table", "partial_table", "table2", "table3", "table4", "beyond_length_tables", "controls",
+           "judged_tables", "tables", "claims", "results", "PLACEBO_COL", "MAIN_HUMAN"]
 
 
 EXTRAS = ("DR", "DR-lex", stats.LENGTH)
@@ -174,19 +176,6 @@ def wmt21_scores(folder=None, reference: str = "A", sample: int | None = None, s
     out = pd.concat([meta, scores], axis=1)
     out.attrs["corpus"] = scores.attrs["corpus"]
     return out, da
-
-
-def figure4_example(frame: pd.DataFrame, min_edus: int = 3) -> tuple[int, str, str]:
-    """A segment for the paper's Figure 4 analog: the reference has at least ``min_edus`` EDUs, one system
-    reproduces its discourse tree shape (the highest DR, ties broken by DR-lex) and another does not (the lowest
-    DR). Returns ``(seg_id, best_system, worst_system)`` for the first such segment with the largest DR gap."""
-    f = frame[(frame["edus_ref"] >= min_edus) & frame["DR"].notna()]
-    if f.empty:
-        raise ValueError(f"no segment whose reference has {min_edus} or more EDUs")
-    g = f.groupby("seg_id")["DR"].agg(["max", "min"])
-    seg = int((g["max"] - g["min"]).sort_index().idxmax())
-    rows = f[f["seg_id"] == seg].sort_values(["DR", "DR-lex", "system"], ascending=[False, False, True])
-    return seg, str(rows.iloc[0]["system"]), str(rows.iloc[-1]["system"])
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -348,15 +337,30 @@ def _summarize(keys: Sequence[tuple[str, str]], est: np.ndarray, samples: np.nda
 
 
 def combination_table(scores: Mapping[tuple[str, str], Sequence[float]], human: Sequence[float],
-                      segments: Sequence, *, threshold: float = DEFAULT_THRESHOLD, texts: Sequence[str] | None = None,
-                      metric_ties: str = "discordant", clusters: Sequence | None = None, n_resamples: int = 1000,
-                      seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
-    """Segment-level table of combinations (:func:`uniform_scores` / :func:`tuned_scores`): the WMT12 tau of
-    each ``(row, column)`` (``metric_ties="exclude"``: without the tie penalty), with the ``average`` and
-    ``diff.`` rows and the clustered bootstrap of :func:`syneval_nb.stats.resampling.pair_tau_samples` in
-    ``attrs``; the (K, n) placebo entries ``(m, PLACEBO_COL)`` give each row's K taus (no resampling: the null
-    distribution, see :func:`_summarize`)."""
+                      segments: Sequence | None, *, threshold: float = DEFAULT_THRESHOLD,
+                      texts: Sequence[str] | None = None, metric_ties: str = "discordant",
+                      clusters: Sequence | None = None, n_resamples: int = 1000, seed: int = 0,
+                      alpha: float = 0.05) -> pd.DataFrame:
+    """The chapter's one table of combinations (:func:`uniform_scores` / :func:`tuned_scores`), with the
+    ``average`` and ``diff.`` rows, the intervals and the bootstrap of the averages in ``attrs``.
+
+    Segment level (``segments`` given): the WMT12 tau of each ``(row, column)`` (``metric_ties="exclude"``:
+    without the tie penalty), bootstrap over source segments or ``clusters`` by
+    :func:`syneval_nb.stats.resampling.pair_tau_samples`; the (K, n) placebo entries ``(m, PLACEBO_COL)`` give
+    each row's K taus (no resampling: the null distribution). System level (``segments=None``, the rows are
+    systems): Spearman by :func:`syneval_nb.stats.correlation_table` resampling the systems (few: wide
+    intervals), the placebo entries' K Spearman values the null. Layout: see :func:`_summarize`."""
     keys = [k for k in scores if np.ndim(scores[k]) == 1]
+    h = np.asarray(human, dtype=float)
+    if segments is None:
+        names = {f"{r} {c}": (r, c) for r, c in keys}
+        t = stats.correlation_table({n: scores[k] for n, k in names.items()}, h, None, method="spearman",
+                                    placebo_column=False, holm=False, n_resamples=n_resamples, seed=seed,
+                                    alpha=alpha)
+        boot = t.attrs["bootstrap"]
+        null = {r: np.array([stats.spearman(x, h) for x in v]) for (r, _), v in scores.items() if np.ndim(v) == 2}
+        return _summarize(keys, np.asarray(boot.estimates), boot.samples, method="spearman", unit="item",
+                          n_units=len(h), alpha=alpha, null=null)
     kw = dict(threshold=threshold, distinct=texts, metric_ties=metric_ties, clusters=clusters)
     mat = np.vstack([np.asarray(scores[k], dtype=float) for k in keys])
     est, samples, n_units = pair_tau_samples(mat, human, segments, n_resamples=n_resamples, seed=seed, **kw)
@@ -387,27 +391,6 @@ def partial_table(scores: Mapping[tuple[str, str], Sequence[float]], frame: pd.D
     i = [b.index(n) for n in cols]
     return _summarize(keys, b.estimates[i], b.samples[:, i], method=b.method, unit=b.unit, n_units=b.n_clusters,
                       alpha=alpha, given=b.given)
-
-
-def system_table(frame: pd.DataFrame, human: pd.Series, base: Sequence[str], *, n_placebo: int = N_PLACEBO,
-                 n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
-    """Table 2 analog: system scores (:func:`syneval_nb.metrics.combine.system_base_scores` of a :func:`ted_scores` /
-    :func:`wmt21_scores` frame: corpus scores of the base metrics, mean segment scores of DR / DR-lex / learned /
-    length), normalized over the systems, Spearman with ``human`` (indexed by system) for each metric alone and
-    uniformly combined with each extra and with each of ``n_placebo`` random columns over the systems
-    (:func:`placebo_matrix`, the column :data:`PLACEBO_COL`); intervals from resampling systems (the rows are the
-    systems: few, so the intervals are wide). Same layout and attrs as :func:`combination_table`."""
-    cols = list(base) + list(EXTRAS)
-    sys_scores = system_base_scores(frame[cols], list(frame["system"]), frame.attrs.get("corpus"))
-    h = human.reindex(sys_scores.index).to_numpy(dtype=float)
-    scores = uniform_scores(normalize(sys_scores), base, placebo=placebo_matrix(len(h), n_placebo, seed))
-    names = {f"{r} {c}": (r, c) for r, c in scores if c != PLACEBO_COL}
-    t = stats.correlation_table({n: scores[k] for n, k in names.items()}, h, None, method="spearman",
-                                placebo_column=False, holm=False, n_resamples=n_resamples, seed=seed, alpha=alpha)
-    boot = t.attrs["bootstrap"]
-    null = {m: np.array([stats.spearman(x, h) for x in scores[(m, PLACEBO_COL)]]) for m in base}
-    return _summarize(list(names.values()), np.asarray(boot.estimates), boot.samples, method="spearman",
-                      unit="item", n_units=len(h), alpha=alpha, null=null)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -468,68 +451,106 @@ def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], human: str = 
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# verdicts
+# claims
 # ---------------------------------------------------------------------------------------------------------------
 
+JUDGED_EXTRAS = ("DR", "DR-lex")
+"""The discourse measures the claims are about."""
 
-def helps_verdict(table: pd.DataFrame, extra: str, what: str) -> tuple[str, dict]:
-    """"``extra`` helps ``what``" from the average over the base metrics of the combination with ``extra``. Tau /
-    Spearman table (test ``beats the placebo``): the average minus q, the 95th percentile of the K placebo averages
-    (:data:`PLACEBO_COL`); interval and p = (k + 1) / (B + 1) from the same B resamples (q fixed); it also needs
-    its edge over the metrics alone (``Orig.``) above 0. :func:`partial_table` (``beats beyond length``): the
-    average partial r of the combination minus the metrics alone's."""
+
+def _helps(table: pd.DataFrame, extra: str) -> dict:
+    """The verdict "``extra`` helps" on a tau / Spearman combination table (test ``beats the placebo``): the
+    average over the base metrics of the combination with ``extra`` minus q, the 95th percentile of the K placebo
+    averages (:data:`PLACEBO_COL`); interval and p = (k + 1) / (B + 1) from the same B resamples (q fixed); it
+    also needs its edge over the metrics alone (``Orig.``) above 0 (``requires``), so it never holds where the
+    metrics alone do better. No existing :class:`syneval_nb.stats.Claim` test takes its p from the resamples of
+    a difference to a fixed percentile, so :func:`tables` computes it and the claim reads it (test ``given``)."""
     col, b = COMBOS[extra], table.attrs["bootstrap"]
     edge = b.column(col) - b.column("Orig.")
     edge = {"text": f"{col}'s edge over the metrics alone (average {col} - average Orig.)",
             "ci": stats.percentile_ci(edge[np.isfinite(edge)], b.alpha)}
-    if b.beyond_length:
-        return (f"{extra} helps beyond length ({what}): {col} beats Orig.",
-                stats.verdict_beats(table, col, "Orig."))
     null = b.null_of(col)
     q = float(np.nanquantile(null, 0.95))
     name, _, rest = b.method.partition(", ")
     text = f"{name}({col}{', ' + rest if rest else ''}) - 95% percentile of {len(null)} placebo combinations"
-    return f"{extra} helps ({what}): {col} beats {PLACEBO_COL}", stats.verdict_from_samples(
-        "beats the placebo", text, b.estimate(col) - q, b.column(col) - q, b.alpha, stats._unit_text(b),
-        n_units=b.n_clusters, requires=edge, n_null=len(null), null_quantile=q)
+    return stats.verdict_from_samples("beats the placebo", text, b.estimate(col) - q, b.column(col) - q, b.alpha,
+                                      stats._unit_text(b), n_units=b.n_clusters, requires=edge, n_null=len(null),
+                                      null_quantile=q)
 
 
-def verdicts(tables: Mapping[str, pd.DataFrame], correlations: pd.DataFrame | None = None,
-             extras: Sequence[str] = ("DR", "DR-lex"), partial: pd.DataFrame | None = None) -> dict[str, dict]:
-    """Every claim, Holm over the primary ones (:func:`headline_claims`): per table (``{what: table}``) and
-    discourse measure, "X helps (beyond length) (what)" (:func:`helps_verdict`); with ``correlations`` (a
-    :func:`correlation_table`) "X correlates with MQM z" and "X beats the placebo"; with ``partial`` (the same
-    ``beyond_length``) "X correlates with MQM z beyond length"."""
-    out = dict(helps_verdict(t, e, what) for what, t in tables.items() for e in extras)
+def judged_tables(t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping,
+                  bl: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The combination tables the claims judge (MQM z), by the words of their claims: uniform and tuned
+    (cross-validated) at segment level with and without the tie penalty and beyond length (``bl``,
+    :func:`beyond_length_tables`), uniform at system level on both data sets (:func:`table2`)."""
+    return {"uniform, segment level, WMT12 tau": t3[(MAIN_HUMAN, "discordant")],
+            "uniform, segment level, partial r given the length model": bl["uniform"],
+            "uniform, segment level, tau without tie penalty": t3[(MAIN_HUMAN, "exclude")],
+            "tuned cross-validated, segment level, WMT12 tau": t4[(MAIN_HUMAN, "cv", "discordant")],
+            "tuned cross-validated, segment level, partial r given the length model": bl["tuned cross-validated"],
+            "tuned cross-validated, segment level, tau without tie penalty": t4[(MAIN_HUMAN, "cv", "exclude")],
+            "uniform, system level, WMT21 de-en DA": t2["WMT21 de-en DA"],
+            "uniform, system level, TED MQM z": t2["TED zh-en MQM z"]}
+
+
+def tables(judged: Mapping[str, pd.DataFrame], correlations: pd.DataFrame | None = None,
+           partial: pd.DataFrame | None = None) -> dict:
+    """What the :func:`claims` read (:func:`syneval_nb.stats.decide_claims`): each judged table beyond length
+    (:func:`partial_table`) under its label; for every other judged table (tau or Spearman with a placebo
+    distribution) and each discourse measure, ``(label, measure)``: the precomputed "helps" verdict
+    (:func:`_helps`); ``"correlations"`` (a :func:`correlation_table`) and ``"beyond length"`` (the same,
+    ``beyond_length``) when given."""
+    out: dict = {}
+    for what, t in judged.items():
+        if t.attrs["bootstrap"].beyond_length:
+            out[what] = t
+        else:
+            out.update({(what, e): _helps(t, e) for e in JUDGED_EXTRAS})
     if correlations is not None:
-        for e in extras:
-            out[f"{e} correlates with MQM z (segment level, Pearson)"] = stats.verdict_correlates(correlations, e)
-            out[f"{e} beats the placebo (MQM z, segment level, Pearson)"] = stats.verdict_beats_placebo(
-                correlations, e)
-            if partial is not None:
-                out[f"{e} correlates with MQM z beyond length (segment level, partial r given the length model)"] = \
-                    stats.verdict_correlates(partial, e)
-    return holm_chapter(out, primary=headline_claims(out, extras))[0]
+        out["correlations"] = correlations
+    if partial is not None:
+        out["beyond length"] = partial
+    return out
 
 
-def headline_claims(verdicts_: Mapping[str, dict], extras: Sequence[str] = ("DR", "DR-lex")) -> list[str]:
-    """The chapter's primary claims, also its headline verdicts (:func:`syneval_nb.studies.common.
-    headline_verdicts`): for each discourse measure, the first "helps" and the first "helps beyond length", then
-    each one's "correlates with MQM z beyond length". Holm runs over these; every other verdict is exploratory."""
-    claims, corr = [], []
-    for e in extras:
-        claims += [c for c in verdicts_ if c.startswith(f"{e} helps (")][:1]
-        claims += [c for c in verdicts_ if c.startswith(f"{e} helps beyond length (")][:1]
+def claims(tables_: Mapping) -> list[stats.Claim]:
+    """The chapter's claims on :func:`tables`, in order: per judged table and discourse measure X, "X helps
+    (what)" (test ``given``: the verdict :func:`tables` computed) or, beyond length, "X helps beyond length
+    (what)" (``beats``: the average partial r of the combinations with X minus the metrics alone's); then per
+    measure "X correlates with MQM z", "X beats the placebo" and "X correlates with MQM z beyond length". Primary
+    (Holm runs over these; the rest exploratory; also the headline verdicts): for each measure the first "helps"
+    and the first "helps beyond length", then each one's "correlates with MQM z beyond length"."""
+    out: list[stats.Claim] = []
+    for key in tables_:
+        if isinstance(key, tuple):
+            what, e = key
+            out.append(stats.Claim(f"{e} helps ({what}): {COMBOS[e]} beats {PLACEBO_COL}", "given", on=key))
+        elif key not in ("correlations", "beyond length"):
+            out += [stats.Claim(f"{e} helps beyond length ({key}): {COMBOS[e]} beats Orig.", "beats", COMBOS[e],
+                                "Orig.", on=key) for e in JUDGED_EXTRAS]
+    for e in JUDGED_EXTRAS if "correlations" in tables_ else ():
+        out += [stats.Claim(f"{e} correlates with MQM z (segment level, Pearson)", "correlates", e,
+                            on="correlations"),
+                stats.Claim(f"{e} beats the placebo (MQM z, segment level, Pearson)", "beats the placebo", e,
+                            on="correlations")]
+        if "beyond length" in tables_:
+            out.append(stats.Claim(f"{e} correlates with MQM z beyond length (segment level, partial r given the "
+                                   "length model)", "correlates", e, on="beyond length"))
+    primary = set(_headline([c.claim for c in out]))
+    return [stats.Claim(c.claim, c.test, c.metric, c.baseline, on=c.on, primary=c.claim in primary) for c in out]
+
+
+def _headline(names: Sequence[str]) -> list[str]:
+    """The primary claims among ``names``, in the headline's order (:func:`claims`)."""
+    first, corr = [], []
+    for e in JUDGED_EXTRAS:
+        first += [c for c in names if c.startswith(f"{e} helps (")][:1]
+        first += [c for c in names if c.startswith(f"{e} helps beyond length (")][:1]
         corr.append(f"{e} correlates with MQM z beyond length (segment level, partial r given the length model)")
-    return headline_verdicts(verdicts_, *(claims + corr)[:MAX_HEADLINE_VERDICTS])
+    return [c for c in (first + corr)[:MAX_HEADLINE_VERDICTS] if c in names]
 
 
-def verdict_text(verdicts_: Mapping[str, dict]) -> str:
-    """The verdict sentences (:func:`syneval_nb.stats.verdict_sentence`), one per line."""
-    return "\n".join(stats.verdict_sentence(c, v) for c, v in verdicts_.items())
-
-
-def table_dict(table: pd.DataFrame) -> dict:
+def _table_dict(table: pd.DataFrame) -> dict:
     """A combination table for the results JSON: the estimates (6 decimals), their intervals and the average
     effects."""
     return {"tau": table.round(6).to_dict(orient="index"),
@@ -542,17 +563,8 @@ def table_dict(table: pd.DataFrame) -> dict:
 # the chapter, table by table (notebook 07)
 # ---------------------------------------------------------------------------------------------------------------
 
-EXAMPLE_T = {"label": "Elaboration[N][S]", "children": [
-    "voters worried", {"label": "Attribution[S][N]", "children": ["analysts suggest",
-                                                                 "the ECB should be the lender of last resort"]}]}
-"""The worked example's tree T = Elaboration[N][S](EDU, Attribution[S][N](EDU, EDU))."""
-EXAMPLE_U = {"label": "Elaboration[N][S]", "children": ["a b", "c d"]}
-"""The worked example's tree U = Elaboration[N][S](EDU, EDU)."""
-EXAMPLE_CAT = {"label": "EDU", "children": ["the cat"]}
-EXAMPLE_DOG = {"label": "EDU", "children": ["the dog"]}
-TED_DATA = "TED zh-en (all 15 translations)"
-DEEN_DATA = "WMT21 de-en (19 systems + 2 refs)"
 MAIN_HUMAN = "MQM z (verdicts)"
+"""The human score the claims are decided on (its label in :meth:`Settings.humans`)."""
 
 
 @dataclass
@@ -587,32 +599,6 @@ class Settings:
     def humans(self) -> dict[str, tuple[str, float]]:
         """``{table label: (human score column, pair threshold)}``: MQM z (the verdicts) and raw MQM."""
         return {MAIN_HUMAN: ("mqm_z", self.threshold_z), "MQM (raw)": ("mqm", self.threshold)}
-
-
-def worked_example(lam: float = DEFAULT_LAM) -> dict[str, float]:
-    """The hand arithmetic of the worked example: DR(T, U) and the void pairs at lambda = 1 (and DR-lex of the
-    void pair at 0.4), and DR / DR-lex of T with itself at ``lam`` (1 by normalization)."""
-    T, U, cat, dog = EXAMPLE_T, EXAMPLE_U, EXAMPLE_CAT, EXAMPLE_DOG
-    return {"dr_T_U": dr(T, U, lam=1.0), "dr_void_void": dr(cat, dog, lam=1.0),
-            "dr_lex_void_void": dr_lex(cat, dog, lam=1.0), "dr_lex_void_void_lam04": dr_lex(cat, dog, lam=0.4),
-            "dr_T_T": dr(T, T, lam=lam), "dr_lex_T_T": dr_lex(T, T, lam=lam)}
-
-
-def edu_counts(folder=None) -> pd.DataFrame:
-    """EDUs of every shipped discourse tree (``data``, ``edus``), whatever the sample: TED zh-en (all 15
-    translations) and WMT21 de-en (19 systems and the 2 references); missing trees left out."""
-    ted_trees = load_rst_jsonl(rst_files("ted-zhen-mqm", folder) / "texts.tsv.jsonl")
-    deen_trees = [t for f in sorted(rst_files("wmt21-deen", folder).glob("*.jsonl")) for t in load_rst_jsonl(f)]
-    return pd.concat([pd.DataFrame({"data": TED_DATA, "edus": [n_edus(t) for t in ted_trees if t]}),
-                      pd.DataFrame({"data": DEEN_DATA, "edus": [n_edus(t) for t in deen_trees if t]})])
-
-
-def non_void_table(counts: pd.DataFrame) -> pd.DataFrame:
-    """Per data set: texts, texts with more than one EDU (a discourse tree), mean EDUs, share non-void."""
-    nonvoid = counts.assign(non_void=counts["edus"] > 1).groupby("data").agg(
-        texts=("edus", "size"), non_void=("non_void", "sum"), mean_edus=("edus", "mean"))
-    nonvoid["share_non_void"] = nonvoid["non_void"] / nonvoid["texts"]
-    return nonvoid
 
 
 @dataclass
@@ -668,48 +654,26 @@ def score(folder, settings: Settings, progress: bool = True) -> DiscourseChapter
     return DiscourseChapter(s, ted, deen, da, base, normalize(ted[base + list(EXTRAS)]), model)
 
 
-@dataclass
-class Figure4:
-    """The Figure 4 analog (:func:`figure4_example`): the segment, the best and worst system, their rows
-    (indexed by system) and ``panels``, ``(caption, tree)`` of the reference and of both systems."""
-
-    seg_id: int
-    best: str
-    worst: str
-    rows: pd.DataFrame
-    panels: list
-
-    def json(self) -> dict:
-        return {"seg_id": self.seg_id, "best": self.best, "worst": self.worst,
-                "dr_best": float(self.rows.loc[self.best, "DR"]), "dr_worst": float(self.rows.loc[self.worst, "DR"])}
-
-
-def figure4(ted: pd.DataFrame, reference: str = "refB", min_edus: int = 3) -> Figure4:
-    """:func:`figure4_example` with the trees to draw (:func:`syneval_nb.trees.rst.rst_to_nltk`)."""
-    seg, best, worst = figure4_example(ted, min_edus)
-    rows = ted[ted["seg_id"] == seg].set_index("system")
-    panels = [(f"segment {seg}: reference ({reference})", rst_to_nltk(rows.iloc[0]["rst_reference"]))]
-    for name in (best, worst):
-        r = rows.loc[name]
-        panels.append((f"{name}: DR = {r['DR']:.3f}, DR-lex = {r['DR-lex']:.3f}, MQM = {r['mqm']:.1f}",
-                       rst_to_nltk(r["rst"])))
-    return Figure4(seg, best, worst, rows, panels)
+def _system_level(frame: pd.DataFrame, human: pd.Series, base: Sequence[str], s: Settings) -> pd.DataFrame:
+    """Table 2's system level: system scores (:func:`syneval_nb.metrics.combine.system_base_scores`: corpus
+    scores of the base metrics, mean segment scores of DR / DR-lex / learned / length) min-max normalized over
+    the systems, combined uniformly with each extra and with each of ``n_placebo`` random columns over the
+    systems (:func:`placebo_matrix`), Spearman with ``human`` (indexed by system): :func:`combination_table` at
+    system level."""
+    sys_scores = system_base_scores(frame[list(base) + list(EXTRAS)], list(frame["system"]),
+                                    frame.attrs.get("corpus"))
+    h = human.reindex(sys_scores.index).to_numpy(dtype=float)
+    scores = uniform_scores(normalize(sys_scores), base, placebo=placebo_matrix(len(h), s.n_placebo, s.seed))
+    return combination_table(scores, h, None, n_resamples=s.n_resamples, seed=s.seed)
 
 
 def table2(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
-    """Table 2 analog (:func:`system_table`): WMT21 de-en against DA z, TED against the systems' mean MQM z and
-    mean raw MQM."""
-    s = ch.settings
-    kw = dict(n_placebo=s.n_placebo, n_resamples=s.n_resamples, seed=s.seed)
-    return {"WMT21 de-en DA": system_table(ch.deen, ch.da.set_index("system")["da_z"], ch.base, **kw),
-            "TED zh-en MQM z": system_table(ch.ted, ch.ted.groupby("system")["mqm_z"].mean(), ch.base, **kw),
-            "TED zh-en MQM (raw)": system_table(ch.ted, ch.ted.groupby("system")["mqm"].mean(), ch.base, **kw)}
-
-
-def combination_display(tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Labelled combination tables side by side, and their average effects with intervals (3 decimals)."""
-    return (pd.concat(tables, axis=1).round(3),
-            pd.concat({k: v.attrs["effects"] for k, v in tables.items()}).round(3))
+    """Table 2 analog (system level, uniform combinations): WMT21 de-en against DA z, TED against the systems'
+    mean MQM z and mean raw MQM."""
+    return {"WMT21 de-en DA": _system_level(ch.deen, ch.da.set_index("system")["da_z"], ch.base, ch.settings),
+            "TED zh-en MQM z": _system_level(ch.ted, ch.ted.groupby("system")["mqm_z"].mean(), ch.base, ch.settings),
+            "TED zh-en MQM (raw)": _system_level(ch.ted, ch.ted.groupby("system")["mqm"].mean(), ch.base,
+                                                 ch.settings)}
 
 
 def table3(ch: DiscourseChapter) -> dict[tuple[str, str], pd.DataFrame]:
@@ -744,24 +708,16 @@ def table4(ch: DiscourseChapter) -> dict[tuple[str, str, str], pd.DataFrame]:
     return out
 
 
-def _protocol_labels(ch: DiscourseChapter) -> dict[str, str]:
-    n_talks = ch.ted["doc"].nunique()
-    return {"cv": f"cross-validated ({min(ch.settings.n_folds, n_talks)} folds over {n_talks} talks)",
-            "half": "half/half"}
-
-
-def controls(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
-    """:func:`control_table` of DR, DR-lex and the base metrics for each human score."""
-    return {human: control_table(ch.ted, ["DR", "DR-lex", *ch.base], human=col, threshold=thr)
-            for human, (col, thr) in ch.settings.humans().items()}
-
-
-def chapter_correlations(ch: DiscourseChapter, beyond_length: bool = False) -> pd.DataFrame:
-    """:func:`correlation_table` of DR, DR-lex and the base metrics with MQM z (talks as clusters with
-    ``resample="talk"``; ``beyond_length``: partial r given the length model)."""
-    s = ch.settings
-    return correlation_table(ch.ted, ["DR", "DR-lex", *ch.base], "mqm_z", n_resamples=s.n_resamples, seed=s.seed,
-                             clusters="doc" if s.resample == "talk" else None, beyond_length=beyond_length)
+def controls(ch: DiscourseChapter) -> tuple[dict[str, pd.DataFrame], pd.DataFrame, pd.DataFrame]:
+    """``(control tables, correlations, partial correlations)``: :func:`control_table` of DR, DR-lex and the base
+    metrics for each human score, and :func:`correlation_table` of the same with MQM z (talks as clusters with
+    ``resample="talk"``), plain and beyond length (partial r given the length model, same resamples)."""
+    s, cols = ch.settings, ["DR", "DR-lex", *ch.base]
+    ctl = {human: control_table(ch.ted, cols, human=col, threshold=thr) for human, (col, thr) in s.humans().items()}
+    corr = [correlation_table(ch.ted, cols, "mqm_z", n_resamples=s.n_resamples, seed=s.seed,
+                              clusters="doc" if s.resample == "talk" else None, beyond_length=bl)
+            for bl in (False, True)]
+    return ctl, corr[0], corr[1]
 
 
 def beyond_length_tables(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
@@ -774,47 +730,30 @@ def beyond_length_tables(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
             for what, sc in (("uniform", uniform_scores(ch.norm, ch.base)), ("tuned cross-validated", tuned))}
 
 
-def chapter_verdicts(t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping, bl: Mapping[str, pd.DataFrame],
-                     correlations: pd.DataFrame, partial: pd.DataFrame | None = None) -> dict[str, dict]:
-    """:func:`verdicts` of the tables judged (MQM z): uniform and tuned (cross-validated) at segment level with
-    and without the tie penalty and beyond length (``bl``, :func:`beyond_length_tables`), uniform at system level
-    on both data sets, and the correlations."""
-    judged = {"uniform, segment level, WMT12 tau": t3[(MAIN_HUMAN, "discordant")],
-              "uniform, segment level, partial r given the length model": bl["uniform"],
-              "uniform, segment level, tau without tie penalty": t3[(MAIN_HUMAN, "exclude")],
-              "tuned cross-validated, segment level, WMT12 tau": t4[(MAIN_HUMAN, "cv", "discordant")],
-              "tuned cross-validated, segment level, partial r given the length model": bl["tuned cross-validated"],
-              "tuned cross-validated, segment level, tau without tie penalty": t4[(MAIN_HUMAN, "cv", "exclude")],
-              "uniform, system level, WMT21 de-en DA": t2["WMT21 de-en DA"],
-              "uniform, system level, TED MQM z": t2["TED zh-en MQM z"]}
-    return verdicts(judged, correlations, partial=partial)
-
-
-def results(ch: DiscourseChapter, worked: Mapping[str, float], nonvoid: pd.DataFrame, fig4: Figure4,
+def results(ch: DiscourseChapter, worked: Mapping[str, float], non_void: Mapping[str, int], figure4: Mapping,
             t2: Mapping[str, pd.DataFrame], t3: Mapping, t4: Mapping, voids: pd.DataFrame,
             controls_: Mapping[str, pd.DataFrame], corr: pd.DataFrame, lam_table: pd.DataFrame,
             verdicts_: Mapping[str, dict], seconds: float, bl: Mapping[str, pd.DataFrame] | None = None) -> dict:
-    """The results file (JSON-ready); ``bl``: :func:`beyond_length_tables`."""
+    """The results file (JSON-ready); ``verdicts_``: :func:`claims` decided on :func:`tables`; ``bl``:
+    :func:`beyond_length_tables`."""
     return {
         "params": ch.settings.params(),
         "worked_example": dict(worked),
-        "non_void": {"ted": int(nonvoid.loc[TED_DATA, "non_void"]), "ted_texts": int(nonvoid.loc[TED_DATA, "texts"]),
-                     "deen": int(nonvoid.loc[DEEN_DATA, "non_void"]),
-                     "deen_texts": int(nonvoid.loc[DEEN_DATA, "texts"])},
+        "non_void": dict(non_void),
         "base_metrics": ch.base,
         "n_ted_rows": len(ch.ted), "n_ted_segments": int(ch.ted["seg_id"].nunique()),
         "n_deen_rows": len(ch.deen), "n_deen_segments": int(ch.deen["seg_id"].nunique()),
-        "figure4": fig4.json(),
-        "table2": {k: table_dict(v) for k, v in t2.items()},
-        "table3": {f"{h} | ties {t}": table_dict(v) for (h, t), v in t3.items()},
-        "table4": {f"{h} | {m} | ties {t}": table_dict(v) for (h, m, t), v in t4.items()},
-        "beyond_length": {k: table_dict(v) for k, v in (bl or {}).items()},
+        "figure4": dict(figure4),
+        "table2": {k: _table_dict(v) for k, v in t2.items()},
+        "table3": {f"{h} | ties {t}": _table_dict(v) for (h, t), v in t3.items()},
+        "table4": {f"{h} | {m} | ties {t}": _table_dict(v) for (h, m, t), v in t4.items()},
+        "beyond_length": {k: _table_dict(v) for k, v in (bl or {}).items()},
         "voids": voids.to_dict(orient="index"),
         "controls": {h: c.round(6).to_dict(orient="index") for h, c in controls_.items()},
         "correlations_mqm_z": corr.set_index("metric")[["r", "low", "high"]].round(6).to_dict(orient="index"),
         "lambda": lam_table.round(6).to_dict(orient="records"),
         "verdicts": dict(verdicts_),
-        "headline_verdicts": headline_claims(verdicts_),
-        "verdict": verdict_text(verdicts_),
+        "headline_verdicts": headline_verdicts(verdicts_, *_headline(list(verdicts_))),
+        "verdict": "\n".join(stats.verdict_sentence(c, v) for c, v in verdicts_.items()),
         "seconds": seconds,
     }

@@ -175,7 +175,7 @@ def check(result: dict) -> None:
     assert bl["family_size"] == 6 and sorted(c for c, x in v.items() if x["verdict"] == "holds") == []
     assert "wmt12 tau(+dr) - 95% percentile of 100 placebo combinations" in result["verdict"]
     assert result["verdict"].count("\n") == len(v) - 1
-    # the index card's headline verdicts (studies.discourse_kernels.headline_claims): the six primary claims
+    # the index card's headline verdicts (the primary claims of studies.discourse_kernels.claims): the six
     assert result["headline_verdicts"] == [
         f"DR helps (uniform, segment level, WMT12 tau): +dr beats {PC}",
         "DR helps beyond length (uniform, segment level, partial r given the length model): +dr beats Orig.",
