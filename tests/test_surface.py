@@ -28,7 +28,7 @@ CEILING = {
     # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
     # 5 more: two saved learned metrics in one `score` named after their files; 02 and 08 on the claim engine and
     # verdict_stability's removal took 11 out again
-    "lines_package": 22757,
+    "lines_package": 22759,
     "lines_studies": 5402,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 7,

@@ -236,3 +236,109 @@ def test_report_refuses_an_output_below_a_file_and_names_a_bad_baseline_before_p
     st = E.load_study(ex["hyp_files"], ex["ref_files"], None, None, ["bleu"], parses_dir=ex["parses_dir"],
                       baseline="system_literal.txt", progress=False, n_resamples=0, cache=None)
     assert st.baseline == "system_literal"
+
+
+def _report(tmp_path, hyps, refs, parses, human, metrics="bleu,chrf,stm"):
+    """``syneval-nb report`` on the files (quiet, no cache): ``(completed process, results or None, folder)``."""
+    import json
+
+    out = tmp_path / "rep"
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-q", "--no-cache", "-o", str(out),
+                        "-r", *refs, "-i", *hyps, "--parses", parses, "-m", metrics]
+                       + (["--human-scores", human] if human else []), capture_output=True, text=True, timeout=900)
+    res = json.loads((out / "09_evaluate_your_system.json").read_text(encoding="utf-8")) if r.returncode == 0 else None
+    return r, res, out
+
+
+def _edit(path, edits: dict) -> None:
+    lines = read_lines(path)
+    for i, text in edits.items():
+        lines[i] = text
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+BAD_INPUTS = ["one system", "constant human scores", "a system file of another length", "empty lines",
+              "a NaN human score", "unicode and tabs", "parses of another text"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", BAD_INPUTS)
+def test_report_on_bad_or_unusual_inputs(tmp_path, case):
+    """Bad or unusual inputs a user may give ``report``: each gives a result or, before any work, one clear error
+    naming the problem; never a traceback. (Constant human scores and a report without a depth metric broke the
+    notebook; parses of another text failed only inside the notebook.)"""
+    import sacrebleu
+
+    good, lit = _example_human("system_good"), _example_human("system_literal")
+    two = {"good": "system_good", "lit": "system_literal"}
+    human = {"good": good, "lit": lit}
+    metrics = "bleu,chrf,stm"
+    if case == "one system":
+        hyps, refs, parses, hs = _files(tmp_path, {"good": "system_good"}, human={"good": good})
+    elif case == "constant human scores":
+        hyps, refs, parses, hs = _files(tmp_path, two, human={"good": [50] * 30, "lit": [50] * 30})
+    else:
+        hyps, refs, parses, hs = _files(tmp_path, two, human=human)
+    if case == "a system file of another length":
+        Path(hyps[1]).write_text("\n".join(read_lines(hyps[1])[:29]) + "\n", encoding="utf-8")
+    elif case == "empty lines":
+        _edit(hyps[1], {3: "", 7: ""})
+        _edit(Path(parses) / "lit.txt.ptb", {3: "(())", 7: "(())"})
+    elif case == "a NaN human score":
+        _edit(hs, {5: "good\t4\tnan"})  # line 5 of the TSV: good's segment 4 (0-based), after the header
+    elif case in ("unicode and tabs", "parses of another text"):
+        _edit(hyps[1], {2: read_lines(hyps[1])[2].replace(" ", "\t", 1),
+                        5: "Ça déjà vu — naïve “quotes” 日本語 " + read_lines(hyps[1])[5]})
+        metrics = "bleu,chrf,ter" if case == "unicode and tabs" else "bleu,stm"
+    r, res, out = _report(tmp_path, hyps, refs, parses, hs, metrics)
+    if case == "a system file of another length":
+        assert (r.returncode, r.stderr) == (2, f"syneval-nb report: error: {hyps[1]} has 29 lines but {refs[0]} has 30: "
+                                               "the files must be line-aligned (one segment per line)\n")
+        assert not out.exists()
+        return
+    if case == "parses of another text":
+        assert (r.returncode, r.stderr) == (2, (
+            f"syneval-nb report: error: {Path(parses) / 'lit.txt.ptb'} line 6 does not hold the words of {hyps[1]} "
+            "line 6 ('The most of the works was paid by a regional subsi'... vs 'Ça déjà vu — naïve “quotes” 日本語 The "
+            "most of the wo'...): these parses belong to another text; parse the file again (syneval-nb parse) or fix "
+            "--parses\n"))
+        assert not out.exists()
+        return
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr[-3000:]
+    v = res["verdicts"]
+    page = (out / "09_evaluate_your_system.html").read_text(encoding="utf-8")
+    if case == "one system":
+        assert set(v) == {f"STM-BP-4 {c}" for c in (
+            "beats chrF (human scores, Pearson)", "beats BLEU (human scores, Pearson)",
+            "beats chrF beyond length (human scores, partial r given the length model)",
+            "beats BLEU beyond length (human scores, partial r given the length model)",
+            "correlates with the human scores", "correlates with the human scores beyond length",
+            "beats the placebo (human scores)")}  # no system claim, no within-segment claim
+        assert [(x["system"], x["rank"], x["n"]) for x in res["human_ranking"]] == [("good", 1, 30)]
+        assert res["human_ranking"][0]["human"] == pytest.approx(np.mean(good), abs=1e-12)
+        assert {x["note"] for x in res["system_agreement"]} == {
+            "1 rated system(s): system-level agreement cannot be estimated"}
+    elif case == "constant human scores":
+        human_claims = {c: x for c, x in v.items() if "human scores" in c}
+        assert len(human_claims) == 9 and {x["verdict"] for x in human_claims.values()} == {"cannot tell"}
+        assert all("cannot be estimated (constant or identical scores" in x["reason"] for x in human_claims.values())
+        assert v["lit is better than good by the metrics"]["human_view"] == "cannot tell"
+        assert "No r with the human scores can be estimated (constant scores)" in page
+    elif case == "empty lines":
+        assert res["line_faults"]["lit"] == {"empty": 2, "unparsed": 0}
+        assert res["unscorable"] == [{"system": "lit", "seg_id": i, "line": i + 1, "cause": "empty hypothesis",
+                                      "metrics": "BLEU, chrF, STM-BP-4"} for i in (3, 7)]
+        assert not {("lit", 3), ("lit", 7)} & {(d["system"], d["seg_id"]) for d in res["disagreements"]}
+    elif case == "a NaN human score":  # read as a missing score: that translation is not rated
+        rank = {x["system"]: x for x in res["human_ranking"]}
+        assert rank["good"]["n"] == 29 and rank["lit"]["n"] == 30
+        assert rank["good"]["human"] == pytest.approx(np.mean(good[:4] + good[5:]), abs=1e-12)
+        assert res["human_correlations"]["BLEU|pearson"]["n"] == 59
+    elif case == "unicode and tabs":  # the scores are sacrebleu's on the same lines (a tab is whitespace)
+        ref = read_lines(refs[0])
+        for s, f in zip(("good", "lit"), hyps):
+            assert res["scores"][s]["BLEU"] * 100 == pytest.approx(
+                sacrebleu.corpus_bleu(read_lines(f), [ref]).score, abs=1e-9)
+            assert res["scores"][s]["chrF"] * 100 == pytest.approx(
+                sacrebleu.corpus_chrf(read_lines(f), [ref]).score, abs=1e-9)
+        assert "No depth metric (STM, DSTM, HWCM) among the scored metrics ['BLEU', 'chrF', 'TER']: no curves." in page
