@@ -80,8 +80,9 @@ def _run(hyps, refs, parses, human, **kw):
                       **kw)
     tabs = E.human_tables(st, "BLEU", n_resamples=1000)
     ranking = E.human_ranking(st, 1000)
-    v = E.verdicts(st, tabs or None, n_resamples=1000, ranking=ranking)
-    return st, tabs, ranking, v, E.verdict_sentences(v)
+    tables = E.claim_tables(st, tabs)
+    v = E.decide_report(st, E.claims(st, tables), tables, ranking=ranking, n_resamples=1000)
+    return st, tabs, ranking, v
 
 
 def test_human_ranking_is_the_mean_with_a_paired_bootstrap_interval(tmp_path):
@@ -104,14 +105,15 @@ def test_a_claim_by_the_metrics_says_when_the_humans_disagree(tmp_path):
     good, lit = _example_human("system_good"), _example_human("system_literal")
     hyps, refs, parses, human = _files(tmp_path, {"good": "system_good", "lit": "system_literal"},
                                        human={"good": lit, "lit": good})  # swapped: the humans prefer lit
-    st, _, ranking, v, sentences = _run(hyps, refs, parses, human)
+    st, _, ranking, v = _run(hyps, refs, parses, human)
     claim = v["lit is better than good by the metrics"]
     assert claim["verdict"] == "does not hold" and claim["human_view"] == "disagree"
     assert claim["human"]["delta"] == pytest.approx(np.mean(good) - np.mean(lit))
     assert claim["human"]["rank"] == 1 and claim["human"]["rank_baseline"] == 2
     assert claim["human"]["ci"][0] > 0  # the humans are sure of it
-    text = [s for s in sentences if s.startswith('"lit is better than good by the metrics"')][0]
-    assert "The human scores disagree: lit 93.100 (rank 1) vs good 74.267 (rank 2), difference +18.833" in text
+    # the numbers the notebook's sentence is written from ("The human scores disagree: lit 93.100 (rank 1) vs
+    # good 74.267 (rank 2), difference +18.833 [...]"): the two means of the example's toy rating
+    assert [claim["human"]["system"], claim["human"]["baseline"]] == pytest.approx([93.1, 74.2666667])
     agree = E.system_agreement(st)
     assert set(agree["pairwise_accuracy"]) == {0.0} and list(agree["n_pairs"].unique()) == [1]
 
@@ -125,7 +127,7 @@ def test_legal_inputs_that_broke_the_report(tmp_path, case):
         files, human = {"good": "system_good", "lit": "system_literal"}, {"good": [50] * 30, "lit": [50] * 30}
     else:
         files, human = {"good": "system_good", "lit": "system_literal"}, {"good": good}
-    st, tabs, ranking, v, sentences = _run(*_files(tmp_path, files, human=human))
+    st, tabs, ranking, v = _run(*_files(tmp_path, files, human=human))
     agree = E.system_agreement(st)
     if case == "identical systems":
         # within a source segment the two translations are identical: the within-segment r cannot be estimated
@@ -143,16 +145,16 @@ def test_legal_inputs_that_broke_the_report(tmp_path, case):
         assert ranking["human"].isna().tolist() == [False, True]
         assert agree["note"].str.startswith("1 rated system(s)").all()
         assert v["lit is better than good by the metrics"]["human_view"] == "not rated"
-    assert len(sentences) == len(v)
 
 
 def test_one_segment_decides_nothing(tmp_path):
     """Issue 37: a one-segment test set printed "holds: one_full is better than one_lit"."""
     hyps, refs, parses, _ = _files(tmp_path, {"one_full": "system_good", "one_lit": "system_literal"},
                                    lines=slice(0, 1))
-    st, _, ranking, v, sentences = _run(hyps, refs, parses, None)
+    st, _, ranking, v = _run(hyps, refs, parses, None)
     assert [x["verdict"] for x in v.values()] == ["cannot tell"]
-    assert "never decided on fewer than 20 resampled segments (here 1)" in sentences[0]
+    assert v["one_lit is better than one_full by the metrics"]["rule"].endswith(
+        "never decided on fewer than 20 resampled segments (here 1)")
 
 
 def test_unparsed_lines_are_listed_and_never_an_example(tmp_path):
@@ -179,7 +181,7 @@ def test_one_default_metric_list_with_chrf():
     from syneval_nb.app import report
     from syneval_nb.metrics import registry as M
 
-    assert "chrf" in M.DEFAULT_METRICS and E.DEFAULT_METRICS == list(M.DEFAULT_METRICS)
+    assert "chrf" in M.DEFAULT_METRICS
     nb = __import__("json").loads(E.KIT_DATA_DIR.parent.joinpath("notebooks", "09_evaluate_your_system.ipynb")
                                   .read_text(encoding="utf-8")) if (E.KIT_DATA_DIR.parent / "notebooks").is_dir() \
         else None
@@ -234,3 +236,109 @@ def test_report_refuses_an_output_below_a_file_and_names_a_bad_baseline_before_p
     st = E.load_study(ex["hyp_files"], ex["ref_files"], None, None, ["bleu"], parses_dir=ex["parses_dir"],
                       baseline="system_literal.txt", progress=False, n_resamples=0, cache=None)
     assert st.baseline == "system_literal"
+
+
+def _report(tmp_path, hyps, refs, parses, human, metrics="bleu,chrf,stm"):
+    """``syneval-nb report`` on the files (quiet, no cache): ``(completed process, results or None, folder)``."""
+    import json
+
+    out = tmp_path / "rep"
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-q", "--no-cache", "-o", str(out),
+                        "-r", *refs, "-i", *hyps, "--parses", parses, "-m", metrics]
+                       + (["--human-scores", human] if human else []), capture_output=True, text=True, timeout=900)
+    res = json.loads((out / "09_evaluate_your_system.json").read_text(encoding="utf-8")) if r.returncode == 0 else None
+    return r, res, out
+
+
+def _edit(path, edits: dict) -> None:
+    lines = read_lines(path)
+    for i, text in edits.items():
+        lines[i] = text
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+BAD_INPUTS = ["one system", "constant human scores", "a system file of another length", "empty lines",
+              "a NaN human score", "unicode and tabs", "parses of another text"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", BAD_INPUTS)
+def test_report_on_bad_or_unusual_inputs(tmp_path, case):
+    """Bad or unusual inputs a user may give ``report``: each gives a result or, before any work, one clear error
+    naming the problem; never a traceback. (Constant human scores and a report without a depth metric broke the
+    notebook; parses of another text failed only inside the notebook.)"""
+    import sacrebleu
+
+    good, lit = _example_human("system_good"), _example_human("system_literal")
+    two = {"good": "system_good", "lit": "system_literal"}
+    human = {"good": good, "lit": lit}
+    metrics = "bleu,chrf,stm"
+    if case == "one system":
+        hyps, refs, parses, hs = _files(tmp_path, {"good": "system_good"}, human={"good": good})
+    elif case == "constant human scores":
+        hyps, refs, parses, hs = _files(tmp_path, two, human={"good": [50] * 30, "lit": [50] * 30})
+    else:
+        hyps, refs, parses, hs = _files(tmp_path, two, human=human)
+    if case == "a system file of another length":
+        Path(hyps[1]).write_text("\n".join(read_lines(hyps[1])[:29]) + "\n", encoding="utf-8")
+    elif case == "empty lines":
+        _edit(hyps[1], {3: "", 7: ""})
+        _edit(Path(parses) / "lit.txt.ptb", {3: "(())", 7: "(())"})
+    elif case == "a NaN human score":
+        _edit(hs, {5: "good\t4\tnan"})  # line 5 of the TSV: good's segment 4 (0-based), after the header
+    elif case in ("unicode and tabs", "parses of another text"):
+        _edit(hyps[1], {2: read_lines(hyps[1])[2].replace(" ", "\t", 1),
+                        5: "Ça déjà vu — naïve “quotes” 日本語 " + read_lines(hyps[1])[5]})
+        metrics = "bleu,chrf,ter" if case == "unicode and tabs" else "bleu,stm"
+    r, res, out = _report(tmp_path, hyps, refs, parses, hs, metrics)
+    if case == "a system file of another length":
+        assert (r.returncode, r.stderr) == (2, f"syneval-nb report: error: {hyps[1]} has 29 lines but {refs[0]} has 30: "
+                                               "the files must be line-aligned (one segment per line)\n")
+        assert not out.exists()
+        return
+    if case == "parses of another text":
+        assert (r.returncode, r.stderr) == (2, (
+            f"syneval-nb report: error: {Path(parses) / 'lit.txt.ptb'} line 6 does not hold the words of {hyps[1]} "
+            "line 6 ('The most of the works was paid by a regional subsi'... vs 'Ça déjà vu — naïve “quotes” 日本語 The "
+            "most of the wo'...): these parses belong to another text; parse the file again (syneval-nb parse) or fix "
+            "--parses\n"))
+        assert not out.exists()
+        return
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr[-3000:]
+    v = res["verdicts"]
+    page = (out / "09_evaluate_your_system.html").read_text(encoding="utf-8")
+    if case == "one system":
+        assert set(v) == {f"STM-BP-4 {c}" for c in (
+            "beats chrF (human scores, Pearson)", "beats BLEU (human scores, Pearson)",
+            "beats chrF beyond length (human scores, partial r given the length model)",
+            "beats BLEU beyond length (human scores, partial r given the length model)",
+            "correlates with the human scores", "correlates with the human scores beyond length",
+            "beats the placebo (human scores)")}  # no system claim, no within-segment claim
+        assert [(x["system"], x["rank"], x["n"]) for x in res["human_ranking"]] == [("good", 1, 30)]
+        assert res["human_ranking"][0]["human"] == pytest.approx(np.mean(good), abs=1e-12)
+        assert {x["note"] for x in res["system_agreement"]} == {
+            "1 rated system(s): system-level agreement cannot be estimated"}
+    elif case == "constant human scores":
+        human_claims = {c: x for c, x in v.items() if "human scores" in c}
+        assert len(human_claims) == 9 and {x["verdict"] for x in human_claims.values()} == {"cannot tell"}
+        assert all("cannot be estimated (constant or identical scores" in x["reason"] for x in human_claims.values())
+        assert v["lit is better than good by the metrics"]["human_view"] == "cannot tell"
+        assert "No r with the human scores can be estimated (constant scores)" in page
+    elif case == "empty lines":
+        assert res["line_faults"]["lit"] == {"empty": 2, "unparsed": 0}
+        assert res["unscorable"] == [{"system": "lit", "seg_id": i, "line": i + 1, "cause": "empty hypothesis",
+                                      "metrics": "BLEU, chrF, STM-BP-4"} for i in (3, 7)]
+        assert not {("lit", 3), ("lit", 7)} & {(d["system"], d["seg_id"]) for d in res["disagreements"]}
+    elif case == "a NaN human score":  # read as a missing score: that translation is not rated
+        rank = {x["system"]: x for x in res["human_ranking"]}
+        assert rank["good"]["n"] == 29 and rank["lit"]["n"] == 30
+        assert rank["good"]["human"] == pytest.approx(np.mean(good[:4] + good[5:]), abs=1e-12)
+        assert res["human_correlations"]["BLEU|pearson"]["n"] == 59
+    elif case == "unicode and tabs":  # the scores are sacrebleu's on the same lines (a tab is whitespace)
+        ref = read_lines(refs[0])
+        for s, f in zip(("good", "lit"), hyps):
+            assert res["scores"][s]["BLEU"] * 100 == pytest.approx(
+                sacrebleu.corpus_bleu(read_lines(f), [ref]).score, abs=1e-9)
+            assert res["scores"][s]["chrF"] * 100 == pytest.approx(
+                sacrebleu.corpus_chrf(read_lines(f), [ref]).score, abs=1e-9)
+        assert "No depth metric (STM, DSTM, HWCM) among the scored metrics ['BLEU', 'chrF', 'TER']: no curves." in page

@@ -154,7 +154,9 @@ def cli(argv: list[str] | None = None) -> int:
             raise ScoreInputError(f"human scores {args.human_scores}: no such file")
         human_tsv = _human_tsv(args.human_scores, Path(args.output)) if args.human_scores else None
         if args.input:
-            corpora = load_files(args.refs, args.input, names=names)  # syneval-nb score's checks, before papermill
+            # syneval-nb score's checks, with the given parses against their texts, before papermill
+            corpora = load_files(args.refs, args.input, names=names, parses_dir=args.parses,
+                                 need={i for m in objs for i in m.inputs} - {"text"})
             n_seg = len(next(iter(corpora.values())))
             if human_tsv:  # and the human scores against the files, before any parsing
                 h = read_human(human_tsv, list(corpora), n_seg, args.input)

@@ -3,11 +3,13 @@
 The chapter takes plain-text system outputs and references (one segment per line), scores them with the
 registry's metrics (:mod:`syneval_nb.metrics`) through :func:`syneval_nb.app.score.evaluate` (the engine of
 ``syneval-nb score``: 95% intervals and paired tests from resampling segments), and builds one table or figure per
-function: the system table, per-depth curves, the agreement between metrics, the segments where syntactic and
-lexical metrics disagree most (with the syntactic metric's explanation and the matched subtrees drawn), the length
-distributions and, with human scores, the metrics' correlations with them (:func:`syneval_nb.stats.correlation_table`:
-intervals from resampling source segments, the length-only control and the placebo as rows, every metric against
-the lexical one with Holm) and the verdicts (:func:`syneval_nb.stats.verdict_beats` / ``verdict_correlates``).
+function (the notebook draws and prints them): per-depth curves, the agreement between metrics, the segments where
+syntactic and lexical metrics disagree most (with the syntactic metric's explanation), the lengths and, with human
+scores, the humans' ranking of the systems, the metrics' agreement with it and their correlations with the scores
+(:func:`syneval_nb.stats.correlation_table`: intervals from resampling source segments, the length-only control and
+the placebo as rows, every metric against chrF or the lexical one with Holm). The report's claims are data
+(:func:`claims`, :class:`syneval_nb.stats.Claim`) on the tables of :func:`claim_tables`, decided by
+:func:`syneval_nb.stats.decide_claims` and the report's guards (:func:`decide_report`).
 With no files it runs on the hand-made example in ``data/examples/your_system`` (its README says what it is).
 """
 from __future__ import annotations
@@ -20,43 +22,30 @@ import numpy as np
 import pandas as pd
 from syneval_nb import stats
 from syneval_nb.data import read_mtme_documents, read_score_table, sample_segment_ids
-from syneval_nb.evaluate import alias_note, evaluate, file_aliases, load_files  # noqa: F401
+from syneval_nb.evaluate import evaluate, file_aliases, load_files
 from syneval_nb.metrics import registry as M
 from syneval_nb.metrics.lexical import tokenize
 from syneval_nb.paths import KIT_DATA_DIR
-from syneval_nb.studies.common import _check_permute, holm_chapter, verdicts_json
-from syneval_nb.textio import read_lines
+from syneval_nb.studies.common import _check_permute, verdicts_json
 
 
 __all__ = [
-    "EXAMPLE_DIR", "DEFAULT_METRICS", "example_files", "example_reference", "Study", "load_study", "system_table",
-    "line_faults", "depth_curves",
-    "plot_depth_curves", "metric_agreement", "plot_agreement", "disagreements", "explain_segment",
-    "length_table", "plot_lengths", "human_rows", "human_tables", "human_correlations", "system_verdicts",
-    "verdicts", "verdict_sentences", "headline", "read_human", "decide_system", "family_sentence",
-    "unscorable", "pick_metric", "human_ranking", "system_agreement", "MIN_UNITS",
+    "example_files", "Study", "read_human", "load_study", "line_faults", "depth_curves", "metric_agreement",
+    "unscorable", "pick_metric", "disagreements", "explain_segment", "length_table", "human_ranking",
+    "system_agreement", "human_tables", "claim_tables", "claims", "decide_report", "headline",
 ]
 
-EXAMPLE_DIR = KIT_DATA_DIR / "examples" / "your_system"
-DEFAULT_METRICS = list(M.DEFAULT_METRICS)  # the one default list (syneval_nb.metrics.DEFAULT_METRICS, with chrF)
-#: A claim resampling fewer units (segments, or documents with ``documents=``) is never decided: "holds" needs at
-#: least this many clusters (the kit's floor for every verdict).
-MIN_UNITS = 20
+_EXAMPLE_DIR = KIT_DATA_DIR / "examples" / "your_system"
 
 
 def example_files() -> dict:
     """The embedded example: three hand-made systems, two references, a hand-made toy rating and the kit's parses."""
-    return {"hyp_files": [str(EXAMPLE_DIR / f"system_{s}.txt") for s in ("good", "literal", "scrambled")],
-            "ref_files": [str(EXAMPLE_DIR / f"ref.{k}.txt") for k in "AB"],
+    return {"hyp_files": [str(_EXAMPLE_DIR / f"system_{s}.txt") for s in ("good", "literal", "scrambled")],
+            "ref_files": [str(_EXAMPLE_DIR / f"ref.{k}.txt") for k in "AB"],
             "names": ["system_good", "system_literal", "system_scrambled"],
-            "human_scores": str(EXAMPLE_DIR / "human_scores.tsv"),
-            "parses_dir": str(EXAMPLE_DIR / "parses")}
+            "human_scores": str(_EXAMPLE_DIR / "human_scores.tsv"),
+            "parses_dir": str(_EXAMPLE_DIR / "parses")}
 
-
-def example_reference(i: int = 0) -> tuple[str, str]:
-    """Line ``i`` (0-based) of the example's reference A and its shipped parse: ``(text, ptb)``."""
-
-    return (read_lines(EXAMPLE_DIR / "ref.A.txt")[i], read_lines(EXAMPLE_DIR / "parses" / "ref.A.txt.ptb")[i])
 
 
 @dataclass
@@ -104,7 +93,7 @@ def read_human(path: str | Path, names: Sequence[str], n_segments: int,
     """The human scores of ``report --human-scores`` (TSV ``system, seg_id, score``), checked by the kit's one
     score-table reader (:func:`syneval_nb.data.read_score_table`: ids, names, numbers, duplicates) before any
     scoring; a system may be named by its system name, its file name or its file stem (as in WMT layouts;
-    ``attrs["aliases_used"]`` lists the other spellings met, :func:`alias_note`)."""
+    ``attrs["aliases_used"]`` lists the other spellings met, :func:`syneval_nb.evaluate.alias_note`)."""
     h = read_score_table(path, n_segments, list(names), aliases=file_aliases(names, files), required=("score",))
     used = dict(h.attrs.get("aliases_used", {}))
     if "system" not in h.columns:  # one system: the TSV may leave the column out
@@ -123,7 +112,7 @@ def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] 
                split: str | None = None) -> Study:
     """Read the files (the embedded example when ``hyp_files`` is ``None``), keep ``sample`` segments
     (:func:`syneval_nb.data.sample_segment_ids`, the same for every system) and score every system.
-    ``metrics``: registry names, ``None`` for the kit's one default list (:data:`DEFAULT_METRICS`, with chrF).
+    ``metrics``: registry names, ``None`` for the kit's one default list (:data:`syneval_nb.metrics.DEFAULT_METRICS`, with chrF).
     ``permute_human``: ``None`` leaves the human scores alone; an integer shuffles them across all rated rows with
     that seed (:func:`syneval_nb.stats.permute_human`), the chapters' sanity check: then no "beats" or
     "correlates" verdict may hold. ``documents``: a ``.docs`` file of the WMT metrics-task layout (``DOMAIN
@@ -131,7 +120,7 @@ def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] 
     documents instead of segments (as ``syneval-nb score --documents``). ``max_length`` / ``split``: the Stanford
     parse's length limit and mode when parses are made (``None``: the kit's defaults, README "Parsing")."""
 
-    metrics = list(DEFAULT_METRICS if metrics is None else metrics)
+    metrics = list(M.DEFAULT_METRICS if metrics is None else metrics)
     if hyp_files is None:
         ex = example_files()
         hyp_files, ref_files, names = ex["hyp_files"], ex["ref_files"], ex["names"]
@@ -201,24 +190,6 @@ def _subset(c: M.Corpus, keep: np.ndarray) -> M.Corpus:
 # ============================================================================================== tables / figures
 
 
-def system_table(study: Study, alpha: float = 0.05) -> pd.DataFrame:
-    """One row per system, per metric: ``score [low, high]``, and against the baseline the difference with ``*``
-    when the one-sided paired bootstrap p-value is below ``alpha`` in the metric's better direction
-    (``+`` better, ``-`` worse); beside the scores, the system's empty and unparsed lines (:func:`line_faults`)."""
-    t = study.evaluation.table
-    cells = {}
-    for r in t.to_dict("records"):
-        txt = f"{r['score']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
-        if r["system"] != study.baseline and np.isfinite(r["p"]):
-            mark = " +*" if r["p"] < alpha else (" -*" if r["p_worse"] < alpha else "")
-            txt += f" Δ{r['delta']:+.4f}{mark}"
-        cells.setdefault(r["system"], {})[r["metric"]] = txt
-    out = pd.DataFrame(cells).T.loc[study.systems, study.metric_names]
-    faults = line_faults(study)
-    out["empty lines"], out["unparsed lines"] = faults["empty"], faults["unparsed"]
-    out.index.name = "system"
-    return out
-
 
 def line_faults(study: Study) -> pd.DataFrame:
     """Per system, how many of its lines were empty (``empty``) and how many non-empty lines had no parse for a
@@ -247,15 +218,6 @@ def depth_curves(study: Study, max_depth: int = 9, families: Sequence[str] = ("S
     return pd.DataFrame(rows, columns=["system", "metric", "depth", "score"])
 
 
-def plot_depth_curves(curves: pd.DataFrame):
-    import seaborn as sns
-
-    g = sns.relplot(data=curves, x="depth", y="score", hue="system", col="metric", kind="line", marker="o",
-                    height=3.2, aspect=1.1, facet_kws={"sharey": False})
-    g.set_axis_labels("maximum depth D", "corpus score")
-    g.figure.suptitle("Syntactic scores by maximum depth: do the systems keep their order as D grows?", y=1.04)
-    return g.figure
-
 
 def metric_agreement(study: Study, method: str = "kendall") -> pd.DataFrame:
     """Segment-level correlation between every pair of metrics, all systems' segments pooled (error rates are
@@ -269,15 +231,6 @@ def metric_agreement(study: Study, method: str = "kendall") -> pd.DataFrame:
     X = X.rename(columns={m.name: (m.name if m.higher_is_better else f"-{m.name}") for m in study.evaluation.metrics})
     return X.corr(method=method)
 
-
-def plot_agreement(corr: pd.DataFrame):
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    fig, ax = plt.subplots(figsize=(1 + 0.7 * len(corr), 0.8 + 0.6 * len(corr)))
-    sns.heatmap(corr, annot=True, fmt=".2f", vmin=-1, vmax=1, cmap="RdBu_r", ax=ax, square=True)
-    ax.set_title("Agreement between metrics (segment-level Kendall tau, all systems)")
-    return fig
 
 
 def unscorable(study: Study) -> pd.DataFrame:
@@ -393,18 +346,6 @@ def length_table(study: Study) -> pd.DataFrame:
         rows += [{"text": s, "seg_id": int(i), "tokens": len(tokenize(h))} for i, h in zip(study.seg_ids, c.hyps)]
     return pd.DataFrame(rows)
 
-
-def plot_lengths(lengths: pd.DataFrame):
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    fig, ax = plt.subplots(figsize=(7, 0.6 + 0.45 * lengths["text"].nunique()))
-    sns.boxplot(data=lengths, x="tokens", y="text", ax=ax, color="#9ecae1")
-    ax.set_xlabel("segment length (13a tokens)")
-    ax.set_ylabel("")
-    means = lengths.groupby("text", sort=False)["tokens"].mean()
-    ax.set_title(f"Segment lengths: mean {means.min():.1f}-{means.max():.1f} tokens per text")
-    return fig
 
 
 # ============================================================================================== the humans first
@@ -554,7 +495,7 @@ def _oriented(study: Study) -> tuple[dict, dict]:
     return {n: (n if sign[n] > 0 else f"-{n}") for n in study.metric_names}, sign
 
 
-def human_rows(study: Study) -> pd.DataFrame:
+def _human_rows(study: Study) -> pd.DataFrame:
     """The rated (system, segment) rows on which every metric has a score (an unparsed sentence drops its row),
     with the oriented metric columns (``-TER``), ``human``, ``seg_id`` and the length-only control
     ``length`` = -|c - r| (:func:`syneval_nb.stats.length_controls` on 13a token counts, r the reference length
@@ -581,14 +522,14 @@ def human_rows(study: Study) -> pd.DataFrame:
 def human_tables(study: Study, lexical: str = "BLEU", methods: Sequence[str] = ("pearson", "partial", "within"),
                  n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> dict:
     """``{method: table}``: :func:`syneval_nb.stats.correlation_table` of every metric (error rates negated)
-    with the human scores on :func:`human_rows`, every metric compared with chrF when it was scored, else with
+    with the human scores on :func:`_human_rows`, every metric compared with chrF when it was scored, else with
     ``lexical`` (marks: Holm over the table's comparisons), the four length-only controls and the placebo
     distribution; resampling source segments (``seg_id``: every system's translation of a drawn segment
     together). ``"partial"``: beyond length, the partial r given the length model (:func:`syneval_nb.stats.length_covariates`) (same
     resamples); ``"within"``: Pearson after centring each source segment (left out when no source segment has two
     rated translations: then it cannot be estimated). Empty dict without human scores."""
 
-    rows = human_rows(study)
+    rows = _human_rows(study)
     if rows.empty:
         return {}
     names, _ = _oriented(study)
@@ -616,32 +557,24 @@ def _baselines(study: Study, lexical: str) -> list[str]:
     return list(dict.fromkeys(names[c] for c in (M.canonical_name("chrf"), M.canonical_name(lexical)) if c in names))
 
 
-def human_correlations(study: Study, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
-                       lexical: str = "BLEU") -> pd.DataFrame:
-    """Segment-level Pearson r of every metric with the human scores, all rated segments of all systems pooled:
-    the ``"pearson"`` table of :func:`human_tables` (columns of :data:`syneval_nb.stats.TABLE_COLUMNS`;
-    empty without human scores)."""
-
-    t = human_tables(study, lexical, ("pearson",), n_resamples, seed, alpha)
-    return t["pearson"] if t else pd.DataFrame(columns=list(stats.TABLE_COLUMNS))
-
-
-def system_verdicts(study: Study, alpha: float = 0.05) -> dict:
-    """"<system> is better than <baseline>", one claim per system, judged over all scored metrics from the
-    paired bootstrap of segments of :func:`syneval_nb.app.score.evaluate` (``p``: share of resamples where the system
-    is not better, ``p_worse``: not worse). Each claim carries its tests (``"tests"``: ``"<metric> better"`` and
-    ``"<metric> worse"``, one-sided p each) for the chapter's one Holm family (:func:`verdicts`, through
-    :func:`syneval_nb.studies.common.holm_chapter`); :func:`decide_system` decides it on the adjusted p.
+def claim_tables(study: Study, human: dict | None = None, alpha: float = 0.05) -> dict:
+    """The tables the chapter's claims read (:func:`claims`): the human-score tables of :func:`human_tables`
+    (``"pearson"``, ``"partial"``, ``"within"``; pass them as ``human``) and, for each system but the baseline,
+    ``("metrics", system)``: its claim "better than the baseline by the metrics" judged over all scored metrics
+    from the paired bootstrap of segments of :func:`syneval_nb.evaluate.evaluate` (``p``: share of resamples where
+    the system is not better, ``p_worse``: not worse). Each carries its tests (``"tests"``: ``"<metric> better"``
+    and ``"<metric> worse"``, one-sided p each), which join the chapter's one Holm family
+    (:func:`syneval_nb.stats.decide_claims`, a ``given`` claim), and is decided here on the tests adjusted over its
+    own metrics, each way; :func:`decide_report` decides it again on the family's adjusted p.
 
     Rule: with b / w the numbers of metrics on which the system is significantly better / worse (Holm-adjusted
     one-sided p < alpha): **holds** iff w = 0 and b >= half the metrics; **does not hold** iff b = 0 and w >= half
-    the metrics; otherwise **cannot tell** (too few significant differences, or metrics that disagree).
-    ``statistic`` = b, ``ci`` = ``None`` (several metrics: no one interval; the system table gives each metric's
-    difference and interval), ``p`` = the smallest one-sided p of "better", ``p_holm`` its adjusted value. Without
-    Holm (this function alone) the tests are adjusted over the claim's own metrics, each way."""
-
+    the metrics; otherwise **cannot tell** (too few significant differences, or metrics that disagree); never
+    decided on fewer than :data:`syneval_nb.stats.MIN_UNITS` resampled units. ``statistic`` = b, ``ci`` = ``None``
+    (several metrics: no one interval; the system table gives each metric's difference and interval), ``p`` = the
+    smallest one-sided p of "better", ``p_holm`` its adjusted value."""
+    out = dict(human or {})
     t = study.evaluation.table
-    out = {}
     for s in study.systems:
         if s == study.baseline:
             continue
@@ -657,21 +590,88 @@ def system_verdicts(study: Study, alpha: float = 0.05) -> dict:
                **dict(zip([f"{m} worse" for m in r["metric"]], stats.holm(r["p_worse"].to_numpy(float))))}
         v["n_units"] = int(len(set(study.units.tolist())))
         v["unit"] = study.unit_name
-        out[f"{s} is better than {study.baseline} by the metrics"] = decide_system({**v, "tests_holm": own},
-                                                                                   "over its metrics, each way")
+        out[("metrics", s)] = _decide_system({**v, "tests_holm": own}, "over its metrics, each way")
     return out
 
 
-def decide_system(v: dict, family: str) -> dict:
-    """A system claim of :func:`system_verdicts` decided on its adjusted tests (``tests_holm``; ``family`` says
+def claims(study: Study, tables: dict, syntactic: str = "STM-4", lexical: str = "BLEU") -> list[stats.Claim]:
+    """The report's claims as data (:class:`syneval_nb.stats.Claim`), on ``tables`` (:func:`claim_tables`), in
+    the order the report prints them:
+
+    * per system but the baseline, "<system> is better than <baseline> by the metrics" (test ``given``: the
+      system's verdict over every metric, table ``("metrics", system)``);
+    * with human scores, for ``syntactic`` against each baseline (chrF when scored, the headline, and
+      ``lexical``): "beats" on the Pearson table, "beats ... beyond length" on the partial r given the length model
+      and "beats ... within source segments" (when those tables were estimated); then "correlates" (Pearson, and
+      beyond length) and "beats the placebo".
+
+    No claim is primary: Holm runs over every claim the report prints, one family."""
+    out = [stats.Claim(f"{k[1]} is better than {study.baseline} by the metrics", "given", on=k)
+           for k in tables if isinstance(k, tuple) and k[0] == "metrics"]
+    names, _ = _oriented(study)
+    syn = _scored_name(study, syntactic)
+    bases = [b for b in _baselines(study, lexical) if b != names.get(syn)]
+    if study.human is None or syn not in names or not bases or "pearson" not in tables:
+        return out
+    a = names[syn]
+    for b in bases:
+        out.append(stats.Claim(f"{a} beats {b} (human scores, Pearson)", "beats", a, b, on="pearson"))
+        if "partial" in tables:
+            out.append(stats.Claim(f"{a} beats {b} beyond length (human scores, partial r given the length model)",
+                                   "beats", a, b, on="partial"))
+        if "within" in tables:
+            out.append(stats.Claim(f"{a} beats {b} within source segments (human scores)", "beats", a, b,
+                                   on="within"))
+    out.append(stats.Claim(f"{a} correlates with the human scores", "correlates", a, on="pearson"))
+    if "partial" in tables:
+        out.append(stats.Claim(f"{a} correlates with the human scores beyond length", "correlates", a, on="partial"))
+    out.append(stats.Claim(f"{a} beats the placebo (human scores)", "beats the placebo", a, on="pearson"))
+    return out
+
+
+def decide_report(study: Study, claim_list: Sequence[stats.Claim], tables: dict, alpha: float = 0.05,
+                  ranking: pd.DataFrame | None = None, n_resamples: int = 1000, seed: int = 0) -> dict:
+    """The report's verdicts, ``{claim: {"verdict", "statistic", "ci", "p", "rule", ...}}`` (JSON-ready):
+    ``claim_list`` (:func:`claims`) decided on ``tables`` by :func:`syneval_nb.stats.decide_claims`, Holm over
+    every claim as one family (each human-score verdict's p, and each system claim's tests: every metric, better
+    and worse). Then the report's guards: a system claim is decided again on its adjusted tests (rule in
+    :func:`claim_tables`); below the cluster floor (:data:`syneval_nb.stats.MIN_UNITS` resampled units) every
+    human-score claim is "cannot tell" and says so; with human scores each system claim carries the humans' view
+    (``human``: the mean difference, its paired interval, p and the two ranks of :func:`human_ranking`;
+    ``human_view``: agree / disagree / cannot tell, or better / worse / cannot tell when the metrics cannot tell,
+    or not rated), so a system the metrics find better but the humans rank lower always says so."""
+    out = stats.decide_claims(claim_list, tables, alpha=alpha)
+    n_units = len(set(study.units.tolist()))
+    for c in claim_list:
+        v = out[c.claim]
+        if c.test == "given":
+            out[c.claim] = _decide_system(v, f"over every verdict of the report (one family of {v['family_size']} "
+                                             "p-values)")
+        elif n_units < stats.MIN_UNITS:  # the kit's cluster floor: shown, never decided
+            v["verdict"] = "cannot tell"
+            v["rule"] = (f"{v.get('rule', '')}; never decided on fewer than {stats.MIN_UNITS} resampled "
+                         f"{study.unit_name}s (here {n_units})").lstrip("; ")
+    if study.human is not None:  # the humans' view of every claim the metrics make about two systems
+        if ranking is None:
+            ranking = human_ranking(study, n_resamples, seed, alpha)
+        for c in claim_list:
+            if c.test == "given":
+                v = out[c.claim]
+                v["human"] = h = _human_comparison(ranking, c.on[1], study.baseline, alpha)
+                v["human_view"] = _human_view(v["verdict"], h)
+    return verdicts_json(out)
+
+
+def _decide_system(v: dict, family: str) -> dict:
+    """A system claim of :func:`claim_tables` decided on its adjusted tests (``tests_holm``; ``family`` says
     over what Holm ran): verdict, ``statistic`` b, ``p_holm`` and the rule, written from the numbers."""
     v = dict(v)
     alpha, k = v["alpha"], v["n_metrics"]
     adj = v["tests_holm"]
     b = sum(1 for t, p in adj.items() if t.endswith(" better") and p < alpha)
     w = sum(1 for t, p in adj.items() if t.endswith(" worse") and p < alpha)
-    units = v.get("n_units", MIN_UNITS)
-    if units < MIN_UNITS:
+    units = v.get("n_units", stats.MIN_UNITS)
+    if units < stats.MIN_UNITS:
         verdict = "cannot tell"
     elif k and w == 0 and b >= k / 2:
         verdict = "holds"
@@ -684,124 +684,9 @@ def decide_system(v: dict, family: str) -> dict:
              rule=f"over {k} metrics, paired bootstrap of segments ({v['n_resamples']} resamples), one-sided p "
                   f"Holm-adjusted {family}, alpha {alpha:g}: {b} significantly better, {w} significantly worse; "
                   f"holds iff none worse and at least half better, does not hold iff none better and at least half "
-                  f"worse, otherwise cannot tell; never decided on fewer than {MIN_UNITS} resampled "
+                  f"worse, otherwise cannot tell; never decided on fewer than {stats.MIN_UNITS} resampled "
                   f"{v.get('unit', 'segment')}s (here {units})")
     return v
-
-
-def verdicts(study: Study, tables: dict | None = None, alpha: float = 0.05, syntactic: str = "STM-4",
-             lexical: str = "BLEU", n_resamples: int = 1000, seed: int = 0,
-             ranking: pd.DataFrame | None = None) -> dict:
-    """The chapter's claims, ``{claim: {"verdict", "statistic", "ci", "p", "rule", ...}}`` (JSON-ready):
-
-    * :func:`system_verdicts`;
-    * with human scores (``tables`` from :func:`human_tables`, computed when ``None``), for ``syntactic`` against
-      each baseline (chrF when scored, the headline, and ``lexical``): "beats" (Pearson), "beats ... beyond
-      length" (partial r given the length model) and "beats ... within source segments"
-      (:func:`syneval_nb.stats.verdict_beats`); "correlates" and "correlates beyond length"
-      (:func:`syneval_nb.stats.verdict_correlates`); "beats the placebo" (placebo distribution,
-      :func:`syneval_nb.stats.verdict_beats_placebo`).
-
-    Holm runs over every verdict the report prints as one family
-    (:func:`syneval_nb.studies.common.holm_chapter`): each human-score verdict's p, and each system claim's tests
-    (every metric, better and worse); the system claims are then decided on their adjusted tests
-    (:func:`decide_system`). :func:`family_sentence` states the family."""
-
-    sysv = system_verdicts(study, alpha)
-    names, _ = _oriented(study)
-    syn = _scored_name(study, syntactic)
-    bases = [b for b in _baselines(study, lexical) if b != names.get(syn)]
-    hv = {}
-    if study.human is not None and syn in names and bases:
-        if tables is None:
-            tables = human_tables(study, lexical, n_resamples=n_resamples, seed=seed, alpha=alpha)
-        a = names[syn]
-        for b in bases:
-            hv[f"{a} beats {b} (human scores, Pearson)"] = stats.verdict_beats(tables["pearson"], a, b, alpha=alpha)
-            if "partial" in tables:
-                hv[f"{a} beats {b} beyond length (human scores, partial r given the length model)"] = stats.verdict_beats(
-                    tables["partial"], a, b, alpha=alpha)
-            if "within" in tables:
-                hv[f"{a} beats {b} within source segments (human scores)"] = stats.verdict_beats(
-                    tables["within"], a, b, alpha=alpha)
-        hv[f"{a} correlates with the human scores"] = stats.verdict_correlates(tables["pearson"], a, alpha=alpha)
-        if "partial" in tables:
-            hv[f"{a} correlates with the human scores beyond length"] = stats.verdict_correlates(
-                tables["partial"], a, alpha=alpha)
-        hv[f"{a} beats the placebo (human scores)"] = stats.verdict_beats_placebo(tables["pearson"], a, alpha=alpha)
-    sysv, hv = holm_chapter(sysv, hv)
-    n_units = len(set(study.units.tolist()))
-    if n_units < MIN_UNITS:  # the kit's cluster floor: shown, never decided
-        for v in hv.values():
-            v["verdict"] = "cannot tell"
-            v["rule"] = (f"{v.get('rule', '')}; never decided on fewer than {MIN_UNITS} resampled "
-                         f"{study.unit_name}s (here {n_units})").lstrip("; ")
-    sysv = {c: decide_system(v, f"over every verdict of the report (one family of {v['family_size']} p-values)")
-            for c, v in sysv.items()}
-    if study.human is not None:  # the humans' view of every claim the metrics make about two systems
-        if ranking is None:
-            ranking = human_ranking(study, n_resamples, seed, alpha)
-        for c, v in sysv.items():
-            system = c.split(" is better than ")[0]
-            h = _human_comparison(ranking, system, study.baseline, alpha)
-            v["human"] = h
-            v["human_view"] = _human_view(v["verdict"], h)
-    return verdicts_json({**sysv, **hv})
-
-
-def family_sentence(v: dict) -> str:
-    """The sentence the notebook prints above the verdicts: the Holm family, counted from the verdicts."""
-    if not v:
-        return "No verdicts."
-    sizes = {x.get("family_size") for x in v.values()}
-    n_sys = sum(1 for x in v.values() if x.get("tests") is not None)
-    n_tests = sum(len(x["tests"]) for x in v.values() if x.get("tests") is not None)
-    n_h = len(v) - n_sys
-    held = sum(x["verdict"] == "holds" for x in v.values())
-    return (f"Holm runs over every verdict this report prints, one family of {max(s or 0 for s in sizes)} "
-            f"p-values: the {n_h} human-score verdicts and the {n_tests} one-sided tests of the {n_sys} system "
-            f"claims (each metric, better and worse). {held} of {len(v)} verdicts hold.")
-
-
-def verdict_sentences(v: dict) -> list[str]:
-    """One sentence per claim, written from the numbers (:func:`syneval_nb.stats.verdict_sentence`; the system
-    claims, which have no single interval, say their counts)."""
-
-    out = []
-    for claim, x in v.items():
-        if x.get("ci") is None:
-            b = x.get("n_resamples")
-            p = x.get("p_holm", x["p"])
-            ptxt = f"p < {1 / b:.2g}" if p == 0 and b else f"p = {p:.3g}"  # no resample at or below 0
-            text = (f"\"{claim}\": {x['verdict']} ({x['statistic']} metrics significantly better, smallest "
-                    f"Holm-adjusted {ptxt}). Rule: {x['rule']}.")
-            if "human_view" in x:
-                text += " " + _human_sentence(claim, x)
-            out.append(text)
-        else:
-            out.append(stats.verdict_sentence(claim, x))
-    return out
-
-
-def _human_sentence(claim: str, x: dict) -> str:
-    """What the human scores say about a system claim of the metrics, written from the numbers."""
-    h, view = x.get("human"), x["human_view"]
-    if h is None:
-        return "The human scores do not rate both systems."
-    system, baseline = claim.split(" is better than ")[0], claim.split(" is better than ")[1].split(" by the")[0]
-    lo, hi = h["ci"]
-    ci = f" [{lo:+.3f}, {hi:+.3f}]" if np.isfinite(lo) else " (no interval: too few units)"
-    nums = (f"{system} {h['system']:.3f} (rank {h['rank']}) vs {baseline} {h['baseline']:.3f} "
-            f"(rank {h['rank_baseline']}), difference {h['delta']:+.3f}{ci}")
-    if x["verdict"] == "cannot tell":
-        if np.isfinite(lo) and (lo > 0 or hi < 0):
-            return f"The human scores find {system} {'better' if lo > 0 else 'worse'}: {nums}."
-        return f"The human scores cannot tell either: {nums}."
-    if view == "disagree":
-        return f"The human scores disagree: {nums}."
-    if view == "agree":
-        return f"The human scores agree: {nums}."
-    return f"The human scores cannot tell: {nums}."
 
 
 def headline(study: Study) -> dict:
