@@ -16,9 +16,12 @@ SCRIPT = ROOT / "benchmarks" / "surface.py"
 CEILING = {
     # the working tree when this test was written (main at 86a9546 had 818 / 758 / 294 public names and
     # 20,568 / 5,107 lines by this script's rules; 3, 9, 21, 7 for the rest)
-    "public_names": 674,
-    "public_names_outside_init": 610,
-    "public_names_studies": 167,
+    # chapters 05, 06, 07, 09 (issue 34): displays into the notebooks, `__all__` of at most 20 names. Raised by 3
+    # on the way: common.verdict_table (three notebooks use it) and common.check_permute (05 and 09 imported it as a
+    # private name) made public, and the raters' three functions their own module (studies.raters)
+    "public_names": 675,
+    "public_names_outside_init": 611,
+    "public_names_studies": 168,
     "max_public_names_per_module": 29,
     "modules_over_20": 4,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
@@ -28,8 +31,8 @@ CEILING = {
     # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
     # 5 more: two saved learned metrics in one `score` named after their files; 02 and 08 on the claim engine and
     # verdict_stability's removal took 11 out again
-    "lines_package": 22621,
-    "lines_studies": 5219,
+    "lines_package": 22622,
+    "lines_studies": 5220,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 5,
     "verdict_functions": 3,

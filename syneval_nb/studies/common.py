@@ -34,8 +34,8 @@ from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
 from syneval_nb.textio import to_json
 
 
-__all__ = ["MQM_COLUMNS", "HUMANS", "ASPECTS", "load_ted", "load_deen", "Deen", "verdict_contrast", "holm_chapter",
-           "verdicts_json", "verdict_lines", "verdict_table", "plot_distributions", "plot_scatter", "no_holds",
+__all__ = ["MQM_COLUMNS", "HUMANS", "ASPECTS", "check_permute", "load_ted", "load_deen", "Deen", "verdict_contrast",
+           "holm_chapter", "verdicts_json", "verdict_lines", "verdict_table", "plot_distributions", "plot_scatter", "no_holds",
            "family_note", "meta_table", "meta_json", "headline_verdicts", "MAX_HEADLINE_VERDICTS"]
 
 MAX_HEADLINE_VERDICTS = 6
@@ -53,7 +53,8 @@ ASPECTS = {"Fluency z": "mqm_fluency_z", "Accuracy z": "mqm_accuracy_z"}
 """Liu & Gildea's fluency-vs-adequacy contrast on rater-normalized MQM parts."""
 
 
-def _check_permute(permute_human) -> int | None:
+def check_permute(permute_human) -> int | None:
+    """``permute_human`` checked before any work: None, or an integer seed (not a bool); a clear error otherwise."""
     if permute_human is None:
         return None
     if isinstance(permute_human, bool) or not isinstance(permute_human, (int, np.integer)):
@@ -70,7 +71,7 @@ def load_ted(data_dir=None, sample: int | None = None, seed: int = 0, permute_hu
 
     if reference not in ("ref", "refB"):
         raise ValueError(f"reference must be 'refB' (the chapters' choice) or 'ref', got {reference!r}")
-    seed_p = _check_permute(permute_human)
+    seed_p = check_permute(permute_human)
     ted = load_ted_zhen_mqm(data_dir)
     mt = sample_segments(ted[~ted["is_human"] & ted["mqm"].notna()], sample, seed).reset_index(drop=True)
     mt = mt.assign(reference=mt[reference], ptb_reference=mt[f"ptb_{reference}"])
@@ -97,7 +98,7 @@ def load_deen(data_dir=None, sample: int | None = None, seed: int = 0, permute_h
     """WMT21 de-en at system level: the MT systems' segments (``sample`` lines drawn with ``seed``) and their DA z
     (the DA system ``HUMAN`` = ref B is left out); ``permute_human`` shuffles DA z across the systems."""
 
-    seed_p = _check_permute(permute_human)
+    seed_p = check_permute(permute_human)
     bad = [r for r in references if r not in ("ref_A", "ref_B")]
     if bad or not references:
         raise ValueError(f"references must be among 'ref_A', 'ref_B', got {list(references)!r}")

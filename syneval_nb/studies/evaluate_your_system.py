@@ -26,7 +26,7 @@ from syneval_nb.evaluate import evaluate, file_aliases, load_files
 from syneval_nb.metrics import registry as M
 from syneval_nb.metrics.lexical import tokenize
 from syneval_nb.paths import KIT_DATA_DIR
-from syneval_nb.studies.common import _check_permute, verdicts_json
+from syneval_nb.studies.common import check_permute, verdicts_json
 
 
 __all__ = [
@@ -149,7 +149,7 @@ def load_study(hyp_files: Sequence[str] | None = None, ref_files: Sequence[str] 
     if human is not None:
         if permute_human is not None:
 
-            human["score"] = stats.permute_human(human["score"].to_numpy(float), _check_permute(permute_human))
+            human["score"] = stats.permute_human(human["score"].to_numpy(float), check_permute(permute_human))
     files = {"hyp_files": list(hyp_files), "ref_files": list(ref_files), "human_scores": human_scores}
     return Study(corpora, ev, np.asarray(keep), human, baseline, files, kept_docs)
 

@@ -37,7 +37,7 @@ from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments,
 from syneval_nb.metrics import get, learned, lexical, score_rows
 from syneval_nb.metrics.learned import Experiment, FeatureConfig, LearnedMetric
 from syneval_nb.textio import to_json
-from syneval_nb.studies.common import MQM_COLUMNS, _check_permute, headline_verdicts, verdicts_json
+from syneval_nb.studies.common import MQM_COLUMNS, check_permute, headline_verdicts, verdicts_json
 
 __all__ = ["SVM_DEEN", "BASELINES", "HUMANS", "VERDICT_HUMAN", "deen_long", "run_chapter", "accuracy_table",
            "premises", "deen_refB_rank", "human_ceiling", "reference_choice", "svm_direction", "syntax_table",
@@ -167,7 +167,7 @@ def load(data_dir=None, permute_human: int | None = None) -> Data:
     """Load both data sets; ``permute_human`` (an int seed) shuffles every MQM column of the rated TED rows by one
     permutation and the DA z across all WMT21 de-en systems (:func:`syneval_nb.stats.permute_human`)."""
 
-    seed_p = _check_permute(permute_human)
+    seed_p = check_permute(permute_human)
     ted = load_ted_zhen_mqm(data_dir).copy()
     every = load_ted_zhen_mqm(data_dir, rater_offsets="every rater")
     if not ted[["system", "seg_id"]].equals(every[["system", "seg_id"]]):
