@@ -18,12 +18,14 @@ CEILING = {
     # 20,568 / 5,107 lines by this script's rules; 3, 9, 21, 7 for the rest)
     # chapters 05, 06, 07, 09 (issue 34): displays into the notebooks, `__all__` of at most 20 names. Raised by 3
     # on the way: common.verdict_table (three notebooks use it) and common.check_permute (05 and 09 imported it as a
-    # private name) made public, and the raters' three functions their own module (studies.raters)
-    "public_names": 675,
-    "public_names_outside_init": 611,
-    "public_names_studies": 168,
+    # private name) made public, and the raters' three functions their own module (studies.raters). The depth study
+    # (03, 04, 08): its displays in studies.depth_display, its __all__ of 20 now lists every name other modules use
+    # (12 of them were hidden), names used only inside private
+    "public_names": 672,
+    "public_names_outside_init": 608,
+    "public_names_studies": 165,
     "max_public_names_per_module": 29,
-    "modules_over_20": 4,
+    "modules_over_20": 3,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
     # lines) and the dependency split's install hints; every other count fell in the same stop. Raised again, to
     # 22,795 and 5,448 (studies): chapter 10's study module (+345) and the raters' allocation and same-rater re-check
@@ -31,8 +33,8 @@ CEILING = {
     # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
     # 5 more: two saved learned metrics in one `score` named after their files; 02 and 08 on the claim engine and
     # verdict_stability's removal took 11 out again
-    "lines_package": 22622,
-    "lines_studies": 5220,
+    "lines_package": 22618,
+    "lines_studies": 5216,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 5,
     "verdict_functions": 3,

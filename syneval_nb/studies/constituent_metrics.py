@@ -8,17 +8,17 @@ from syneval_nb.studies import depth_study
 from syneval_nb.trees.ptb import read_ptb
 
 
-__all__ = ["FAMILIES", "FIG2_HYP", "FIG2_REF", "worked_example", "run", "results"]
+__all__ = ["FAMILIES", "worked_example", "run", "results"]
 
 FAMILIES = ("STM", "TKM")
-FIG2_HYP = "(S (NP (PRON I)) (VP (V have) (NP (PRON it))))"
-FIG2_REF = "(S (NP (PRON I)) (VP (V have) (NP (ART a) (ADJ red) (N pen))))"
+_FIG2_HYP = "(S (NP (PRON I)) (VP (V have) (NP (PRON it))))"
+_FIG2_REF = "(S (NP (PRON I)) (VP (V have) (NP (ART a) (ADJ red) (N pen))))"
 
 
 def worked_example(lam: float = 1.0) -> dict:
     """The paper's section-2 example, "I have it" against "I have a red pen", D = 3: ``{"hyp", "ref", "stm",
     "tkm"}`` (trees and metric results; STM fractions 6/7, 3/4, 1/2, STM = 0.702)."""
-    hyp, ref = read_ptb(FIG2_HYP), read_ptb(FIG2_REF)
+    hyp, ref = read_ptb(_FIG2_HYP), read_ptb(_FIG2_REF)
     return {"hyp": hyp, "ref": ref, "stm": syntactic.stm(hyp, [ref], depth=3),
             "tkm": syntactic.tkm(hyp, [ref], lam=lam)}
 

@@ -20,19 +20,19 @@ from syneval_nb.trees import heads
 from syneval_nb.trees.ptb import read_ptb
 
 
-__all__ = ["FAMILIES", "PEN_REF", "PEN_HYP", "worked_example", "run", "rank_gap", "table7_example", "results",
-           "ParserStudy", "spacy_stats", "parser_study", "parser_display", "plot_parsers",
+__all__ = ["FAMILIES", "worked_example", "run", "rank_gap", "table7_example", "results",
+           "ParserStudy", "parser_study", "parser_display", "plot_parsers",
            "timing_sentence", "parser_summary", "parser_results"]
 
 FAMILIES = ("HWCM", "DSTM", "DTKM")
-PEN_REF = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ red) (NN pen))))"
-PEN_HYP = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ blue) (NN pen))))"
+_PEN_REF = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ red) (NN pen))))"
+_PEN_HYP = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ blue) (NN pen))))"
 
 
 def worked_example(lam: float = 1.0) -> dict:
     """Section 2.1: the dependency tree of "I have a red pen", its 2-word chains, and HWCM/DSTM (D = 3) and DTKM of
     "I have a blue pen" against it (by hand: HWCM (0.8 + 0.75 + 0.5)/3, DSTM (0.8 + 0.5 + 0)/3)."""
-    ref, hyp = read_ptb(PEN_REF), read_ptb(PEN_HYP)
+    ref, hyp = read_ptb(_PEN_REF), read_ptb(_PEN_HYP)
     dep = heads.to_dependencies(ref)
     return {"dep_ref": dep, "two_word": [c for c in heads.headword_chains(dep, 2) if len(c) == 2],
             "hwcm": syntactic.hwcm(hyp, [ref], length=3), "dstm": syntactic.dstm(hyp, [ref], depth=3),
@@ -150,8 +150,8 @@ def _family_keys(lam: float) -> list[tuple[str, int | None, str]]:
     return [("HWCM", D, f"HWCM@spacy-{D}"), ("DSTM", D, f"DSTM@spacy-{D}"), ("DTKM", None, "DTKM@spacy")]
 
 
-def spacy_stats(frame: pd.DataFrame, ref_cols, lam: float = 1.0, cache=True, progress: bool = True
-                ) -> tuple[dict, dict]:
+def _spacy_stats(frame: pd.DataFrame, ref_cols, lam: float = 1.0, cache=True, progress: bool = True
+                 ) -> tuple[dict, dict]:
     """HWCM-4, DSTM-4 and DTKM on spaCy's dependency parses of every row of ``frame`` (``target`` against the
     ``ref_cols`` texts): ``({registry name: per-row statistics}, timing)``. The parses are made once for all
     distinct sentences through the persistent cache (:func:`syneval_nb.metrics.prepare`, ``cache`` as
@@ -192,9 +192,9 @@ def parser_study(ch: depth_study.DepthChapter, cache=True, progress: bool = True
     p = ch.params
     kw = dict(n_resamples=p["n_resamples"], seed=p["seed"], alpha=p["alpha"])
     lit = ch.literal
-    ted_stats, timing = spacy_stats(lit.frame, ("reference",), p["lam"], cache, progress)
+    ted_stats, timing = _spacy_stats(lit.frame, ("reference",), p["lam"], cache, progress)
     dd = ch.deen_scores
-    deen_stats, t2 = spacy_stats(dd.frame, ch.deen.references, p["lam"], cache, progress)
+    deen_stats, t2 = _spacy_stats(dd.frame, ch.deen.references, p["lam"], cache, progress)
     timing = {k: timing[k] + t2[k] for k in ("parse_seconds", "distinct_sentences")} | {"source": timing["source"]}
     seg = {name: m.segment_scores(st) for name, (m, st) in ted_stats.items()}
     rows, pairs = {}, {}

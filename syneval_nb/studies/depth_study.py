@@ -19,6 +19,9 @@ effective order (the named variant, both sides alike).
   Accuracy z (:func:`syneval_nb.stats.verdict_contrast`).
 * **System level**: corpus scores of the WMT21 de-en MT systems against DA z (reference A, see
   :mod:`syneval_nb.studies.common`), resampling systems; the null is a permutation test, not a placebo row.
+
+:func:`run_chapter` computes all of it once (a :class:`DepthChapter`); :mod:`syneval_nb.studies.depth_display`
+shows it.
 """
 from __future__ import annotations
 
@@ -45,15 +48,12 @@ from syneval_nb.studies.common import (
 )
 
 
-__all__ = ["DEPTH_FAMILIES", "KERNELS", "LENGTH_KEY", "MOSCHITTI_LAM", "kernel_name", "length_diagnosis",
-           "length_diagnosis_display", "length_diagnosis_text", "length_diagnosis_numbers", "DEPTH_METRICS", "metric_key",
-           "depth_scores", "DepthScores", "score", "score_both", "metric_rows",
-           "curve_tables", "headline_table", "headline_tables", "headline_display", "aspect_tables",
-           "system_table", "per_system_table", "claims", "plot_curves", "headline_numbers"]
+__all__ = ["KERNELS", "CHRF_KEY", "BASELINES", "SYSTEM_LABEL", "kernel_name", "depth_scores", "DepthScores", "score",
+           "length_rows", "length_given", "curve_tables", "headline_table", "system_table", "per_system_table",
+           "claims", "beats_claim", "primary_claims", "DepthChapter", "run_chapter", "chapter_results"]
 
-DEPTH_FAMILIES = ("STM", "HWCM", "DSTM")
 KERNELS = ("TKM", "DTKM")
-LENGTH_KEY = (stats.LENGTH, None)
+_LENGTH_KEY = (stats.LENGTH, None)
 """The -|len diff| control of :func:`depth_scores` (row ``"-|len diff|"``)."""
 CHRF_KEY = ("chrF", None)
 """chrF's key in :func:`depth_scores`: the headline baseline (every "beats" is asked against chrF and BLEU-4)."""
@@ -61,10 +61,10 @@ BASELINES = ("chrF", "BLEU-4")
 """The baselines of every "beats" verdict, the headline one first."""
 SYSTEM_LABEL = "WMT21 de-en DA z, ref A"
 """The human score of the system-level claims (WMT21 de-en, reference A)."""
-MOSCHITTI_LAM = 0.4
+_MOSCHITTI_LAM = 0.4
 """The tree-kernel decay of Moschitti (2006) (and of chapter 07's DR): the named variant of TKM/DTKM shown beside
 the paper's plain count (lambda = 1, the default), as the rows :func:`kernel_name` ``"TKM λ=0.4"``."""
-TINY_SCORE = 1e-4
+_TINY_SCORE = 1e-4
 """The length diagnosis counts the share of segments a kernel metric scores below this value."""
 
 
@@ -78,7 +78,7 @@ def kernel_name(family: str, lam: float) -> str:
 # scores indexed by max n / depth (Liu & Gildea 2005)
 # ---------------------------------------------------------------------------------------------------------------
 
-DEPTH_METRICS = ("stm", "hwcm", "dstm", "tkm", "dtkm")
+_DEPTH_METRICS = ("stm", "hwcm", "dstm", "tkm", "dtkm")
 """The syntactic metrics of Liu & Gildea (2005), as :func:`syneval_nb.metrics.syntactic.score_corpus` names them."""
 
 
@@ -106,7 +106,7 @@ def _syntactic_by_system(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]],
     return seg, corpus
 
 
-def metric_key(column: str) -> tuple[str, int | None]:
+def _metric_key(column: str) -> tuple[str, int | None]:
     """``"stm_3"`` -> ``("STM", 3)``, ``"tkm"`` -> ``("TKM", None)`` (the keys of :func:`depth_scores`)."""
     name, _, depth = column.partition("_")
     return name.upper(), int(depth) if depth else None
@@ -114,7 +114,7 @@ def metric_key(column: str) -> tuple[str, int | None]:
 
 def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyps: Sequence[str | None],
                  ptb_refs: Sequence[Sequence[str | None]], systems: Sequence[str], max_depth: int = 9,
-                 syntactic_metrics: Sequence[str] = DEPTH_METRICS, progress: bool = True, lam: float = 1.0,
+                 syntactic_metrics: Sequence[str] = _DEPTH_METRICS, progress: bool = True, lam: float = 1.0,
                  effective_order: bool = False, scheduler=None, kernel_lams: Sequence[float] = ()
                  ) -> tuple[dict[tuple[str, int | None], np.ndarray], pd.DataFrame]:
     """Every segment scored by BLEU_n (n = 1..``max_depth``, epsilon smoothing as in Liu & Gildea, Sec. 3), the
@@ -129,7 +129,7 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     corpus scores (:func:`syneval_nb.metrics.syntactic.score_corpus`, one call per system; TKM/DTKM: mean) and the mean
     of each control (:func:`syneval_nb.stats.length_controls` on 13a token counts). ``lam``: the tree-kernel
     decay of TKM/DTKM (1.0, the paper's plain count). ``kernel_lams``: further decays of the kernel metrics among
-    ``syntactic_metrics`` (the named variant, e.g. :data:`MOSCHITTI_LAM`), under the keys
+    ``syntactic_metrics`` (the named variant, e.g. :data:`_MOSCHITTI_LAM`), under the keys
     ``(kernel_name(family, lam), None)``; a decay equal to ``lam`` is skipped. Notebooks 03, 04 and 08 score with it.
 
     ``effective_order`` applies to both sides alike, so BLEU and the syntactic metrics treat the orders/depths a
@@ -155,24 +155,24 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
             for n in range(1, max_depth + 1)}
     seg_lex, corpus_lex, _ = score_rows({**bleu, "chrF": chrf.CHRF()}, hyps, txt_refs, sys_arr, progress=progress,
                                         scheduler=scheduler)
-    keys = {c: metric_key(c) for c in bleu} | {"chrF": CHRF_KEY}
+    keys = {c: _metric_key(c) for c in bleu} | {"chrF": CHRF_KEY}
     segment = {k: seg_lex[c].to_numpy() for c, k in keys.items()}
     names = sorted(set(sys_arr))
     corpus: dict[str, dict] = {s: {k: float(corpus_lex.loc[s, c]) for c, k in keys.items()} for s in names}
     syn, syn_corpus = _syntactic_by_system(hyps, txt_refs, ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth,
                                            progress, lam, effective_order, scheduler)
-    segment.update({metric_key(c): v for c, v in syn.items()})
+    segment.update({_metric_key(c): v for c, v in syn.items()})
     for s in names:
-        corpus[s].update({metric_key(c): v for c, v in syn_corpus[s].items()})
+        corpus[s].update({_metric_key(c): v for c, v in syn_corpus[s].items()})
     kernels = tuple(m for m in syntactic_metrics if m.upper() in KERNELS)
     for extra in (x for x in dict.fromkeys(float(x) for x in kernel_lams) if x != float(lam)):
         if not kernels:
             break
         ksyn, kcorpus = _syntactic_by_system(hyps, txt_refs, ptb_hyps, ptb_refs, sys_arr, kernels, max_depth,
                                              progress, extra, effective_order, scheduler)
-        segment.update({(kernel_name(metric_key(c)[0], extra), None): v for c, v in ksyn.items()})
+        segment.update({(kernel_name(_metric_key(c)[0], extra), None): v for c, v in ksyn.items()})
         for s in names:
-            corpus[s].update({(kernel_name(metric_key(c)[0], extra), None): v for c, v in kcorpus[s].items()})
+            corpus[s].update({(kernel_name(_metric_key(c)[0], extra), None): v for c, v in kcorpus[s].items()})
     hyp_lens = [len(lexical.tokenize(h)) for h in hyps]
     ref_lens = [[len(lexical.tokenize(r)) for r in rs] for rs in txt_refs]
     lens = {**stats.length_rows(hyp_lens, ref_lens), **stats.length_covariates(hyp_lens, ref_lens, model="linear")}
@@ -227,17 +227,7 @@ def score(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam:
                        int((~ok).sum()), tuple(kernel_lams))
 
 
-def score_both(frame: pd.DataFrame, families: Sequence[str], max_depth: int = 9, lam: float = 1.0,
-               ref_cols: Sequence[str] = ("reference",), progress: bool = True,
-               scheduler=None, kernel_lams: Sequence[float] = ()) -> dict[str, DepthScores]:
-    """:func:`score` with the literal mean (``"literal"``, the default definition) and effective order
-    (``"effective"``, the variant), BLEU treated the same way as the syntactic metrics in each. The kernel
-    variants ``kernel_lams`` are scored with the literal mean only (the kernels have no depth to average over)."""
-    return {"literal": score(frame, families, max_depth, lam, False, ref_cols, progress, scheduler, kernel_lams),
-            "effective": score(frame, families, max_depth, lam, True, ref_cols, progress, scheduler)}
-
-
-def metric_rows(ds: DepthScores, depths: Sequence[int] | None = None, kernel_variants: bool = True) -> dict:
+def _metric_rows(ds: DepthScores, depths: Sequence[int] | None = None, kernel_variants: bool = True) -> dict:
     """``{(metric, depth): values}``: BLEU and the depth families at ``depths`` (default 1..max_depth), chrF and
     the kernel metrics of ``ds.families`` (no depth), each followed by its further decays (``"TKM λ=0.4"``) unless
     ``kernel_variants=False``."""
@@ -277,7 +267,7 @@ def curve_tables(ds: DepthScores, humans: Mapping[str, str] = HUMANS, n_resample
     of each table; stacked per human score (:func:`syneval_nb.stats.correlation_tables`), length control and
     placebo rows included; ``definition`` column says which definition. ``beyond_length``: the partial r given
     the length model (:func:`length_given`), on the same resamples, without the length rows."""
-    rows = metric_rows(ds)
+    rows = _metric_rows(ds)
     t = stats.correlation_tables(rows, _humans(ds, humans), ds.frame["seg_id"].to_numpy(),
                                  baseline=stats.depth_baselines(list(rows), "BLEU", PRIMARY_DEPTH),
                                  controls=None if beyond_length else length_rows(ds), n_resamples=n_resamples,
@@ -293,10 +283,10 @@ def headline_table(ds: DepthScores, human: str = "mqm_z", method: str = "pearson
     """The pre-registered comparison: each family at PRIMARY_DEPTH, each kernel and BLEU-4 against chrF (the
     headline baseline; the verdicts also compare with BLEU-4 on the same resamples), with the four length
     controls and the placebo distribution, on one human column; ``clusters="doc"`` resamples talks instead of
-    source segments (the variant); ``beyond_length``: partial r given the length model (:func:`syneval_nb.stats.length_covariates`)
+    source segments (the variant); ``beyond_length``: partial r given the length model
     (:func:`syneval_nb.stats.length_covariates`), on the same resamples. The table's marks use Holm within the
     table; the verdicts use Holm over the whole chapter."""
-    rows = metric_rows(ds, [PRIMARY_DEPTH])
+    rows = _metric_rows(ds, [PRIMARY_DEPTH])
     return stats.correlation_table(rows, ds.frame[human].to_numpy(dtype=float), ds.frame["seg_id"].to_numpy(),
                                    baseline=BASELINES[0], method=method,
                                    clusters=None if clusters is None else ds.frame[clusters].to_numpy(),
@@ -304,11 +294,11 @@ def headline_table(ds: DepthScores, human: str = "mqm_z", method: str = "pearson
                                    given=length_given(ds) if beyond_length else None)
 
 
-def headline_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
-                    talks: bool = True) -> dict:
+def _headline_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05,
+                     talks: bool = True) -> dict:
     """The headline tables the verdicts read: ``{(human name, method[, "talks"]): table}`` for raw MQM and MQM z
     (Pearson, beyond length = ``"partial"`` and within-segment), the Fluency z / Accuracy z parts (Pearson and
-    beyond length: the Fluency contrast with length removed, :func:`length_diagnosis`), and MQM z with talks
+    beyond length: the Fluency contrast with length removed, :func:`_length_diagnosis`), and MQM z with talks
     resampled."""
     out = {}
     for name, col in {**HUMANS, **ASPECTS}.items():
@@ -319,34 +309,6 @@ def headline_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, alp
     if talks:
         out[("MQM z", "pearson", "talks")] = headline_table(ds, "mqm_z", "pearson", "doc", n_resamples, seed, alpha)
     return out
-
-
-def headline_display(tables: Mapping, humans: Sequence[str] = ("MQM", "MQM z", "Fluency z", "Accuracy z")
-                     ) -> pd.DataFrame:
-    """One display frame: per metric, Pearson r [interval], its difference from chrF [interval] and mark, then the
-    partial r given the length model ("beyond length") and the within-segment r next to it (where computed), per
-    human score."""
-    parts = []
-    for h in humans:
-        for method in ("pearson", "partial", "within"):
-            t = tables.get((h, method))
-            if t is None:
-                continue
-            p = t.set_index("metric")
-            parts.append(pd.DataFrame({
-                (h, method, "r"): p["r"], (h, method, "interval"): [f"[{a:.3f}, {b:.3f}]" for a, b in
-                                                                   zip(p["low"], p["high"])],
-                (h, method, f"vs {BASELINES[0]}"): [("" if not np.isfinite(d) else f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]{mk}")
-                                            for d, lo, hi, mk in zip(p["delta"], p["delta_low"], p["delta_high"],
-                                                                     p["mark"])]}))
-    out = pd.concat(parts, axis=1)
-    out.columns = pd.MultiIndex.from_tuples(out.columns, names=["human", "method", ""])
-    return out
-
-
-def aspect_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
-    """Curves (all depths, Pearson) against Fluency z and Accuracy z, stacked."""
-    return curve_tables(ds, ASPECTS, n_resamples, seed, alpha)
 
 
 def system_table(ds: DepthScores, human: pd.Series, n_resamples: int = 1000, seed: int = 0,
@@ -386,7 +348,7 @@ def per_system_table(ds: DepthScores, human: str = "mqm_z", n_resamples: int = 1
 
 def claims(families: Sequence[str], kernel_variants: Sequence[str] = (), length_contrast: bool = False,
            talks: bool = True) -> list[stats.Claim]:
-    """The claims of a depth chapter, on the tables ``{**headline_tables(...), "system": system_table(...)}``
+    """The claims of a depth chapter, on the tables ``{**ch.heads, "system": ch.system_head}`` (:func:`run_chapter`)
     (:func:`syneval_nb.stats.decide_claims`). For each family at PRIMARY_DEPTH, each kernel and each of
     ``kernel_variants`` (``"TKM λ=0.4"``): "beats" each baseline of :data:`BASELINES` on MQM z (Pearson, beyond
     length, within source segments), "correlates" (raw, beyond length), "beats the placebo", the contrast "its edge
@@ -422,64 +384,25 @@ def claims(families: Sequence[str], kernel_variants: Sequence[str] = (), length_
     return out
 
 
-def headline_numbers(heads: Mapping, families: Sequence[str]) -> dict:
-    """``{human|method: {row: r}}`` for the results file (every row of the headline tables)."""
-    out = {}
-    for key, t in heads.items():
-        out["|".join(key)] = {m: float(r) for m, r in zip(t["metric"], t["r"])}
-    return out
-
-
-def plot_curves(curves: Mapping[str, pd.DataFrame], human: str = "MQM z", families: Sequence[str] = DEPTH_FAMILIES):
-    """Depth curves with their bootstrap bands (percentile intervals of the table's resamples) for each
-    definition (``{"literal mean": table, "effective order": table}``), BLEU and the families of the chapter; the
-    length control and the placebo as horizontal lines. The title states each family's r at depth 1 and at the
-    maximum depth under both definitions."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    fams = ["BLEU"] + [f for f in families if f not in KERNELS]
-    fig, axes = plt.subplots(1, len(curves), figsize=(6.5 * len(curves), 4.2), sharey=True, squeeze=False)
-    colors = dict(zip(fams, sns.color_palette(n_colors=len(fams))))
-    summary = []
-    for ax, (label, t) in zip(axes[0], curves.items()):
-        t = t[t["human"] == human]
-        for f in fams:
-            g = t[t["family"] == f].sort_values("depth")
-            ax.plot(g["depth"], g["r"], marker="o", color=colors[f], label=f)
-            ax.fill_between(g["depth"].astype(float), g["low"], g["high"], color=colors[f], alpha=0.15)
-            if f != "BLEU":
-                summary.append(f"{f} {g['r'].iloc[0]:.3f}->{g['r'].iloc[-1]:.3f} ({label})")
-        for ctl, ls in ((stats.LENGTH, "--"), (stats.PLACEBO, ":")):
-            r = float(stats.table_row(t, ctl)["r"])
-            ax.axhline(r, color="grey", ls=ls, lw=1)
-            ax.annotate(f"{ctl} {r:.3f}", (1, r), fontsize=8, color="grey", va="bottom")
-        ax.set(title=f"{label}", xlabel="maximum depth D / n-gram order", ylabel=f"Pearson r with {human}")
-        ax.legend(fontsize=8)
-    fig.suptitle("r from depth 1 to max: " + "; ".join(summary), fontsize=9)
-    fig.tight_layout()
-    return fig
-
-
 # ------------------------------------------------------------------------------------------------ TKM is length
 
 
-def length_diagnosis(ds: DepthScores, heads: Mapping, n_resamples: int = 1000, seed: int = 0,
-                     alpha: float = 0.05) -> pd.DataFrame:
+def _length_diagnosis(ds: DepthScores, heads: Mapping, n_resamples: int = 1000, seed: int = 0,
+                      alpha: float = 0.05) -> pd.DataFrame:
     """How much of the kernel metrics is length (issue 22): for each kernel row (TKM/DTKM at the chapter's decay,
     then at the further decays, e.g. ``"TKM λ=0.4"``) and, for comparison, chrF and BLEU-4:
 
-    * ``median`` segment score and ``share_tiny`` (share of segments scoring below :data:`TINY_SCORE`);
+    * ``median`` segment score and ``share_tiny`` (share of segments scoring below :data:`_TINY_SCORE`);
     * Kendall tau-b with hypothesis length (``tau_hyp``) and with reference length (``tau_ref``) (13a tokens; tau
       is the same on the log lengths), each with its percentile interval (``*_low``, ``*_high``) from
       :func:`syneval_nb.stats.correlation_table` (``method="kendall"``, source segments resampled, no placebo);
     * Pearson r with MQM z (``r``) and the partial r given the length model (``partial``),
-      with their intervals, read from the chapter's headline tables (``heads``: :func:`headline_tables`);
+      with their intervals, read from the chapter's headline tables (``heads``: :func:`_headline_tables`);
     * the Fluency contrast against chrF ([r(m) - r(chrF)] on Fluency z minus the same on Accuracy z,
       :func:`syneval_nb.stats.verdict_contrast`), raw (``fluency``) and beyond length
       (``fluency_beyond``, on the partial r's), with intervals (unadjusted: a diagnosis, not a verdict).
 
-    One row per metric, indexed by the row name."""
+    One row per metric, indexed by the row name; ``attrs["tiny_score"]`` is :data:`_TINY_SCORE`."""
     keys = [(f, None) for f in ds.families if f in KERNELS]
     keys += [k for f, _ in keys for k in ds.kernel_variants if k[0].split(" λ=")[0] == f]
     keys += [CHRF_KEY, ("BLEU", PRIMARY_DEPTH)]
@@ -493,7 +416,7 @@ def length_diagnosis(ds: DepthScores, heads: Mapping, n_resamples: int = 1000, s
     pe, pa = heads[("MQM z", "pearson")].set_index("metric"), heads[("MQM z", "partial")].set_index("metric")
     out = []
     for m, values in rows.items():
-        row = {"metric": m, "median": float(np.median(values)), "share_tiny": float(np.mean(values < TINY_SCORE))}
+        row = {"metric": m, "median": float(np.median(values)), "share_tiny": float(np.mean(values < _TINY_SCORE))}
         for col, t in (*taus.items(), ("r", pe), ("partial", pa)):
             row.update({col: float(t.loc[m, "r"]), f"{col}_low": float(t.loc[m, "low"]),
                         f"{col}_high": float(t.loc[m, "high"])})
@@ -504,72 +427,9 @@ def length_diagnosis(ds: DepthScores, heads: Mapping, n_resamples: int = 1000, s
             c = stats.verdict_contrast(heads[("Fluency z", method)], heads[("Accuracy z", method)], m, BASELINES[0])
             row.update({col: c["statistic"], f"{col}_low": c["ci"][0], f"{col}_high": c["ci"][1]})
         out.append(row)
-    return pd.DataFrame(out).set_index("metric")
-
-
-def length_diagnosis_display(diag: pd.DataFrame) -> pd.DataFrame:
-    """:func:`length_diagnosis` as a display frame: each statistic with its interval in one cell."""
-    def cell(r, c):
-        return "" if not np.isfinite(r[c]) else f"{r[c]:+.3f} [{r[c + '_low']:+.3f}, {r[c + '_high']:+.3f}]"
-
-    cols = {"tau_hyp": "τ with hyp length", "tau_ref": "τ with ref length", "r": "r with MQM z",
-            "partial": "partial r | length model", "fluency": "Fluency contrast vs chrF",
-            "fluency_beyond": "Fluency contrast, beyond length"}
-    out = pd.DataFrame({"median score": [f"{x:.2g}" for x in diag["median"]],
-                        f"share < {TINY_SCORE:g}": [f"{x:.0%}" for x in diag["share_tiny"]]}, index=diag.index)
-    for c, label in cols.items():
-        out[label] = [cell(r, c) for _, r in diag.iterrows()]
+    out = pd.DataFrame(out).set_index("metric")
+    out.attrs["tiny_score"] = _TINY_SCORE
     return out
-
-
-def _ci_text(r, col: str) -> str:
-    return f"{r[col]:+.3f} [{r[col + '_low']:+.3f}, {r[col + '_high']:+.3f}]"
-
-
-LENGTH_TAU = 0.5
-"""A kernel row is called "largely an inverse-length score" when its Kendall tau with hypothesis or reference
-length is at or below -LENGTH_TAU."""
-
-
-def length_diagnosis_text(diag: pd.DataFrame, lam: float = 1.0) -> str:
-    """Markdown sentences from :func:`length_diagnosis` (``lam``: the decay of the plain-named kernel rows, the
-    chapter's): a lead naming the rows, then one paragraph per kernel row: how strongly it follows length (tau
-    with both lengths, "largely an inverse-length score" when a tau is at or below -:data:`LENGTH_TAU`; median,
-    share of tiny scores), how much of its r with MQM z is left given the length model, and whether its Fluency
-    contrast against chrF survives removing length (decided on the interval of the beyond-length contrast: above
-    0 = survives; below 0 = reverses; including 0 = not distinguishable from 0)."""
-    kern = [m for m in diag.index if m.split(" λ=")[0] in KERNELS]
-    variants = [m for m in kern if " λ=" in m]
-    paper = "the paper's plain count" if float(lam) == 1.0 else "the chapter's `lam`"
-    lead = (f"Length diagnosis of the tree-kernel rows ({', '.join(kern)}; the plain name is λ = {float(lam):g}, "
-            f"{paper}" + (f"; {', '.join(variants)}: Moschitti's decay, a named variant" if variants else "")
-            + "), beside chrF and BLEU-4; intervals resample source segments.")
-    paras = [lead]
-    for m, r in diag.iterrows():
-        if m not in kern:
-            continue
-        lam_text = f"λ = {m.split(' λ=')[1]}" if " λ=" in m else f"λ = {float(lam):g}"
-        strong = min(r["tau_hyp"], r["tau_ref"]) <= -LENGTH_TAU
-        share = r["partial"] / r["r"] if r["r"] else np.nan
-        text = (f"**{m}** ({lam_text}) {'is largely an inverse-length score' if strong and r['tau_hyp'] < 0 else 'follows length'}"
-                f": Kendall τ with hypothesis length {_ci_text(r, 'tau_hyp')}, with reference length "
-                f"{_ci_text(r, 'tau_ref')}; median score {r['median']:.2g}, {r['share_tiny']:.0%} of segments below "
-                f"{TINY_SCORE:g}. Pearson r with MQM z {_ci_text(r, 'r')}; given the length model the partial r is "
-                f"{_ci_text(r, 'partial')}"
-                + (f" ({share:.0%} of the raw r)." if np.isfinite(share) and r["r"] > 0 else "."))
-        lo, hi = r["fluency_beyond_low"], r["fluency_beyond_high"]
-        verdict = ("survives removing length" if lo > 0 else "reverses when length is removed" if hi < 0
-                   else "is not distinguishable from 0 once length is removed")
-        text += (f" Its Fluency contrast against chrF ([r - r(chrF)] on Fluency z minus on Accuracy z) is "
-                 f"{_ci_text(r, 'fluency')} raw and {_ci_text(r, 'fluency_beyond')} beyond length: it {verdict} "
-                 "(unadjusted 95% intervals: a diagnosis, not a verdict).")
-        paras.append(text)
-    return "\n\n".join(paras)
-
-
-def length_diagnosis_numbers(diag: pd.DataFrame) -> dict:
-    """:func:`length_diagnosis` for the results file: ``{metric: {column: value}}`` (NaN as None)."""
-    return {m: {c: (None if not np.isfinite(v) else float(v)) for c, v in r.items()} for m, r in diag.iterrows()}
 
 
 # ------------------------------------------------------------------------------------------------ one chapter
@@ -583,7 +443,7 @@ class DepthChapter:
     scores: dict                 # {"literal": DepthScores, "effective": DepthScores} (TED)
     curves: dict                 # {definition label: curve table (MQM, MQM z)}
     aspects: pd.DataFrame        # literal curves against Fluency z and Accuracy z
-    heads: dict                  # headline tables (see headline_tables)
+    heads: dict                  # headline tables (see _headline_tables)
     deen: object                 # common.Deen
     deen_scores: DepthScores     # literal, reference A
     system_curves: object        # system table, all depths
@@ -592,7 +452,7 @@ class DepthChapter:
     variants: dict
     params: dict = field(default_factory=dict)
     meta: pd.DataFrame | None = None   # the WMT meta-evaluation beside Pearson (common.meta_table)
-    length: pd.DataFrame | None = None  # the kernels' length diagnosis (length_diagnosis)
+    length: pd.DataFrame | None = None  # the kernels' length diagnosis (_length_diagnosis)
 
     @property
     def ted(self) -> pd.DataFrame:
@@ -606,25 +466,28 @@ class DepthChapter:
 def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = None, seed: int = 0,
                 max_depth: int = 9, lam: float = 1.0, permute_human: int | None = None, n_resamples: int = 1000,
                 alpha: float = 0.05, progress: bool = True, holm: bool = True,
-                kernel_lams: Sequence[float] = (MOSCHITTI_LAM,), kernel_verdicts: bool = True) -> DepthChapter:
+                kernel_lams: Sequence[float] = (_MOSCHITTI_LAM,), kernel_verdicts: bool = True) -> DepthChapter:
     """Load TED zh-en (refB) and WMT21 de-en (ref A) (:mod:`syneval_nb.studies.common`, ``permute_human``
     applied to every human score), score both definitions, build every table and the verdicts, Holm over all
     of them and the variants (one family; ``holm=False`` leaves it to a chapter that adds verdicts, e.g. 08).
 
     ``kernel_lams``: the kernel metrics also at these decays (the named variant, default Moschitti's 0.4, rows
     ``"TKM λ=0.4"`` beside the paper's ``"TKM"``) in every table and the length diagnosis
-    (:func:`length_diagnosis`, ``ch.length``); ``kernel_verdicts``: those rows also get the chapter's verdicts,
+    (``ch.length``); ``kernel_verdicts``: those rows also get the chapter's verdicts,
     and every kernel row the Fluency contrast beyond length (``False`` keeps the verdict family as it was)."""
 
     if max_depth < PRIMARY_DEPTH:
         raise ValueError(f"max_depth must be at least PRIMARY_DEPTH = {PRIMARY_DEPTH}, got {max_depth}")
     fams = tuple(f.upper() for f in families)
     ted = load_ted(data_dir, sample, seed, permute_human)
-    both = score_both(ted, fams, max_depth, lam, progress=progress, kernel_lams=kernel_lams)
+    # the literal mean (the default definition) and effective order (the variant), BLEU treated like the syntactic
+    # metrics in each; the kernel variants with the literal mean only (the kernels have no depth to average over)
+    both = {"literal": score(ted, fams, max_depth, lam, False, progress=progress, kernel_lams=kernel_lams),
+            "effective": score(ted, fams, max_depth, lam, True, progress=progress)}
     kw = dict(n_resamples=n_resamples, seed=seed, alpha=alpha)
     curves = {d.label: curve_tables(d, **kw) for d in both.values()}
-    aspects = aspect_tables(both["literal"], **kw)
-    heads = headline_tables(both["literal"], **kw)
+    aspects = curve_tables(both["literal"], ASPECTS, **kw)
+    heads = _headline_tables(both["literal"], **kw)
     deen = load_deen(data_dir, sample, seed, permute_human)
     dd = score(deen.segments, fams, max_depth, lam, False, deen.references, progress, kernel_lams=kernel_lams)
     sys_curves = system_table(dd, deen.da, **kw)
@@ -639,38 +502,11 @@ def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = Non
               "permute_human": permute_human, "n_resamples": n_resamples, "alpha": alpha,
               "ted_reference": ted.attrs.get("reference"), "deen_references": list(deen.references),
               "primary_depth": PRIMARY_DEPTH, "kernel_lams": [float(x) for x in kernel_lams]}
-    meta = meta_table(metric_rows(both["literal"], [PRIMARY_DEPTH], kernel_variants=False), both["literal"].frame,
+    meta = meta_table(_metric_rows(both["literal"], [PRIMARY_DEPTH], kernel_variants=False), both["literal"].frame,
                       "mqm_z", BASELINES[0], min(n_resamples, META_K), seed)
-    length = length_diagnosis(both["literal"], heads, **kw) if any(f in KERNELS for f in fams) else None
+    length = _length_diagnosis(both["literal"], heads, **kw) if any(f in KERNELS for f in fams) else None
     return DepthChapter(fams, both, curves, aspects, heads, deen, dd, sys_curves, sys_head, v, var, params, meta,
                         length)
-
-
-def curve_display(ch: DepthChapter, human: str = "MQM z") -> pd.DataFrame:
-    """Pearson r by depth (columns) per family and definition (rows), ``+``/``-`` where the row beats / loses to
-    BLEU of the same order (Holm over the table)."""
-    parts = []
-    for label, t in ch.curves.items():
-        t = t[(t["human"] == human) & t["depth"].notna()]
-        cell = [f"{r:.3f}{m}" for r, m in zip(t["r"], t["mark"])]
-        parts.append(t.assign(cell=cell, definition=label).pivot(index=["definition", "family"], columns="depth",
-                                                                  values="cell"))
-    out = pd.concat(parts)
-    out.columns = [int(c) for c in out.columns]
-    return out
-
-
-def system_display(ch: DepthChapter) -> pd.DataFrame:
-    """System-level Pearson r [interval] with DA z by depth (rows: metric), kernels, length, placebo."""
-    t = ch.system_curves
-    return t.set_index("metric")[["r", "low", "high", "delta", "delta_low", "delta_high", "mark", "williams_p", "n"]]
-
-
-def score_samples(ch: DepthChapter) -> dict:
-    """The segment scores the distribution and scatter plots show: BLEU-4, each family at PRIMARY_DEPTH, kernels."""
-    lit = ch.literal
-    keys = [("BLEU", PRIMARY_DEPTH)] + [(f, None if f in KERNELS else PRIMARY_DEPTH) for f in ch.families]
-    return {stats.metric_name(k): lit.segment[k] for k in keys}
 
 
 def beats_claim(metric: str, baseline: str = BASELINES[0], beyond_length: bool = False) -> str:
@@ -695,7 +531,7 @@ def chapter_results(ch: DepthChapter) -> dict:
 
     lit = ch.literal
     ted = lit.frame
-    length = lit.segment[LENGTH_KEY]
+    length = lit.segment[_LENGTH_KEY]
     curves = {}
     for label, t in ch.curves.items():
         curves[label] = {f"{h}|{m}": float(r) for h, m, r in zip(t["human"], t["metric"], t["r"])}
@@ -703,7 +539,7 @@ def chapter_results(ch: DepthChapter) -> dict:
         "study": ch.params,
         "n_ted_segments": int(len(ted)), "n_ted_sources": int(ted["seg_id"].nunique()),
         "n_ted_dropped": lit.dropped, "n_deen_systems": int(len(ch.deen.da)),
-        "headline": headline_numbers(ch.heads, ch.families),
+        "headline": {"|".join(key): {m: float(r) for m, r in zip(t["metric"], t["r"])} for key, t in ch.heads.items()},
         "curves": curves,
         "aspects": {f"{h}|{m}": float(r) for h, m, r in zip(ch.aspects["human"], ch.aspects["metric"],
                                                             ch.aspects["r"])},
@@ -713,17 +549,9 @@ def chapter_results(ch: DepthChapter) -> dict:
         "bleu4_r_fluency": stats.pearson(lit.segment[("BLEU", 4)], ted["mqm_fluency"]),
         "deen_system_r": {m: float(r) for m, r in zip(ch.system_curves["metric"], ch.system_curves["r"])},
         "meta_evaluation": meta_json(ch.meta) if ch.meta is not None else None,
-        "length_diagnosis": length_diagnosis_numbers(ch.length) if ch.length is not None else None,
+        "length_diagnosis": None if ch.length is None else {
+            m: {c: (None if not np.isfinite(v) else float(v)) for c, v in r.items()} for m, r in ch.length.iterrows()},
         "verdicts": verdicts_json(ch.verdicts),
         "variant_verdicts": verdicts_json(ch.variants),
         "headline_verdicts": headline_verdicts(ch.verdicts, *primary_claims(ch.families)),
     }
-
-
-def aspect_display(ch: DepthChapter) -> pd.DataFrame:
-    """Literal-mean Pearson r by depth against Fluency z and Accuracy z (rows: human part, family)."""
-    t = ch.aspects[ch.aspects["depth"].notna()]
-    cell = [f"{r:.3f}{m}" for r, m in zip(t["r"], t["mark"])]
-    out = t.assign(cell=cell).pivot(index=["human", "family"], columns="depth", values="cell")
-    out.columns = [int(c) for c in out.columns]
-    return out
