@@ -19,11 +19,14 @@ CEILING = {
     # chapters 05, 06, 07, 09 (issue 34): displays into the notebooks, `__all__` of at most 20 names. Raised by 3
     # on the way: common.verdict_table (three notebooks use it) and common.check_permute (05 and 09 imported it as a
     # private name) made public, and the raters' three functions their own module (studies.raters)
-    "public_names": 675,
-    "public_names_outside_init": 611,
+    # metrics.syntactic 29 -> 16 and parsers.stanford 27 -> 18 names in `__all__` (names only tests use out, names
+    # only the module uses private); parsers.spacy 3 -> 5 (its stream and pipeline, which frontend and dask imported
+    # as private names)
+    "public_names": 655,
+    "public_names_outside_init": 591,
     "public_names_studies": 168,
-    "max_public_names_per_module": 29,
-    "modules_over_20": 4,
+    "max_public_names_per_module": 26,
+    "modules_over_20": 2,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
     # lines) and the dependency split's install hints; every other count fell in the same stop. Raised again, to
     # 22,795 and 5,448 (studies): chapter 10's study module (+345) and the raters' allocation and same-rater re-check
@@ -31,7 +34,7 @@ CEILING = {
     # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
     # 5 more: two saved learned metrics in one `score` named after their files; 02 and 08 on the claim engine and
     # verdict_stability's removal took 11 out again
-    "lines_package": 22622,
+    "lines_package": 22620,
     "lines_studies": 5220,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 5,
