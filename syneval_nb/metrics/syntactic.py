@@ -111,7 +111,8 @@ from nltk import Tree
 from .._accel import speedups as _C
 from syneval_nb.trees.heads import DependencyTree, _head_index, chain_counts, to_dependencies
 from syneval_nb.trees.kernels import KernelTree, _check_lam, cosine, kernel_contributions
-from syneval_nb.trees.ptb import EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, _preorder, encode, flatten, heights, read_ptb_flat, strip_label
+from syneval_nb.trees.encoding import EncodedTree, Interner, encode
+from syneval_nb.trees.ptb import EmptyParseError, FlatTree, TreeFormatError, flatten, heights, preorder, read_ptb_flat, strip_label
 from syneval_nb.corpus import dependency_tree, spacy_backend_key
 from syneval_nb.metrics.base import Corpus, Metric, Score, depth_scores, mean_rows
 
@@ -188,7 +189,7 @@ def _no_gc():
 class Space:
     """The integer tables shared by the trees that are compared with each other.
 
-    ``interner`` numbers labels and productions (:func:`syneval_nb.trees.encode`, for the kernels); ``shapes``
+    ``interner`` numbers labels and productions (:func:`syneval_nb.trees.encoding.encode`, for the kernels); ``shapes``
     numbers truncated subtree shapes (:func:`subtree_ids`, for STM/DSTM) and ``depth_of`` records each shape's
     depth. References insert into ``shapes``; hypotheses only look shapes up (a shape no reference has can never
     match), so the table stays bounded by the references however many systems are scored.
@@ -843,7 +844,7 @@ class STM(_DepthMetric):
         ids = hyp.shapes(self.depth, self.dependency, False)
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
 
-        nodes, hs = _preorder(tree), heights(flatten(tree))
+        nodes, hs = preorder(tree), heights(flatten(tree))
         rows = []
         for d in range(1, self.depth + 1):
             seen: dict[str, dict] = {}
