@@ -7,7 +7,7 @@ Prints trees/second (CPU time, ``time.process_time``, best of ``--repeat``; wall
   what :mod:`syneval_nb.metrics.syntactic` uses), and its paths on their own: the general reader (tokenizer regex) on
   every parse, and the ASCII fast path on the parses it accepts, in pure Python (``str.split`` tokens) and compiled
   (:mod:`syneval_nb._speedups`, when built; ``read_ptb_flat`` uses it then);
-- ``encode``: integer encoding (:func:`syneval_nb.trees.encode`) of the ``nltk.Tree`` and of the ``FlatTree``;
+- ``encode``: integer encoding (:func:`syneval_nb.trees.encoding.encode`) of the ``nltk.Tree`` and of the ``FlatTree``;
 - ``to_dependencies``: Collins (1999) heads (:func:`syneval_nb.trees.heads.to_dependencies`) from the ``nltk.Tree`` and
   from the ``FlatTree``;
 - ``headword_chains``: all chains of 1..9 words (:func:`syneval_nb.trees.heads.headword_chains`), and their counts
@@ -30,7 +30,8 @@ from typing import Callable
 from syneval_nb import _accel
 from syneval_nb.trees.heads import chain_counts, headword_chains, to_dependencies
 from syneval_nb.paths import data_dir
-from syneval_nb.trees import Interner, _parse_fast, _parse_general, _read_fast, encode, read_ptb, read_ptb_flat
+from syneval_nb.trees import _parse_fast, _parse_general, _read_fast, read_ptb, read_ptb_flat
+from syneval_nb.trees.encoding import Interner, encode
 
 
 def timed(fn: Callable[[], object], repeat: int, pause_gc: bool = False) -> tuple[float, float]:

@@ -19,7 +19,8 @@ from syneval_nb.trees.kernels import (
     normalized_tree_kernel,
     tree_kernel,
 )
-from syneval_nb.trees import Interner, read_ptb
+from syneval_nb.trees import read_ptb
+from syneval_nb.trees.encoding import Interner
 
 
 # ------------------------------------------------------------------ brute force: enumerate every fragment explicitly

@@ -21,11 +21,14 @@ CEILING = {
     # private name) made public, and the raters' three functions their own module (studies.raters). The depth study
     # (03, 04, 08): its displays in studies.depth_display, its __all__ of 20 now lists every name other modules use
     # (12 of them were hidden), names used only inside private
-    "public_names": 672,
-    "public_names_outside_init": 608,
+    # metrics.syntactic 29 -> 16 and parsers.stanford 27 -> 18 names in `__all__` (names only tests use out, names
+    # only the module uses private); parsers.spacy 3 -> 5 (its stream and pipeline, which frontend and dask imported
+    # as private names); trees.ptb 23 -> 19: its integer encoding (Interner, EncodedTree, encode) is trees.encoding
+    "public_names": 651,
+    "public_names_outside_init": 587,
     "public_names_studies": 165,
-    "max_public_names_per_module": 29,
-    "modules_over_20": 3,
+    "max_public_names_per_module": 20,
+    "modules_over_20": 0,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
     # lines) and the dependency split's install hints; every other count fell in the same stop. Raised again, to
     # 22,795 and 5,448 (studies): chapter 10's study module (+345) and the raters' allocation and same-rater re-check
@@ -33,7 +36,9 @@ CEILING = {
     # 83 each, to 22,878 and 5,531: chapter 10's replication of chapters 03, 04 and 08's headline claims (issue 36);
     # 5 more: two saved learned metrics in one `score` named after their files; 02 and 08 on the claim engine and
     # verdict_stability's removal took 11 out again
-    "lines_package": 22618,
+    # Raised by 14, from 22,618 to 22,632 (issue 34): trees.ptb's integer encoding split into trees.encoding (its
+    # header, imports and `__all__`), and the notes under three `__all__`s naming the names public only for tests
+    "lines_package": 22632,
     "lines_studies": 5216,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 5,

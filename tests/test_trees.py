@@ -16,14 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk import Tree
 
+from syneval_nb.trees.encoding import EncodedTree, Interner, encode
 from syneval_nb.trees import (
     EmptyParseError,
-    EncodedTree,
     FlatTree,
-    Interner,
     TreeFormatError,
     draw,
-    encode,
     flatten,
     heights,
     phrase_labels,

@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 
 from syneval_nb.metrics.base import Corpus, Metric, mean_rows
 from syneval_nb.trees import kernels
-from syneval_nb.trees.ptb import Interner
+from syneval_nb.trees.encoding import Interner
 from syneval_nb.trees.rst import DEFAULT_LAM, _check, dr_lex_tree, dr_tree
 
 __all__ = ["dr", "dr_lex", "DiscourseSimilarity"]

@@ -66,7 +66,8 @@ from functools import lru_cache
 from nltk import Tree
 from nltk.tokenize.treebank import TreebankWordDetokenizer
 from tqdm.auto import tqdm
-from syneval_nb.trees.ptb import Interner, encode, spans, unescape_word
+from syneval_nb.trees.encoding import Interner, encode
+from syneval_nb.trees.ptb import spans, unescape_word
 
 
 __all__ = [
@@ -181,7 +182,7 @@ class EquivalentPair:
 
 
 class _Ref:
-    """One reference tree indexed in preorder (via :func:`trees.encode` and :func:`trees.spans`)."""
+    """One reference tree indexed in preorder (via :func:`trees.encoding.encode` and :func:`trees.spans`)."""
 
     __slots__ = ("tree", "enc", "spans", "words", "size", "_kid_labels")
 

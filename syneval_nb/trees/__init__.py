@@ -1,6 +1,6 @@
 """Trees: the PTB reader and :class:`FlatTree` (:mod:`.ptb`), Collins heads and dependency trees (:mod:`.heads`),
-the all-subtree kernel (:mod:`.kernels`), the RST tree format (:mod:`.rst`) and syntactic hybridization of
-references (:mod:`.hybrid`).
+the integer encoding of trees (:mod:`.encoding`), the all-subtree kernel (:mod:`.kernels`), the RST tree format
+(:mod:`.rst`) and syntactic hybridization of references (:mod:`.hybrid`).
 
 ``syneval_nb.trees.X`` is the PTB module's ``X`` (the names of the former ``syneval_nb.trees`` module).
 """

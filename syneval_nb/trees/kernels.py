@@ -20,7 +20,7 @@ constituency trees, the word-labelled dependency trees of :meth:`syneval_nb.tree
 word is a node; a word without dependents is ``Tree(word, [])`` and is a one-node fragment) and the RST trees of
 :mod:`syneval_nb.metrics.discourse`.
 
-Speed: trees are encoded once as integers (:func:`syneval_nb.trees.encode`); :class:`KernelTree` groups node indices
+Speed: trees are encoded once as integers (:func:`syneval_nb.trees.encoding.encode`); :class:`KernelTree` groups node indices
 by production id, so only node pairs with equal productions are visited, bottom-up, each ``C`` computed once. A
 :class:`KernelTree` caches its self-kernel per ``lam``, so a reference's ``K(r, r)`` is computed once however many
 hypotheses are compared with it (see :func:`cosine`).
@@ -31,7 +31,7 @@ import math
 from typing import Sequence
 
 from nltk import Tree
-from syneval_nb.trees.ptb import EncodedTree, Interner, encode
+from syneval_nb.trees.encoding import EncodedTree, Interner, encode
 
 
 __all__ = [
@@ -55,7 +55,7 @@ def _check_lam(lam: float) -> float:
 class KernelTree:
     """An encoded tree prepared for kernel computations: node indices grouped by production, cached self-kernels.
 
-    All the trees that are compared must be encoded with the same :class:`~syneval_nb.trees.Interner`.
+    All the trees that are compared must be encoded with the same :class:`~syneval_nb.trees.encoding.Interner`.
     """
 
     __slots__ = ("enc", "by_prod", "_self")
@@ -75,7 +75,7 @@ class KernelTree:
     @classmethod
     def from_tree(cls, t: Tree, interner: Interner) -> "KernelTree":
         """Encode ``t`` (an ``nltk.Tree``, or a :class:`~syneval_nb.trees.FlatTree`) with ``interner`` and prepare
-        it; :func:`~syneval_nb.trees.encode` rejects anything else with a ``TypeError``."""
+        it; :func:`~syneval_nb.trees.encoding.encode` rejects anything else with a ``TypeError``."""
         return cls(encode(t, interner))
 
     def __len__(self) -> int:

@@ -1,4 +1,4 @@
-"""Penn Treebank bracketed trees: reading, basic facts, and an integer encoding for fast comparisons.
+"""Penn Treebank bracketed trees: reading and basic facts.
 
 Reading (:func:`read_ptb`) follows what evaluation on parser output needs:
 
@@ -25,14 +25,13 @@ Trees are :class:`nltk.Tree` objects: nodes are ``Tree`` instances, words are ``
 ``Tree(tag, [word])``. In a notebook a tree shows as a picture (nltk renders it to SVG through svgling);
 :func:`draw` returns the svgling drawing explicitly.
 
-For subtree counting and tree kernels, :func:`encode` turns a tree into integer arrays (labels, productions,
-children) through an :class:`Interner` shared by all the trees that are compared, so comparisons are integer
-comparisons, not string comparisons.
+For subtree counting and tree kernels, :func:`syneval_nb.trees.encoding.encode` turns a tree into integer arrays
+(labels, productions, children).
 
 Speed. There is one reader: it produces a :class:`FlatTree` (labels, child indices and words in plain lists, nodes
 in preorder), and :func:`read_ptb` builds the ``nltk.Tree`` from it. Code that only needs the arrays (the metrics
 of :mod:`syneval_nb.metrics.syntactic`, :func:`syneval_nb.trees.heads.to_dependencies`) uses :func:`read_ptb_flat` and never
-builds ``nltk.Tree`` objects (about half the cost of :func:`read_ptb`); :func:`encode` takes either form. The
+builds ``nltk.Tree`` objects (about half the cost of :func:`read_ptb`); ``encode`` takes either form. The
 reader has a fast path (``_parse_fast``) for ASCII text of the usual shape (an optional ``ROOT``/``TOP``/``(``
 wrapper around one tree of phrases and ``(TAG word)`` preterminals, no empty elements): its tokens come from
 ``str.replace``/``str.split`` at C speed instead of the tokenizer regex (about 19 instead of 25 us per WMT21
@@ -53,9 +52,8 @@ import html
 import re
 import unicodedata
 from functools import lru_cache
-from dataclasses import dataclass, field
 from os import PathLike
-from typing import Hashable, Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import sys
 
@@ -66,27 +64,25 @@ __all__ = [
     "TreeFormatError",
     "EmptyParseError",
     "read_ptb",
-    "read_ptb_lines",
     "read_ptb_file",
     "read_ptb_strings",
     "is_empty_parse",
     "strip_label",
     "words",
-    "pos_tags",
     "tree_depth",
     "heights",
     "phrase_labels",
     "spans",
     "unescape_word",
     "same_words",
-    "Interner",
-    "EncodedTree",
     "FlatTree",
     "read_ptb_flat",
     "flatten",
-    "encode",
+    "preorder",
     "draw",
 ]
+"""Used outside this module. Public for the tests, not listed: ``read_ptb_lines``, ``pos_tags``. The integer
+encoding (``Interner``, ``EncodedTree``, ``encode``) is :mod:`syneval_nb.trees.encoding`."""
 
 WRAPPER_LABELS = frozenset({"", "ROOT", "TOP"})
 EMPTY_ELEMENT = "-NONE-"
@@ -660,7 +656,7 @@ def heights(flat: FlatTree) -> list[int]:
 
 def phrase_labels(t: Tree) -> list[str]:
     """Labels of the phrase nodes (every node that is not a preterminal), in preorder."""
-    return [s.label() for s in _preorder(t) if not (len(s) == 1 and isinstance(s[0], str))]
+    return [s.label() for s in preorder(t) if not (len(s) == 1 and isinstance(s[0], str))]
 
 
 def spans(t: Tree) -> list[tuple[str, int, int]]:
@@ -722,73 +718,9 @@ def same_words(tree_words: Sequence[str], text: str) -> bool:
     return _letters("".join(unescape_word(w) for w in tree_words)) == _letters(text)
 
 
-# ------------------------------------------------------------------------------------------ encoding
-
-
-class Interner:
-    """A table from hashable keys (labels, productions, subtree shapes) to dense ints ``0, 1, 2, ...``.
-
-    Share one interner across every tree that is compared, so equal keys get equal ids.
-    """
-
-    __slots__ = ("_ids", "_keys")
-
-    def __init__(self) -> None:
-        self._ids: dict[Hashable, int] = {}
-        self._keys: list[Hashable] = []
-
-    def __call__(self, key: Hashable) -> int:
-        i = self._ids.get(key)
-        if i is None:
-            i = self._ids[key] = len(self._keys)
-            self._keys.append(key)
-        return i
-
-    def key(self, i: int) -> Hashable:
-        """The key behind id ``i``."""
-        return self._keys[i]
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-
-@dataclass(frozen=True)
-class EncodedTree:
-    """A tree as integer arrays over its nodes in preorder (words are not nodes).
-
-    - ``labels[i]``: id of node ``i``'s label (``interner(("L", label))``);
-    - ``prods[i]``: id of node ``i``'s production: its label with the sequence of its children, where a child node
-      contributes its label and a word child contributes the word (``interner(("P", label, (("L", c) | ("W", w), ...)))``),
-      so a preterminal's production includes its word, as in Collins & Duffy (2001);
-    - ``children[i]``: indices of node ``i``'s child nodes, in order;
-    - ``n_words[i]``: number of word children (1 for a preterminal of a PTB tree, 0 for a phrase);
-    - ``nodes[i]``: the ``Tree`` object itself (for explanations and pictures; for an encoded :class:`FlatTree`
-      built on first use from :meth:`FlatTree.to_tree`).
-    """
-
-    labels: tuple[int, ...]
-    prods: tuple[int, ...]
-    children: tuple[tuple[int, ...], ...]
-    n_words: tuple[int, ...]
-    _nodes: tuple[Tree, ...] | None = field(default=None, repr=False, compare=False)
-    _source: "FlatTree | None" = field(default=None, repr=False, compare=False)
-
-    @property
-    def nodes(self) -> tuple[Tree, ...]:
-        if self._nodes is None:
-            object.__setattr__(self, "_nodes", tuple(_preorder(self._source.to_tree())))
-        return self._nodes
-
-    def __len__(self) -> int:
-        return len(self.labels)
-
-    def postorder(self) -> Iterator[int]:
-        """Node indices children-first (the reverse of preorder is a valid bottom-up order)."""
-        return reversed(range(len(self.labels)))
-
-
-def _preorder(t: Tree) -> list[Tree]:
-    """The nodes (``Tree`` objects, not words) in preorder, without recursion."""
+def preorder(t: Tree) -> list[Tree]:
+    """The nodes (``Tree`` objects, not words) in preorder, without recursion (the order of :class:`FlatTree` and
+    of :class:`~syneval_nb.trees.encoding.EncodedTree`)."""
     NT = _nltk_tree()
     out: list[Tree] = []
     stack = [t]
@@ -831,76 +763,6 @@ def flatten(t: Tree) -> FlatTree:
     flat = FlatTree(labels, [ks if type(ks) is tuple else tuple(ks) for ks in kids], words)
     flat._tree = t
     return flat
-
-
-def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
-    """Encode a tree's nodes, labels and productions as integers (see :class:`EncodedTree`).
-
-    ``t`` is any ``nltk.Tree`` (``str`` children are words of their parent's production, wherever they stand) or a
-    :class:`FlatTree` (then no ``nltk.Tree`` is needed; ``nodes`` is built only if asked for). Both give the same
-    ids for the same tree.
-    """
-    NT = _nltk_tree()
-    if isinstance(t, FlatTree):
-        return _encode_flat(t, interner)
-    if not isinstance(t, NT):
-        raise TypeError(f"expected an nltk.Tree or a FlatTree, got {type(t).__name__}")
-    lab_keys: list = []
-    prod_keys: list = []
-    children: list = []
-    n_words: list = []
-    nodes: list = []
-    # iterative preorder (any depth; see flatten)
-    stack: list[tuple[Tree, int]] = [(t, -1)]
-    while stack:
-        node, parent = stack.pop()
-        idx = len(nodes)
-        if parent >= 0:
-            children[parent].append(idx)
-        nodes.append(node)
-        label = node._label
-        lab_keys.append(("L", label))
-        rhs = []
-        nw = 0
-        for c in node:
-            if isinstance(c, NT):
-                rhs.append(("L", c._label))
-            else:
-                rhs.append(("W", c))
-                nw += 1
-        prod_keys.append(("P", label, tuple(rhs)))
-        children.append([])
-        n_words.append(nw)
-        stack.extend([(c, idx) for c in reversed(node) if isinstance(c, NT)])
-    return EncodedTree(_intern_all(interner, lab_keys), _intern_all(interner, prod_keys),
-                       tuple([tuple(c) for c in children]), tuple(n_words), tuple(nodes))
-
-
-def _encode_flat(t: FlatTree, interner: Interner) -> EncodedTree:
-    labels, kids, words = t.labels, t.kids, t.words
-    lab_keys = [("L", x) for x in labels]
-    prod_keys = [("P", x, (("W", w),) if w is not None else tuple([lab_keys[c] for c in ks]))
-                 for x, ks, w in zip(labels, kids, words)]
-    n_words = tuple([0 if w is None else 1 for w in words])
-    return EncodedTree(_intern_all(interner, lab_keys), _intern_all(interner, prod_keys), tuple(kids), n_words,
-                       None, t)
-
-
-def _intern_all(interner: Interner, keys: list) -> tuple[int, ...]:
-    """``tuple(map(interner, keys))``, with the table's dictionary used directly (the hot path of encoding)."""
-    table = interner._ids
-    out = [table.get(k) for k in keys]
-    if None in out:
-        store = interner._keys
-        for j, v in enumerate(out):
-            if v is None:
-                k = keys[j]
-                v = table.get(k)  # the same key may stand twice in one tree
-                if v is None:
-                    v = table[k] = len(store)
-                    store.append(k)
-                out[j] = v
-    return tuple(out)
 
 
 def draw(t: Tree, **options):
