@@ -623,6 +623,9 @@ def fit_ridge(frame: pd.DataFrame, human: str, metrics: Sequence[Metric], *, gro
     ok = np.isfinite(X).all(axis=1) & np.isfinite(y)
     if ok.sum() < 3:
         raise ValueError(f"{int(ok.sum())} rows with every feature and a human score: too few to fit")
+    if np.ptp(y[ok]) == 0:
+        raise ValueError(f"the human scores {human!r} are constant ({y[ok][0]:g} in all {int(ok.sum())} rows): "
+                         f"there is nothing to fit")
     g = None if groups is None else np.asarray(groups)[ok]
     cv = None if g is None or len(set(g)) < 2 else list(GroupKFold(min(folds, len(set(g)))).split(X[ok], y[ok], g))
     ridge = RidgeCV(alphas=tuple(alphas), cv=cv, scoring="neg_mean_squared_error")
