@@ -538,6 +538,10 @@ def test_ridge_needs_the_parses_of_its_features(ted_ridge):
     X = learned.ridge_frame(ted.drop(columns=["ptb", "ptb_refB"]).head(5), [chrf, bleu], refs=("refB",))
     with pytest.raises(ValueError, match=r"lacks the columns \['TKM'"):
         learned.fit_ridge(X.assign(mqm=1.0), "mqm", [chrf, bleu, tkm])
+    # a saved model's path that does not exist is said to be missing, not an unknown metric name
+    with pytest.raises(metrics.UnknownMetricError, match=r"^'no/such/ridge.joblib': no such file \(a saved learned "
+                                                         r"metric is named by its path, e\.g\. ridge\.joblib\)$"):
+        metrics.get("no/such/ridge.joblib")
     # constant human scores: a model of them predicts one value, so fit refuses (a clear error, not a model)
     with pytest.raises(ValueError, match=r"^the human scores 'mqm' are constant \(-2 in all 5 rows\): there is "
                                          r"nothing to fit$"):

@@ -38,8 +38,8 @@ CEILING = {
     # verdict_stability's removal took 11 out again
     # Raised by 14, from 22,618 to 22,632 (issue 34): trees.ptb's integer encoding split into trees.encoding (its
     # header, imports and `__all__`), and the notes under three `__all__`s naming the names public only for tests
-    # +3: fit_ridge refuses constant human scores
-    "lines_package": 22635,
+    # +7: fit_ridge refuses constant human scores; get() says a missing model file is missing
+    "lines_package": 22639,
     "lines_studies": 5216,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 5,

@@ -166,8 +166,12 @@ def get(spec: Any, **options: Any) -> Metric:
     try:
         name, depth = parse_name(spec)
     except UnknownMetricError:
-        if isinstance(spec, (str, os.PathLike)) and not options and Path(spec).is_file():
-            return _features_made(load_model(spec))
+        if isinstance(spec, (str, os.PathLike)) and not options:
+            if Path(spec).is_file():
+                return _features_made(load_model(spec))
+            if Path(spec).suffix == ".joblib" or os.sep in str(spec):  # meant as a saved model's path
+                raise UnknownMetricError(f"{str(spec)!r}: no such file (a saved learned metric is named by its "
+                                         f"path, e.g. ridge.joblib)") from None
         raise
     if name not in _REGISTRY:  # a kernel metric at another decay ("TKM λ=0.4")
         family, lam = name.split(" λ=")
