@@ -238,7 +238,7 @@ def test_save_load_roundtrip_gives_identical_scores(tmp_path):
     (tmp_path / "notes.txt").write_text("not a model\n")
     with pytest.raises(ValueError, match="not a saved learned metric"):
         metrics.get(str(tmp_path / "notes.txt"))
-    with pytest.raises(metrics.UnknownMetricError, match="unknown metric"):
+    with pytest.raises(metrics.UnknownMetricError, match="no such file"):
         metrics.get(str(tmp_path / "missing.joblib"))
 
 
