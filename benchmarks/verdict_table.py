@@ -8,6 +8,12 @@ Usage::
 
     .venv/bin/python benchmarks/verdict_table.py reports                # one run
     .venv/bin/python benchmarks/verdict_table.py before/ after/         # before -> after
+    .venv/bin/python benchmarks/verdict_table.py --changes before/ after/   # one Markdown table per chapter
+
+``--changes`` prints, per chapter, the verdict counts before and after, and one row per claim that held before, holds
+after, or is one of the after run's primary claims (the claims matched by their text): the verdict, statistic,
+interval and p (Holm p where the claim was in a Holm family) before and after, and why the after verdict is
+exploratory where it is.
 """
 from __future__ import annotations
 
@@ -55,10 +61,58 @@ def show(name: str, rows: dict[str, list[tuple[str, dict]]]) -> None:
                   + (f" | {v['reason']}" if v.get("reason") else ""))
 
 
+def _cell(v: dict | None) -> str:
+    if v is None:
+        return "not declared"
+    p = v.get("p_holm") if v.get("p_holm") is not None else v.get("p")
+    lo, hi = v["ci"] if v.get("ci") else (None, None)
+    ptxt = "" if p is None or p != p else (", p < 0.001" if p < 0.001 else f", p {p:.3g}")
+    return f"{v['verdict']} {_num(v.get('statistic'))} [{_num(lo)}, {_num(hi)}]{ptxt}"
+
+
+def _why(v: dict | None) -> str:
+    if v is None:
+        return ""
+    reason = v.get("reason") or ""
+    if v["verdict"] == "exploratory" and "exploratory: " in reason:
+        return reason.split("exploratory: ", 1)[1].split(",")[0]
+    if _primary(v):
+        return f"primary (Holm over {v['family_size']})"
+    return ""
+
+
+def _primary(v: dict) -> bool:
+    return bool(v.get("family_size")) and v["verdict"] != "exploratory"
+
+
+def changes(before: Path, after: Path) -> None:
+    """One Markdown table per chapter: the claims that held before, hold after or are primary after."""
+    b, a = table(before), table(after)
+    for chapter in sorted(set(b) | set(a)):
+        bv = {path.rsplit("/", 1)[-1]: v for path, v in b.get(chapter, []) if path.startswith("/verdicts/")}
+        av = {path.rsplit("/", 1)[-1]: v for path, v in a.get(chapter, []) if path.startswith("/verdicts/")}
+        count = lambda vs: ", ".join(f"{k} {n}" for k, n in sorted(Counter(v["verdict"] for v in vs.values()).items()))
+        print(f"\n### {chapter}\n\nbefore: {len(bv)} verdicts ({count(bv) or 'none'}); "
+              f"after: {len(av)} verdicts ({count(av) or 'none'})\n")
+        keys = [k for k in bv if bv[k]["verdict"] == "holds"]
+        keys += [k for k in av if k not in keys and (av[k]["verdict"] == "holds" or _primary(av[k]))]
+        if not keys:
+            continue
+        print("| claim | before | after | after: why |\n|---|---|---|---|")
+        for k in keys:
+            print(f"| {k} | {_cell(bv.get(k))} | {_cell(av.get(k))} | {_why(av.get(k))} |")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="+", type=Path)
+    ap.add_argument("--changes", action="store_true", help="before/ after/: one Markdown table per chapter")
     args = ap.parse_args(argv)
+    if args.changes:
+        if len(args.folders) != 2:
+            ap.error("--changes takes two folders: before/ after/")
+        changes(*args.folders)
+        return 0
     for folder in args.folders:
         show(str(folder), table(folder))
     return 0
