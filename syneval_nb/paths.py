@@ -22,6 +22,10 @@ import re
 from pathlib import Path
 from syneval_nb import __version__
 
+__all__ = ["REPO_ROOT", "NOTEBOOK_DIR", "REPORT_NOTEBOOK_NAME", "in_checkout", "package_resources",
+           "KIT_DATA_DIR", "KitFileMissing", "report_notebook", "cache_dir", "shared_data_dir", "data_dir"]
+# ``install_hint`` is a helper of the parsers and the CLI (not in __all__)
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"  # the chapters (a checkout only; a wheel has no notebooks/ folder)
 REPORT_NOTEBOOK_NAME = "09_evaluate_your_system.ipynb"
@@ -68,7 +72,7 @@ def report_notebook() -> Path:
                          "notebooks/ nor in the package data): reinstall syneval-nb from its wheel or sdist")
 
 
-def _install_hint(extra: str) -> str:
+def install_hint(extra: str) -> str:
     """How to add pyproject.toml's ``extra``: in a checkout, else from the wheel the kit came from (not on PyPI)."""
     if in_checkout():
         return f"bash setup.sh (the checkout's full environment) or pip install -e '.[{extra}]'"

@@ -20,7 +20,7 @@ from itertools import chain
 
 from syneval_nb import _accel
 from syneval_nb.metrics import syntactic
-from syneval_nb.trees.heads import PUNCT_TAGS, DependencyTree, _head_index, _head_pass_py, headword_chains
+from syneval_nb.trees.heads import PUNCT_TAGS, DependencyTree, head_index, _head_pass_py, headword_chains
 from syneval_nb.metrics.syntactic import _clip_chains_py, _clip_ids_py, _max_counts_py, _subtree_ids_py
 from syneval_nb.trees import (WRAPPER_LABELS, TreeFormatError, _parse_fast, _parse_general, read_ptb_flat,
                               strip_label)
@@ -123,7 +123,7 @@ def compare(text: str, refs: list[str]) -> tuple[int, int]:
     assert C.clip_ids(hyp_c, ceiling, 9) == _clip_ids_py(hyp_py, ceiling, 9, tables["py"][1])
     # heads, dependents, preorder, chains
     py = _head_pass_py(flat)
-    cc = C.head_pass(flat.labels, flat.kids, flat.words, PUNCT_TAGS, _head_index, TreeFormatError)
+    cc = C.head_pass(flat.labels, flat.kids, flat.words, PUNCT_TAGS, head_index, TreeFormatError)
     assert py == cc
     words, tags, hds = py[:3]
     kids_py: list[list[int]] = [[] for _ in hds]

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from syneval_nb import _accel, trees
 from syneval_nb.trees import heads
 from syneval_nb.metrics import syntactic
-from syneval_nb.trees.heads import DependencyTree, PUNCT_TAGS, _head_index, _head_pass_py, headword_chains
+from syneval_nb.trees.heads import DependencyTree, PUNCT_TAGS, head_index, _head_pass_py, headword_chains
 from syneval_nb.metrics.syntactic import _clip_chains_py, _clip_ids_py, _max_counts_py, _subtree_ids_py
 from syneval_nb.trees import (WRAPPER_LABELS, FlatTree, TreeFormatError, _parse_fast, _parse_general, read_ptb_flat,
                               strip_label)
@@ -130,7 +130,7 @@ def test_subtree_ids_equal_on_every_shipped_parse(shipped_flats):
 def test_heads_dependencies_and_chains_equal_on_every_shipped_parse(shipped_flats):
     for f in shipped_flats:
         py = _head_pass_py(f)
-        c = C.head_pass(f.labels, f.kids, f.words, PUNCT_TAGS, _head_index, TreeFormatError)
+        c = C.head_pass(f.labels, f.kids, f.words, PUNCT_TAGS, head_index, TreeFormatError)
         assert py == c
         words, tags, hds = py[:3]
         kids_py: list[list[int]] = [[] for _ in hds]
@@ -205,14 +205,14 @@ def test_compiled_functions_reject_wrong_types_with_a_clear_error():
     with pytest.raises(ValueError, match="depth"):
         C.subtree_ids(["S"], [()], 0, {}, True, None)
     with pytest.raises(TreeFormatError, match="'VP' has no children"):
-        C.head_pass(["S", "VP"], [(1,), ()], [None, None], PUNCT_TAGS, _head_index, TreeFormatError)
+        C.head_pass(["S", "VP"], [(1,), ()], [None, None], PUNCT_TAGS, head_index, TreeFormatError)
     # indices that would reach outside the arrays raise instead of crashing
     with pytest.raises(ValueError, match="not a later node"):
         C.subtree_ids(["S", "NP"], [(5,), ()], 2, {}, True, None)
     with pytest.raises(ValueError, match="not a later node"):
         C.subtree_ids(["S", "NP"], [(0,), ()], 2, {}, True, None)
     with pytest.raises(ValueError, match="not a later node"):
-        C.head_pass(["S", "NN"], [(1, 7), ()], [None, "a"], PUNCT_TAGS, _head_index, TreeFormatError)
+        C.head_pass(["S", "NN"], [(1, 7), ()], [None, "a"], PUNCT_TAGS, head_index, TreeFormatError)
     with pytest.raises(ValueError, match="head 3"):
         C.dependents([-1, 3])
     with pytest.raises(ValueError, match="root 2"):
@@ -226,7 +226,7 @@ def test_compiled_functions_reject_wrong_types_with_a_clear_error():
     # None where a list or tuple belongs raises too (typed arguments refuse None)
     for call in (lambda: C.parse_fast(None, strip_label, WRAPPER_LABELS),
                  lambda: C.subtree_ids(["S"], [None], 2, {}, True, None),
-                 lambda: C.head_pass(["S"], [None], [None], PUNCT_TAGS, _head_index, TreeFormatError),
+                 lambda: C.head_pass(["S"], [None], [None], PUNCT_TAGS, head_index, TreeFormatError),
                  lambda: C.dep_preorder(["a"], [None], 0), lambda: C.chain_counts(["a"], [None], 3, {}),
                  lambda: C.clip_ids([None], {}, 1), lambda: C.id_ceiling([[None]])):
         with pytest.raises(TypeError):

@@ -39,7 +39,9 @@ CEILING = {
     # Raised by 14, from 22,618 to 22,632 (issue 34): trees.ptb's integer encoding split into trees.encoding (its
     # header, imports and `__all__`), and the notes under three `__all__`s naming the names public only for tests
     # +7: fit_ridge refuses constant human scores; get() says a missing model file is missing
-    "lines_package": 22639,
+    # +24: an `__all__` in the five modules whose helpers other modules import (stats.correlation, stats.verdicts,
+    # trees.rst, paths, parsers.feng_hirst), so the helpers lose their underscore without becoming public names
+    "lines_package": 22663,
     "lines_studies": 5216,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 5,

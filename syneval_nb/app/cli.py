@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 from syneval_nb import __version__
-from syneval_nb.paths import _install_hint
+from syneval_nb.paths import install_hint
 
 __all__ = ["main"]
 
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         if top not in _EXTRA_OF:
             raise
         print(f"syneval-nb {cmd}: needs {top} of the optional extra [{_EXTRA_OF[top]}]: "
-              f"{_install_hint(_EXTRA_OF[top])}", file=sys.stderr)
+              f"{install_hint(_EXTRA_OF[top])}", file=sys.stderr)
         return 2
 
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
-from syneval_nb.app.score import _documents, _human_scores
+from syneval_nb.app.score import read_documents, read_human_scores
 from syneval_nb.evaluate import ScoreInputError, load_files
 from syneval_nb.metrics import learned, registry
 from syneval_nb.parsers.stanford import ParserSetupError
@@ -62,7 +62,7 @@ def cli(argv: list[str] | None = None) -> int:
         n = len(next(iter(corpora.values())))
         ns = SimpleNamespace(human_scores=args.human_scores, documents=args.documents, mtme=None, lp=None,
                              input=args.input)
-        human, docs = _human_scores(ns, list(corpora), n), _documents(ns, n)
+        human, docs = read_human_scores(ns, list(corpora), n), read_documents(ns, n)
         knots = learned.ridge_knots(corpora.values())  # one length model over every system's lines
         frame = pd.concat([learned.ridge_frame(c, metrics, knots=knots).assign(human=human[s],
                                                                                group=docs or np.arange(n))

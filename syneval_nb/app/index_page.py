@@ -174,7 +174,7 @@ def _headline_items(results: Mapping[str, Any], limit: int = 8) -> list[str]:
     return out
 
 
-def _last_line(text: str) -> str:
+def last_line(text: str) -> str:
     lines = [x.strip() for x in str(text).strip().split("\n") if x.strip()]
     return lines[-1] if lines else "failed"
 
@@ -197,7 +197,7 @@ def chapter_card(row: Mapping[str, Any], reports_dir: str | Path) -> str:
     if question:
         parts.append(f"<p class='q'>{html.escape(question)}</p>")
     if failed:
-        parts.append(f"<p class='err'>{html.escape(_last_line(row.get('error', 'failed')))}</p>")
+        parts.append(f"<p class='err'>{html.escape(last_line(row.get('error', 'failed')))}</p>")
     results = row.get("results") or {}
     if not isinstance(results, Mapping):
         results = {}

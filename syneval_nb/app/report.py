@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
-from syneval_nb.app.index_page import _last_line, chapter_card, first_image, index_page, notebook_question  # noqa: F401
+from syneval_nb.app.index_page import last_line, chapter_card, first_image, index_page, notebook_question  # noqa: F401
 from syneval_nb.app.runner import run_notebook
 from syneval_nb.app.score import ScoreInputError, load_files
 from syneval_nb.data import MtmeFormatError, read_mtme_documents, read_mtme_scores
@@ -203,7 +203,7 @@ def cli(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - papermill's error names the failing cell
         # a cell's error: its last line (``Name: message``); anything else (the HTML export, the kernel): the
         # exception's first line, which says what was missing
-        why = _last_line(str(exc)) if hasattr(exc, "ename") else \
+        why = last_line(str(exc)) if hasattr(exc, "ename") else \
             f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
         print(f"syneval-nb report: the report failed: {why} (executed notebook kept in {out})",
               file=sys.stderr)

@@ -300,7 +300,7 @@ def _left_out(ev: Evaluation, n_refs: int) -> dict[str, set[int]]:
     return out
 
 
-def _documents(args: argparse.Namespace, n: int) -> list[str] | None:
+def read_documents(args: argparse.Namespace, n: int) -> list[str] | None:
     """The document of every segment (``--documents``), or None."""
     if args.documents is None:
         return None
@@ -324,7 +324,7 @@ SEGMENT_FILES_ONLY = ("only segment-level human scores are read: a LP.NAME.seg.s
                       "mean segment score)")
 
 
-def _human_scores(args: argparse.Namespace, systems: list[str], n: int) -> dict[str, np.ndarray]:
+def read_human_scores(args: argparse.Namespace, systems: list[str], n: int) -> dict[str, np.ndarray]:
     """``--human-scores``: ``{system: n segment scores}`` (NaN where missing) from a ``.seg.score`` file of the
     layout (or its NAME with ``--mtme``) or a TSV ``system, seg_id, score``."""
     spec = args.human_scores
@@ -581,8 +581,8 @@ def _cli(args: argparse.Namespace, stdin_file: str | None) -> int:
         corpora = load_files(args.refs, args.input, names=names, parses_dir=args.parses, need=need,
                              workers=args.workers, cache=cache, progress=not args.quiet)
         n_seg = len(next(iter(corpora.values())))
-        groups = _documents(args, n_seg)
-        human = _human_scores(args, list(corpora), n_seg) if args.human_scores else None
+        groups = read_documents(args, n_seg)
+        human = read_human_scores(args, list(corpora), n_seg) if args.human_scores else None
         if "ptb" in need and args.scheduler is None and any(c.hyp_ptb is None for c in corpora.values()):
             find_java()  # fail before any work when parses must be made and Java is missing
         baseline = None

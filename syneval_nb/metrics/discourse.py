@@ -17,7 +17,7 @@ from tqdm.auto import tqdm
 from syneval_nb.metrics.base import Corpus, Metric, mean_rows
 from syneval_nb.trees import kernels
 from syneval_nb.trees.encoding import Interner
-from syneval_nb.trees.rst import DEFAULT_LAM, _check, dr_lex_tree, dr_tree
+from syneval_nb.trees.rst import DEFAULT_LAM, check_rst, dr_lex_tree, dr_tree
 
 __all__ = ["dr", "dr_lex", "DiscourseSimilarity"]
 
@@ -94,7 +94,7 @@ class DiscourseSimilarity(Metric):
 
     def kernel_tree(self, rst: Mapping):
         """The :class:`syneval_nb.trees.kernels.KernelTree` of a tree's DR / DR-lex representation (cached by JSON)."""
-        key = json.dumps(_check(rst), sort_keys=True)
+        key = json.dumps(check_rst(rst), sort_keys=True)
         kt = self._trees.get(key)
         if kt is None:
             t = dr_lex_tree(rst, self.lowercase) if self.lexicalized else dr_tree(rst)

@@ -109,8 +109,8 @@ import pandas as pd
 from nltk import Tree
 
 from .._accel import speedups as _C
-from syneval_nb.trees.heads import DependencyTree, _head_index, chain_counts, to_dependencies
-from syneval_nb.trees.kernels import KernelTree, _check_lam, cosine, kernel_contributions
+from syneval_nb.trees.heads import DependencyTree, head_index, chain_counts, to_dependencies
+from syneval_nb.trees.kernels import KernelTree, check_lam, cosine, kernel_contributions
 from syneval_nb.trees.encoding import EncodedTree, Interner, encode
 from syneval_nb.trees.ptb import EmptyParseError, FlatTree, TreeFormatError, flatten, heights, preorder, read_ptb_flat, strip_label
 from syneval_nb.corpus import dependency_tree, spacy_backend_key
@@ -940,7 +940,7 @@ class TKM(Metric):
 
     def __init__(self, lam: float = 1.0, dependencies: str = "collins", brevity_penalty: bool = False) -> None:
         super().__init__()
-        self.lam = _check_lam(lam)
+        self.lam = check_lam(lam)
         self.dependencies = _check_dependencies(type(self).name, self.dependency, dependencies)
         self.brevity_penalty = bool(brevity_penalty)
         if self.dependencies == "spacy":
@@ -1290,5 +1290,5 @@ def clear_caches() -> None:
 
     _REF_CACHE.clear()
     _DEP_CACHE.clear()
-    _head_index.cache_clear()
+    head_index.cache_clear()
     strip_label.cache_clear()

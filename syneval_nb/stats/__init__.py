@@ -34,7 +34,7 @@ from syneval_nb.stats import meta  # noqa: F401  (stats.meta)
 from syneval_nb.stats.correlation import (
     METHODS,
     ArrayLike,
-    _vec,  # noqa: F401  (private, used by studies.dependency_metrics)
+    as_vector,  # noqa: F401  (a helper, not in __all__: studies.dependency_metrics)
     average_ranks,
     better_worse_pairs,
     center_within,
@@ -94,7 +94,7 @@ from syneval_nb.stats.tables import (
 )
 from syneval_nb.stats.verdicts import (
     _boot_of,  # noqa: F401  (private, used by studies.common)
-    _unit_text,  # noqa: F401  (private, used by studies.common, depth_study, lexical_metrics)
+    unit_text,  # noqa: F401  (a helper, not in __all__: studies.discourse_kernels)
     MIN_UNITS,
     TESTS,
     decide,

@@ -5,7 +5,7 @@ scored item (a segment translation, or a system); higher is better for both (neg
 first). Non-finite values are an error, never silently dropped. ``segments`` labels the source segment of each item
 (all systems' translations of one source share a label).
 
-* the input checks every module of :mod:`syneval_nb.stats` uses (``_vec``, ``_pair``, ``_labels``);
+* the input checks every module of :mod:`syneval_nb.stats` uses (``as_vector``, ``as_pair``, ``dense_labels``);
 * correlations (:func:`correlation`, ``method`` in :data:`METHODS`): ``pearson``, ``spearman``, ``kendall``
   (tau-b) from scipy; ``within`` (:func:`within_segment`: Pearson after centering each source segment, which
   removes source difficulty); ``darr`` (:func:`wmt_darr_tau`: the WMT DARR pair tau within segments);
@@ -25,6 +25,12 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats as _sps
 
+__all__ = ["ArrayLike", "METHODS", "pearson", "average_ranks", "spearman", "kendall_tau_b", "center_within",
+           "within_segment", "correlation", "system_means", "system_level", "better_worse_pairs",
+           "concordance_counts", "wmt_darr_tau", "wmt12_tau", "fisher_ci", "williams_test",
+           "williams_from_scores", "partial_correlation"]
+# the input checks ``as_vector``, ``as_pair`` and ``dense_labels`` are helpers of the other stats modules (not in __all__)
+
 ArrayLike = Sequence[float] | np.ndarray
 
 METHODS = ("pearson", "spearman", "kendall", "within", "darr")
@@ -35,7 +41,7 @@ METHODS = ("pearson", "spearman", "kendall", "within", "darr")
 # input checks
 # ----------------------------------------------------------------------------------------------------------------
 
-def _vec(x: ArrayLike, name: str) -> np.ndarray:
+def as_vector(x: ArrayLike, name: str) -> np.ndarray:
     a = np.asarray(x, dtype=float)
     if a.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
@@ -45,8 +51,8 @@ def _vec(x: ArrayLike, name: str) -> np.ndarray:
     return a
 
 
-def _pair(x: ArrayLike, y: ArrayLike, min_n: int = 2, names: tuple[str, str] = ("x", "y")) -> tuple[np.ndarray, np.ndarray]:
-    a, b = _vec(x, names[0]), _vec(y, names[1])
+def as_pair(x: ArrayLike, y: ArrayLike, min_n: int = 2, names: tuple[str, str] = ("x", "y")) -> tuple[np.ndarray, np.ndarray]:
+    a, b = as_vector(x, names[0]), as_vector(y, names[1])
     if len(a) != len(b):
         raise ValueError(f"{names[0]} has {len(a)} values but {names[1]} has {len(b)}")
     if len(a) < min_n:
@@ -54,7 +60,7 @@ def _pair(x: ArrayLike, y: ArrayLike, min_n: int = 2, names: tuple[str, str] = (
     return a, b
 
 
-def _labels(labels: Sequence | None, n: int, name: str) -> np.ndarray | None:
+def dense_labels(labels: Sequence | None, n: int, name: str) -> np.ndarray | None:
     """Labels as dense ints 0..G-1 (``None`` stays ``None``)."""
     if labels is None:
         return None
@@ -78,7 +84,7 @@ def _quiet(fn: Callable, a: np.ndarray, b: np.ndarray) -> float:
 def pearson(x: ArrayLike, y: ArrayLike) -> float:
     r"""Pearson's r = \sum (x-\bar x)(y-\bar y) / \sqrt{\sum (x-\bar x)^2 \sum (y-\bar y)^2}
     (``scipy.stats.pearsonr``); NaN if either is constant."""
-    a, b = _pair(x, y)
+    a, b = as_pair(x, y)
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
     return _quiet(_sps.pearsonr, a, b)
@@ -86,12 +92,12 @@ def pearson(x: ArrayLike, y: ArrayLike) -> float:
 
 def average_ranks(x: ArrayLike) -> np.ndarray:
     """Ranks 1..n, tied values getting the mean of the ranks they span (``scipy.stats.rankdata``, 'average')."""
-    return _sps.rankdata(_vec(x, "x"), method="average").astype(float)
+    return _sps.rankdata(as_vector(x, "x"), method="average").astype(float)
 
 
 def spearman(x: ArrayLike, y: ArrayLike) -> float:
     """Spearman's rho: Pearson's r of the average ranks (``scipy.stats.spearmanr``); NaN if either is constant."""
-    a, b = _pair(x, y)
+    a, b = as_pair(x, y)
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
     return _quiet(_sps.spearmanr, a, b)
@@ -102,7 +108,7 @@ def kendall_tau_b(x: ArrayLike, y: ArrayLike) -> float:
 
     n_0 = n(n-1)/2 pairs, n_1 / n_2 pairs tied in x / y, C / D concordant / discordant pairs (pairs tied in either
     are neither). NaN when x or y is constant."""
-    a, b = _pair(x, y)
+    a, b = as_pair(x, y)
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
     return _quiet(lambda u, v: _sps.kendalltau(u, v, variant="b"), a, b)
@@ -110,15 +116,15 @@ def kendall_tau_b(x: ArrayLike, y: ArrayLike) -> float:
 
 def center_within(values: ArrayLike, segments: Sequence) -> np.ndarray:
     """``values`` minus the mean of its segment (each source segment's scores centred at 0)."""
-    v = _vec(values, "values")
-    inv = _labels(segments, len(v), "segments")
+    v = as_vector(values, "values")
+    inv = dense_labels(segments, len(v), "segments")
     means = np.bincount(inv, weights=v) / np.bincount(inv)
     return v - means[inv]
 
 
 def _multi(segments: Sequence, n: int) -> np.ndarray:
     """Mask of the items whose segment has at least two items (a lone item has nothing to be compared with)."""
-    inv = _labels(segments, n, "segments")
+    inv = dense_labels(segments, n, "segments")
     return np.bincount(inv)[inv] >= 2
 
 
@@ -131,7 +137,7 @@ def within_segment(metric: ArrayLike, human: ArrayLike, segments: Sequence, meth
     so only the differences between translations of the same source count (source difficulty, which moves every
     translation of a segment together, is removed). Segments with a single item are left out (centred, they are a
     0 that carries no comparison). With Pearson this is the pooled within-group correlation of an ANOVA layout."""
-    m, h = _pair(metric, human, names=("metric", "human"))
+    m, h = as_pair(metric, human, names=("metric", "human"))
     if method not in ("pearson", "spearman", "kendall"):
         raise ValueError(f"within_segment: method must be pearson, spearman or kendall, got {method!r}")
     keep = _multi(segments, len(m))
@@ -169,7 +175,7 @@ def correlation(x: ArrayLike, y: ArrayLike, method: str = "pearson", segments: S
 
 def system_means(values: ArrayLike, systems: Sequence) -> tuple[np.ndarray, np.ndarray]:
     """(sorted unique system names, mean of ``values`` per system)."""
-    v = _vec(values, "values")
+    v = as_vector(values, "values")
     s = np.asarray(systems)
     if len(s) != len(v):
         raise ValueError(f"systems has {len(s)} labels but values has {len(v)}")
@@ -184,7 +190,7 @@ def system_level(metric: ArrayLike, human: ArrayLike, systems: Sequence, method:
 
     (A corpus-level metric such as corpus BLEU is not a mean of segment scores: correlate its per-system values
     with :func:`correlation` directly.)"""
-    m, h = _pair(metric, human, names=("metric", "human"))
+    m, h = as_pair(metric, human, names=("metric", "human"))
     _, mm = system_means(m, systems)
     _, hm = system_means(h, systems)
     if len(mm) < 3:
@@ -212,7 +218,7 @@ def better_worse_pairs(human: ArrayLike, segment_ids: Sequence, threshold: float
     text), pairs whose two items have equal labels are left out as well (identical translations: every metric
     ties them, so their human difference is rater noise).
     """
-    h = _vec(human, "human")
+    h = as_vector(human, "human")
     seg = np.asarray(segment_ids)
     if len(seg) != len(h):
         raise ValueError(f"segment_ids has {len(seg)} labels but human has {len(h)}")
@@ -253,7 +259,7 @@ def _pair_outcomes(metric: np.ndarray, better: np.ndarray, worse: np.ndarray) ->
 
 def concordance_counts(metric: ArrayLike, better: np.ndarray, worse: np.ndarray) -> tuple[int, int, int]:
     """(concordant, discordant, tied) over pairs: metric[better] > metric[worse] / < / ==."""
-    conc, disc, ties = _pair_outcomes(_vec(metric, "metric"), better, worse)
+    conc, disc, ties = _pair_outcomes(as_vector(metric, "metric"), better, worse)
     return int(conc.sum()), int(disc.sum()), int(ties.sum())
 
 
@@ -281,8 +287,8 @@ def wmt_darr_tau(metric: ArrayLike, human_raw: ArrayLike, segment_ids: Sequence,
     Table "DARR"; COMET's ``WMTKendall``: ``discordance = pos >= neg``), or is dropped with
     ``metric_ties="exclude"``. tau = (Concordant - Discordant) / (Concordant + Discordant).
     """
-    m = _vec(metric, "metric")
-    h = _vec(human_raw, "human_raw")
+    m = as_vector(metric, "metric")
+    h = as_vector(human_raw, "human_raw")
     if len(m) != len(h):
         raise ValueError(f"metric has {len(m)} values but human_raw has {len(h)}")
     b, w = better_worse_pairs(h, segment_ids, threshold)
@@ -300,8 +306,8 @@ def wmt12_tau(metric: ArrayLike, human: ArrayLike, segment_ids: Sequence, thresh
     tau = (Concordant - Discordant) / (Concordant + Discordant). ``distinct``: see :func:`better_worse_pairs`
     (drop pairs of items with equal labels, e.g. identical translations).
     """
-    m = _vec(metric, "metric")
-    h = _vec(human, "human")
+    m = as_vector(metric, "metric")
+    h = as_vector(human, "human")
     if len(m) != len(h):
         raise ValueError(f"metric has {len(m)} values but human has {len(h)}")
     b, w = better_worse_pairs(h, segment_ids, threshold, distinct)
@@ -357,8 +363,8 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
 def williams_from_scores(human: ArrayLike, metric_a: ArrayLike, metric_b: ArrayLike) -> tuple[float, float]:
     """:func:`williams_test` with r12 = r(human, a), r13 = r(human, b), r23 = r(a, b) (Pearson): is a better?
     Assumes independent rows (see :func:`williams_test`)."""
-    h, a = _pair(human, metric_a, min_n=4, names=("human", "metric_a"))
-    _, b = _pair(human, metric_b, min_n=4, names=("human", "metric_b"))
+    h, a = as_pair(human, metric_a, min_n=4, names=("human", "metric_a"))
+    _, b = as_pair(human, metric_b, min_n=4, names=("human", "metric_b"))
     return williams_test(pearson(h, a), pearson(h, b), pearson(a, b), len(h))
 
 

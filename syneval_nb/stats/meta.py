@@ -108,7 +108,7 @@ class PermutationTestResult:
 # Input checks
 # ----------------------------------------------------------------------------------------------------------------
 
-# kept apart from stats.correlation._vec: messages start with the argument's name and NaN may be allowed
+# kept apart from stats.correlation.as_vector: messages start with the argument's name and NaN may be allowed
 def _vector(x, name: str, *, allow_nan: bool) -> np.ndarray:
     try:
         a = np.asarray(x, dtype=float)
@@ -142,7 +142,7 @@ def _matrix(x, name: str) -> np.ndarray:
     return a
 
 
-# kept apart from stats.correlation._labels: rejects NaN/None/incomparable labels, never passes None through
+# kept apart from stats.correlation.dense_labels: rejects NaN/None/incomparable labels, never passes None through
 def _item_codes(items, n: int) -> np.ndarray:
     a = np.asarray(items)
     if a.ndim != 1:

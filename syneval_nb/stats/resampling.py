@@ -24,12 +24,12 @@ from syneval_nb.stats.correlation import (
     _BASIC,
     METHODS,
     ArrayLike,
-    _labels,
+    dense_labels,
     _multi,
-    _pair,
+    as_pair,
     _pair_outcomes,
     _pair_tau,
-    _vec,
+    as_vector,
     better_worse_pairs,
     center_within,
     correlation,
@@ -42,7 +42,7 @@ from syneval_nb.stats.correlation import (
 def _group_index(n: int, groups: Sequence | None) -> tuple[np.ndarray, int]:
     if groups is None:
         return np.arange(n), n
-    inv = _labels(groups, n, "groups")
+    inv = dense_labels(groups, n, "groups")
     return inv, int(inv.max()) + 1 if n else 0
 
 
@@ -83,7 +83,7 @@ def bootstrap_pearson_samples(metrics: np.ndarray, human: ArrayLike, n_resamples
     resamples). Returns an array (n_resamples, k); NaN where a resample is constant. Values are centred first
     to keep the sums well conditioned.
     """
-    h = _vec(human, "human")
+    h = as_vector(human, "human")
     m = np.atleast_2d(np.asarray(metrics, dtype=float))
     if m.shape[1] != len(h):
         raise ValueError(f"metrics has {m.shape[1]} columns but human has {len(h)} values")
@@ -123,7 +123,7 @@ def bootstrap_spearman_samples(metrics: np.ndarray, human: ArrayLike, n_resample
     item by item (a drawn item's copies tie), computed from the draw counts (:func:`_weighted_ranks`) without
     writing the resample out. Returns (n_resamples, k); NaN where a resample is constant (one distinct value).
     ``tests/test_stats.py`` checks it against ``scipy.stats.spearmanr`` on the expanded resamples."""
-    h = _vec(human, "human")
+    h = as_vector(human, "human")
     m = np.atleast_2d(np.asarray(metrics, dtype=float))
     if m.shape[1] != len(h):
         raise ValueError(f"metrics has {m.shape[1]} columns but human has {len(h)} values")
@@ -177,7 +177,7 @@ def _resample_stat(statistic: Callable[[np.ndarray, np.ndarray], float], x: np.n
 def _units(n: int, method: str, segments: np.ndarray | None, clusters: Sequence | None) -> np.ndarray:
     """The resampling unit of each item: ``clusters`` if given, else the segment, else the item itself. For the
     within-segment methods every segment must lie inside one cluster (a resample then draws whole segments)."""
-    c = _labels(clusters, n, "clusters")
+    c = dense_labels(clusters, n, "clusters")
     if c is None:
         return segments if segments is not None else np.arange(n)
     if method in ("within", "darr") and segments is not None:
@@ -227,7 +227,7 @@ def pair_tau_samples(mat: np.ndarray, human: ArrayLike, segments: Sequence, *, t
     m = np.atleast_2d(np.asarray(mat, dtype=float))
     m = np.where(np.isfinite(m), m, np.nan)
     b, w = better_worse_pairs(np.asarray(human, dtype=float), np.asarray(segments), threshold, distinct)
-    units = _labels(segments if clusters is None else clusters, m.shape[1],
+    units = dense_labels(segments if clusters is None else clusters, m.shape[1],
                     "segments" if clusters is None else "clusters")
     n_units = int(units.max()) + 1
     if clusters is not None and len(b) and (units[b] != units[w]).any():
@@ -264,7 +264,7 @@ def _boot_matrix(mat: np.ndarray, h: np.ndarray, method: str | Callable, segment
                                         metric_ties)
         return samples[:, idx], n_units
     n = len(h)
-    seg = _labels(segments, n, "segments")
+    seg = dense_labels(segments, n, "segments")
     if callable(method):
         units = _units(n, "pearson", seg, clusters)
         return (np.column_stack([_resample_stat(method, row, h, n_resamples, seed, units) for row in mat]),
@@ -349,7 +349,7 @@ def bootstrap_ci(metric: ArrayLike, human: ArrayLike, method: str | Callable = "
     ``clusters`` and ``statistic`` of ``method``."""
     method = _method_arg(method, statistic)
     clusters = clusters if clusters is not None else groups
-    m, h = _pair(metric, human, min_n=3, names=("metric", "human"))
+    m, h = as_pair(metric, human, min_n=3, names=("metric", "human"))
     s = _boot_matrix(m[None, :], h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0][:, 0]
     lo, hi = percentile_ci(s, alpha)
     return BootstrapResult(_estimate(m, h, method, segments, threshold, metric_ties), float(lo), float(hi), s)
@@ -413,8 +413,8 @@ def paired_bootstrap(metric_a: ArrayLike, metric_b: ArrayLike, human: ArrayLike,
     ``groups`` / ``statistic``: former names of ``clusters`` / ``method``."""
     method = _method_arg(method, statistic)
     clusters = clusters if clusters is not None else groups
-    a, h = _pair(metric_a, human, min_n=3, names=("metric_a", "human"))
-    b, _ = _pair(metric_b, human, min_n=3, names=("metric_b", "human"))
+    a, h = as_pair(metric_a, human, min_n=3, names=("metric_a", "human"))
+    b, _ = as_pair(metric_b, human, min_n=3, names=("metric_b", "human"))
     s = _boot_matrix(np.vstack([a, b]), h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0]
     d = s[:, 0] - s[:, 1]
 
@@ -467,13 +467,13 @@ def permute_human(values: ArrayLike, seed: int | None, segments: Sequence | None
     them across systems). With ``segments``, the variant: shuffled within each source segment only (keeps each
     segment's mean, so source difficulty survives and only within-segment agreement is destroyed). A metric
     "beats" nothing and "correlates" with nothing on permuted scores; verdicts must then not come out "holds"."""
-    v = np.array(_vec(values, "values"))
+    v = np.array(as_vector(values, "values"))
     if seed is None:
         return v
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x7065726D]))
     if segments is None:
         return v[rng.permutation(len(v))]
-    inv = _labels(segments, len(v), "segments")
+    inv = dense_labels(segments, len(v), "segments")
     out = v.copy()
     order = np.argsort(inv, kind="stable")
     for grp in np.split(order, np.flatnonzero(np.diff(inv[order])) + 1):
@@ -496,7 +496,7 @@ def bootstrap_partial_samples(metrics: np.ndarray, human: ArrayLike, given: Arra
     ... give the residual cross-products res_xy = S_xy - S_xA S_AA^{-1} S_Ay and r = res_xh / sqrt(res_xx res_hh).
     This equals :func:`syneval_nb.stats.partial_correlation` of the expanded resample (tests/test_stats.py).
     Returns (n_resamples, k); NaN where a resample leaves a variable without residual variance."""
-    h = _vec(human, "human")
+    h = as_vector(human, "human")
     m = np.atleast_2d(np.asarray(metrics, dtype=float))
     uniq, idx = _distinct_rows(m)
     if len(uniq) < len(idx):  # identical metrics: exactly identical samples (see _distinct_rows)
@@ -579,7 +579,7 @@ def placebo_distribution(human: ArrayLike, n_columns: int = N_NULL, seed: int = 
     regression fitted once on all rows). A metric "beats the placebo" when it beats the distribution's 95th
     percentile (:func:`syneval_nb.stats.verdict_beats_placebo`). Other methods recompute :func:`correlation` per
     column (slow: pass a small ``n_columns``)."""
-    h = _vec(human, "human")
+    h = as_vector(human, "human")
     if int(n_columns) < 100:
         raise ValueError(f"a placebo distribution needs at least 100 columns, got {n_columns}")
     x = placebo_columns(len(h), int(n_columns), int(seed))
@@ -590,7 +590,7 @@ def placebo_distribution(human: ArrayLike, n_columns: int = N_NULL, seed: int = 
     if method == "pearson":
         return _rows_r(x, h)
     if method == "within":
-        seg = _labels(segments, len(h), "segments")
+        seg = dense_labels(segments, len(h), "segments")
         keep = _multi(seg, len(h))
         onehot = np.zeros((len(h), int(seg.max()) + 1))
         onehot[np.arange(len(h)), seg] = 1.0
@@ -605,7 +605,7 @@ def permutation_distribution(metrics: np.ndarray, human: ArrayLike, n_permutatio
     """Pearson r of each metric (rows of ``metrics``) with ``n_permutations`` seeded permutations of ``human``
     ((n_permutations, k)): the null distribution of a system-level correlation (few independent rows, where a
     single placebo draw is meaningless: with 19 systems one draw can have r = +0.26)."""
-    h = _vec(human, "human")
+    h = as_vector(human, "human")
     m = np.atleast_2d(np.asarray(metrics, dtype=float))
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x7065726D, 1]))
     hp = np.vstack([h[rng.permutation(len(h))] for _ in range(int(n_permutations))])

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from syneval_nb.stats.correlation import ArrayLike, _labels, _pair, _vec, partial_correlation, pearson, williams_test
+from syneval_nb.stats.correlation import ArrayLike, dense_labels, as_pair, as_vector, partial_correlation, pearson, williams_test
 from syneval_nb.stats.resampling import (
     N_NULL,
     _boot_matrix,
@@ -64,7 +64,7 @@ def length_controls(hyp_len: ArrayLike, ref_lens: Sequence[Sequence[float]] | Ar
 
     Row names: :data:`LENGTH_ROWS`.
     """
-    c = _vec(hyp_len, "hyp_len")
+    c = as_vector(hyp_len, "hyp_len")
     rl = _ref_lists(ref_lens, len(c))
     closest = np.empty(len(c))
     for i, (ci, rs) in enumerate(zip(c, rl)):
@@ -124,7 +124,7 @@ def length_covariates(hyp_len: ArrayLike, ref_lens, model: str = "flexible",
     ``knots``: the spline knots of each of h, r and h - r (``{"log hyp length": [...], "log ref length": [...],
     "log length ratio": [...]}``, :func:`length_knots`), fixed so that a model fitted on one data set applies the
     same terms to another (the learned metric); default: the percentiles of these lengths."""
-    c = _vec(hyp_len, "hyp_len")
+    c = as_vector(hyp_len, "hyp_len")
     rl = _ref_lists(ref_lens, len(c))
     h, r = np.log1p(c), np.log1p(np.array([np.mean(x) for x in rl]))
     if model == "linear":
@@ -141,7 +141,7 @@ def length_covariates(hyp_len: ArrayLike, ref_lens, model: str = "flexible",
 def length_knots(hyp_len: ArrayLike, ref_lens) -> dict[str, list[float]]:
     """The knots of :func:`length_covariates`' flexible model on these lengths: the distinct 5th, 35th, 65th and
     95th percentiles of h, r and h - r (h, r: log(1 + hypothesis / mean reference length))."""
-    c = _vec(hyp_len, "hyp_len")
+    c = as_vector(hyp_len, "hyp_len")
     return _knots(np.log1p(c), np.log1p(np.array([np.mean(x) for x in _ref_lists(ref_lens, len(c))])))
 
 
@@ -280,17 +280,17 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
     """
     import pandas as pd
 
-    h = _vec(human, "human")
+    h = as_vector(human, "human")
     rows: dict[str, np.ndarray] = {}
     for k, v in scores.items():
         name = metric_name(k)
         if name in rows:
             raise ValueError(f"two scores are named {name!r}")
-        rows[name] = _pair(v, h, min_n=4, names=(name, "human"))[0]
+        rows[name] = as_pair(v, h, min_n=4, names=(name, "human"))[0]
     for name, v in (controls or {}).items():
         if name in rows:
             raise ValueError(f"control {name!r} has the name of a metric")
-        rows[name] = _pair(v, h, min_n=4, names=(name, "human"))[0]
+        rows[name] = as_pair(v, h, min_n=4, names=(name, "human"))[0]
     if PLACEBO in rows:
         raise ValueError(f"a score is named {PLACEBO!r}, the name of the placebo row")
     null = null if null is not None else ("placebo" if placebo_column else None)
@@ -300,7 +300,7 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
     if given:
         if method != "pearson" or williams:
             raise ValueError("given= (beyond length) is the partial Pearson r: use method='pearson', williams=False")
-        z = np.column_stack([_pair(v, h, min_n=4, names=(nm, "human"))[0] for nm, v in given.items()])
+        z = np.column_stack([as_pair(v, h, min_n=4, names=(nm, "human"))[0] for nm, v in given.items()])
     names = list(rows)
     if isinstance(baseline, Mapping):
         base = {metric_name(a): metric_name(b) for a, b in baseline.items()}
@@ -315,7 +315,7 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
     mat = np.vstack([rows[nm] for nm in names])
     if z is not None:
         est = np.array([partial_correlation(row, h, z) for row in mat])
-        units = _units(len(h), "pearson", _labels(segments, len(h), "segments"), clusters)
+        units = _units(len(h), "pearson", dense_labels(segments, len(h), "segments"), clusters)
         samples, n_units = bootstrap_partial_samples(mat, h, z, n_resamples, seed, units), int(units.max()) + 1
         method_label = "partial pearson | " + given_text(given)
     else:

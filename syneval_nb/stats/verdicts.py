@@ -30,6 +30,11 @@ import numpy as np
 from syneval_nb.stats.resampling import holm, monte_carlo_p, null_p, percentile_ci
 from syneval_nb.stats.tables import PLACEBO, TableBootstrap, given_text, metric_name
 
+__all__ = ["MIN_UNITS", "TESTS", "decide", "format_p", "make_verdict", "verdict_from_samples", "verdict_beats",
+           "verdict_correlates", "verdict_beats_placebo", "verdict_contrast", "holm_verdicts",
+           "verdict_sentence"]
+# ``unit_text`` is a helper of the claim engine and the chapters' own verdicts (not in __all__)
+
 MIN_UNITS = 20
 """The cluster floor: a verdict resampling fewer units than this is exploratory (never "holds")."""
 
@@ -60,7 +65,7 @@ def _ci(d: np.ndarray, alpha: float) -> list[float]:
     return [float(lo), float(hi)]
 
 
-def _unit_text(b: TableBootstrap) -> str:
+def unit_text(b: TableBootstrap) -> str:
     return {"cluster": "clusters", "segment": "source segments", "item": "rows"}.get(b.unit, b.unit)
 
 
@@ -152,7 +157,7 @@ def make_verdict(test: str, statistic_text: str, statistic: float, ci: Sequence[
 
 
 def _rule(what: str, b_or_unit, n: int, alpha: float, p_kind: str) -> str:
-    unit = b_or_unit if isinstance(b_or_unit, str) else _unit_text(b_or_unit)
+    unit = b_or_unit if isinstance(b_or_unit, str) else unit_text(b_or_unit)
     return (f"holds iff {what} has a {1 - alpha:.0%} percentile interval (paired bootstrap resampling {unit}, "
             f"{n} resamples) above 0 and a one-sided p ({p_kind}) below {alpha:g} after Holm over every verdict of "
             "the chapter; does not hold iff the interval is below 0; otherwise cannot tell")
@@ -203,7 +208,7 @@ def verdict_beats(table_or_results, metric: str | tuple, baseline: str | tuple, 
         edge = b.samples[:, i] - b.column(requires[0])
         extra["requires"] = {"text": requires[1], "ci": _ci(edge[np.isfinite(edge)], a)}
     return verdict_from_samples("beats beyond length" if b.beyond_length else "beats", text,
-                                b.estimates[i] - b.estimates[j], d, a, _unit_text(b), n_units=b.n_clusters, **extra)
+                                b.estimates[i] - b.estimates[j], d, a, unit_text(b), n_units=b.n_clusters, **extra)
 
 
 def verdict_correlates(table_or_results, metric: str | tuple, *, alpha: float | None = None,
@@ -217,7 +222,7 @@ def verdict_correlates(table_or_results, metric: str | tuple, *, alpha: float | 
     m = metric_name(metric)
     i = b.index(m)
     return verdict_from_samples("correlates beyond length" if b.beyond_length else "correlates", _r_text(b, m),
-                                b.estimates[i], b.samples[:, i], a, _unit_text(b), n_units=b.n_clusters)
+                                b.estimates[i], b.samples[:, i], a, unit_text(b), n_units=b.n_clusters)
 
 
 def verdict_beats_placebo(table_or_results, metric: str | tuple, *, alpha: float | None = None,
@@ -243,7 +248,7 @@ def verdict_beats_placebo(table_or_results, metric: str | tuple, *, alpha: float
     text = f"{stat} - {quantile:.0%} percentile of {what}"
     s = b.samples[:, i] - q
     ok = np.isfinite(s)
-    rule = (f"holds iff {text} has a {1 - a:.0%} bootstrap interval (resampling {_unit_text(b)}, {int(ok.sum())} "
+    rule = (f"holds iff {text} has a {1 - a:.0%} bootstrap interval (resampling {unit_text(b)}, {int(ok.sum())} "
             f"resamples, the percentile fixed) above 0 and the Monte-Carlo p ((k + 1) / (N + 1), k of the {what} "
             f"with a value >= {stat}) is below {a:g} after Holm over every verdict of the chapter; does not hold iff the interval "
             "is below 0; otherwise cannot tell")
@@ -287,7 +292,7 @@ def verdict_contrast(table_a, table_b, metric: str | tuple, baseline: str | tupl
         ok = np.isfinite(edge)
         lo, hi = percentile_ci(edge[ok], a) if ok.any() else (np.nan, np.nan)
         requires = {"text": f"{m}'s own edge r({m}) - r({base}){on_a}", "ci": [lo, hi]}
-    return verdict_from_samples("difference", text, stat, d, a, _unit_text(ba), n_units=ba.n_clusters,
+    return verdict_from_samples("difference", text, stat, d, a, unit_text(ba), n_units=ba.n_clusters,
                                 requires=requires)
 
 def _exploratory(verdict: Mapping, why: str) -> dict:

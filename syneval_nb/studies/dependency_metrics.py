@@ -58,7 +58,7 @@ def rank_gap(a: stats.ArrayLike, b: stats.ArrayLike, eligible: stats.ArrayLike |
     the largest ``pct_a - pct_b`` is chosen; ties go to the larger ``tiebreak`` value (e.g. the human score), then
     to the smaller index. Returns ``(index, pct_a, pct_b)``.
     """
-    x, y = stats._vec(a, "a"), stats._vec(b, "b")
+    x, y = stats.as_vector(a, "a"), stats.as_vector(b, "b")
     if len(x) != len(y) or not len(x):
         raise ValueError(f"a and b need the same, non-zero length, got {len(x)} and {len(y)}")
     ok = np.ones(len(x), dtype=bool)
@@ -68,7 +68,7 @@ def rank_gap(a: stats.ArrayLike, b: stats.ArrayLike, eligible: stats.ArrayLike |
             raise ValueError(f"eligible has {e.size} entries for {len(x)} items")
         if e.any():
             ok = e
-    tb = np.zeros(len(x)) if tiebreak is None else stats._vec(tiebreak, "tiebreak")
+    tb = np.zeros(len(x)) if tiebreak is None else stats.as_vector(tiebreak, "tiebreak")
     if tb.shape != x.shape:
         raise ValueError(f"tiebreak has {tb.size} entries for {len(x)} items")
     pa, pb = pd.Series(x).rank(pct=True).to_numpy(), pd.Series(y).rank(pct=True).to_numpy()

@@ -474,7 +474,7 @@ def _helps(table: pd.DataFrame, extra: str) -> dict:
     name, _, rest = b.method.partition(", ")
     text = f"{name}({col}{', ' + rest if rest else ''}) - 95% percentile of {len(null)} placebo combinations"
     return stats.verdict_from_samples("beats the placebo", text, b.estimate(col) - q, b.column(col) - q, b.alpha,
-                                      stats._unit_text(b), n_units=b.n_clusters, requires=edge, n_null=len(null),
+                                      stats.unit_text(b), n_units=b.n_clusters, requires=edge, n_null=len(null),
                                       null_quantile=q)
 
 

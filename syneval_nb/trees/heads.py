@@ -179,7 +179,7 @@ def _choose(label: str, labels: Sequence[str], punct: Sequence[bool]) -> tuple[i
 
 
 @lru_cache(maxsize=1 << 16)
-def _head_index(label: str, labels: tuple[str, ...], punct: tuple[bool, ...]) -> int:
+def head_index(label: str, labels: tuple[str, ...], punct: tuple[bool, ...]) -> int:
     return _choose(label, labels, punct)[0]
 
 
@@ -200,7 +200,7 @@ def find_head_child(label: str, child_labels: Sequence[str], punct: Sequence[boo
     ``punct[j]`` says whether child ``j`` is punctuation (a punctuation tag, or a phrase of punctuation words
     only); by default a child is punctuation when its label is in :data:`PUNCT_TAGS`.
     """
-    return _head_index(label, *_flags(label, child_labels, punct))
+    return head_index(label, *_flags(label, child_labels, punct))
 
 
 def explain_head(label: str, child_labels: Sequence[str], punct: Sequence[bool] | None = None) -> tuple[int, str]:
@@ -382,7 +382,7 @@ def to_dependencies(tree: "Tree | str | FlatTree", drop_punct: bool = False) -> 
 def _head_pass(flat: FlatTree) -> tuple[list[str], list[str], list[int], list[int], list[bool]]:
     """:func:`_head_pass_py`, in compiled code when :mod:`syneval_nb._speedups` is built (the same results)."""
     if _C is not None:
-        return _C.head_pass(flat.labels, flat.kids, flat.words, PUNCT_TAGS, _head_index, TreeFormatError)
+        return _C.head_pass(flat.labels, flat.kids, flat.words, PUNCT_TAGS, head_index, TreeFormatError)
     return _head_pass_py(flat)
 
 
@@ -416,7 +416,7 @@ def _head_pass_py(flat: FlatTree) -> tuple[list[str], list[str], list[int], list
                 raise TreeFormatError(f"constituent {labels[i]!r} has no children")
             continue
         ps = tuple([punct[c] for c in ks])
-        hc = ks[_head_index(labels[i], tuple([labels[c] for c in ks]), ps)]
+        hc = ks[head_index(labels[i], tuple([labels[c] for c in ks]), ps)]
         head = hw[hc]
         for c in ks:
             if c != hc:

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 
-def _check_lam(lam: float) -> float:
+def check_lam(lam: float) -> float:
     lam = float(lam)
     if not 0.0 < lam <= 1.0:
         raise ValueError(f"the decay lam must be in (0, 1], got {lam}")
@@ -133,14 +133,14 @@ def kernel(a: KernelTree, b: KernelTree, lam: float = 1.0) -> float:
     the first computes each ``C(child pair)`` before its parents need it. Equal productions imply the same number
     of child nodes; a child pair missing from the memo has different productions, ``C = 0``, factor 1.
     """
-    return _kernel(a, b, _check_lam(lam), None)
+    return _kernel(a, b, check_lam(lam), None)
 
 
 def kernel_contributions(a: KernelTree, b: KernelTree, lam: float = 1.0) -> list[float]:
     """For every node ``i`` of ``a`` (preorder), ``sum_j C(i, j)``: the (``lam``-weighted) number of fragments rooted
     at ``i`` that also occur in ``b``. The list sums to ``K(a, b)``; used to explain kernel scores."""
     per_node = [0.0] * len(a.enc)
-    _kernel(a, b, _check_lam(lam), per_node)
+    _kernel(a, b, check_lam(lam), per_node)
     return per_node
 
 

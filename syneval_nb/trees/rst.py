@@ -25,6 +25,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+__all__ = ["RST", "VOID_LABEL", "DR_VOID", "ROOT_NUC", "DEFAULT_LAM", "DUMMY_LEAF", "RSTFormatError",
+           "parse_label", "validate_rst", "load_rst_jsonl", "is_void", "edus", "n_edus", "rst_to_nltk",
+           "dr_tree", "dr_lex_tree", "write_rst_jsonl"]
+# ``check_rst`` is a helper of ``metrics.discourse`` (not in __all__)
+
 if TYPE_CHECKING:
     from nltk import Tree
 
@@ -142,7 +147,7 @@ def rst_to_nltk(rst: Mapping) -> Tree:
 # DR and DR-lex representations (paper section 3.2, Figure 7)
 # --------------------------------------------------------------------------------------------------------------
 
-def _check(rst: Any) -> Mapping:
+def check_rst(rst: Any) -> Mapping:
     if rst is None:
         raise ValueError("no discourse tree (None: the parser failed on this text); score it as missing")
     if not isinstance(rst, Mapping):
@@ -168,7 +173,7 @@ def dr_tree(rst: Mapping) -> Tree:
     ``(Elaboration (Nucleus) (Satellite (Attribution (Satellite) (Nucleus))))``.
     """
     from nltk import Tree  # here, not for the module: the rst command needs no nltk
-    rst = _check(rst)
+    rst = check_rst(rst)
     if is_void(rst):
         return Tree(DR_VOID, [])
     rel, nucs = parse_label(rst["label"])
@@ -213,7 +218,7 @@ def dr_lex_tree(rst: Mapping, lowercase: bool = False) -> Tree:
     * a single-EDU text keeps its words: ``(EDU (NUC Root) (NGRAM ...))``. DR-lex is therefore never void; for
       such texts it reduces to a unigram-overlap kernel. (DR, unlexicalized, is void there.)
     """
-    rst = _check(rst)
+    rst = check_rst(rst)
     if is_void(rst):
         return _lex_edu(rst["children"][0], ROOT_NUC, lowercase)
     return _lex_span(rst, ROOT_NUC, lowercase)
