@@ -329,7 +329,7 @@ def system_scores(ds: DepthScores, human: pd.Series, depths: Sequence[int] | Non
 
 
 def within_system_table(ds: DepthScores, human: str = "mqm_z", n_resamples: int = 1000, seed: int = 0,
-                     alpha: float = 0.05) -> pd.DataFrame:
+                        alpha: float = 0.05) -> pd.DataFrame:
     """Liu & Gildea correlate within each system: per MT system, Pearson r of each headline metric (PRIMARY_DEPTH,
     kernels, BLEU-4, length controls, placebo) with ``human`` over that system's segments, with the difference from chrF marked
     (Holm over that system's comparisons; one row per segment, so segments are the resampled units).

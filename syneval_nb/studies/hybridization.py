@@ -12,9 +12,8 @@ plots, notes and the paper's worked examples are in the notebook):
   on the texts, STM / HWCM on the hybrids' trees), what a reference set gains over the two human references
   (:func:`gain_tables`: paired bootstrap over source segments, plain or beyond length; the placebo's random
   splices, :func:`placebo_sets`), chrF, the baseline (:func:`baseline_table`), the Table 6 comparison in both
-  framings (:func:`table6`), the system level (:func:`system_scores` in :func:`reference_gain_table`,
-  Williams test: independent systems), the
-  ``"seams"`` check (:func:`well_formed_check`);
+  framings (:func:`table6`), the system level (:func:`system_scores` in :func:`reference_gain_table`, Williams
+  test: independent systems), the ``"seams"`` check (:func:`well_formed_check`);
 * the chapter's claims as data (:func:`claims`, decided by :func:`syneval_nb.stats.decide_claims` on
   :func:`tables`) and the results file (:func:`results`).
 """
@@ -42,8 +41,8 @@ from syneval_nb.trees.ptb import EmptyParseError, TreeFormatError, read_ptb, spa
 
 __all__ = ["EXTENDED", "ORIGINAL", "prepare", "hybrid_examples", "coverage_table",
            "detokenization_table", "table5_table", "length_distributions", "make_metrics", "ted_scores",
-           "placebo_sets", "gain_tables", "baseline_table", "table6", "reference_gain_table", "system_scores", "well_formed_check", "tables",
-           "claims", "results"]
+           "placebo_sets", "gain_tables", "baseline_table", "table6", "reference_gain_table", "system_scores",
+           "well_formed_check", "tables", "claims", "results"]
 
 _PRIMARY = ("hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
             "hybrids help BLEU beyond length (2 manual + hybrid beats 2 manual, TED MQM z)",
