@@ -396,9 +396,11 @@ def test_reference_gain_table_matches_scipy_and_stats():
         H6.reference_gain_table(scores, human, baseline="nope")
 
 
-def test_system_table_matches_sacrebleu():
-    """The one system table: corpus BLEU of every system with both references (``2 manual``) and with the extended
-    set (here the first reference alone) against the human scores, each r from scipy, Williams from its formula."""
+def test_system_level_gain_table_matches_sacrebleu():
+    """The system level of chapter 06: corpus BLEU of every system with both references (``2 manual``) and with the
+    extended set (here the first reference alone, :func:`system_scores`) against the human scores
+    (:func:`reference_gain_table` without segments: :func:`syneval_nb.stats.system_table`), each r from scipy,
+    Williams from its formula."""
     import sacrebleu
     from types import SimpleNamespace
 
@@ -410,27 +412,34 @@ def test_system_table_matches_sacrebleu():
                         for s in "abcd" for k, h in enumerate(hyps[s])])
     ch = H6.HybridChapter(ted=pd.DataFrame(), seg=seg, da=human, ted_sets={},
                           deen_sets={k: SimpleNamespace(texts=[r[0]]) for k, r in enumerate(refs)})
-    t = H6.system_table(ch, {"BLEU": BLEU()}, progress=False).set_index("references")
+    scores = H6.system_scores(ch, {"BLEU": BLEU()}, progress=False)
+    t = H6.reference_gain_table(scores, human, H6.ORIGINAL, n_resamples=50).set_index("references")
     two, one = H6.ORIGINAL, H6.EXTENDED
     streams = [list(x) for x in zip(*refs)]
     bleu = [sacrebleu.corpus_bleu(hyps[s], streams).score / 100 for s in "abcd"]
-    assert t.attrs["scores"][("BLEU", two)].tolist() == pytest.approx(bleu)
+    assert scores[("BLEU", two)].tolist() == pytest.approx(bleu)
     assert t.at[two, "r"] == pytest.approx(scipy.stats.pearsonr(bleu, [human[s] for s in "abcd"])[0])
-    assert np.isnan(t.at[two, "p_value"]) and not np.isnan(t.at[one, "p_value"])
+    assert np.isnan(t.at[two, "williams_p"]) and not np.isnan(t.at[one, "williams_p"])
     # Williams (1959) on the three correlations, each from scipy
     from syneval_nb.stats import williams_test
 
     one_bleu = [sacrebleu.corpus_bleu(hyps[s], streams[:1]).score / 100 for s in "abcd"]
-    assert t.attrs["scores"][("BLEU", one)].tolist() == pytest.approx(one_bleu)
+    assert scores[("BLEU", one)].tolist() == pytest.approx(one_bleu)
     h = [human[s] for s in "abcd"]
     expected = williams_test(scipy.stats.pearsonr(one_bleu, h)[0], scipy.stats.pearsonr(bleu, h)[0],
                              scipy.stats.pearsonr(one_bleu, bleu)[0], 4)
-    assert (t.at[one, "williams_t"], t.at[one, "p_value"]) == pytest.approx(expected)
+    assert (t.at[one, "williams_t"], t.at[one, "williams_p"]) == pytest.approx(expected)
+    assert t.at[one, "delta"] == pytest.approx(scipy.stats.pearsonr(one_bleu, h)[0] - scipy.stats.pearsonr(bleu, h)[0])
+    assert (t.at[one, "n"], t.at[one, "baseline"]) == (4, two)
+    with pytest.raises(ValueError, match=r"no human score for the systems \['d'\]"):
+        H6.reference_gain_table(scores, {s: human[s] for s in "abc"}, H6.ORIGINAL)
+    with pytest.raises(ValueError, match="system-level gain table"):
+        H6.reference_gain_table(scores, human, H6.ORIGINAL, method="spearman")
     with pytest.raises(TypeError, match="syntactic metric names"):
-        H6.system_table(ch, "stm")
+        H6.system_scores(ch, "stm")
     shuffled = pd.concat([seg[seg.system != "b"], seg[seg.system == "b"].iloc[::-1]], ignore_index=True)
     with pytest.raises(ValueError, match="same lines in the same order"):
-        H6.system_table(H6.HybridChapter(pd.DataFrame(), shuffled, human, {}, ch.deen_sets), {"BLEU": BLEU()})
+        H6.system_scores(H6.HybridChapter(pd.DataFrame(), shuffled, human, {}, ch.deen_sets), {"BLEU": BLEU()})
 
 
 def test_reference_trees_names_a_malformed_parse(figure1):

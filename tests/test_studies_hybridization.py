@@ -1,6 +1,6 @@
 """Tests of syneval_nb.studies.hybridization (notebook 06's study code): the Table 6 comparison in both framings
 on the same resamples (against scipy and stats.paired_bootstrap) and the claims decided on it. The scoring
-helpers moved here (syntactic_scores, reference_gain_table, system_table) keep their tests in tests/test_hybrid.py."""
+helpers moved here (syntactic_scores, reference_gain_table, system_scores) keep their tests in tests/test_hybrid.py."""
 from __future__ import annotations
 
 import numpy as np

@@ -265,12 +265,17 @@ def test_acc_eq_is_mtme_acc23_against_the_raw_mqm():
     assert (same["mqm_x"] == same["mqm_y"]).mean() > 2 * (same["mqm_z_x"] == same["mqm_z_y"]).mean()
 
 
-def test_system_table_equals_scipy_and_mtme_agreement():
+def test_system_table_over_segments_equals_scipy_and_mtme_agreement():
+    """stats.system_table over source segments (chapter 10's system level, ``ch.systems``): r of the system means
+    and their pairwise accuracy, and both intervals, each resample's r from scipy.stats.pearsonr and its accuracy
+    from mt-metrics-eval's Agreement on the resample written out row by row."""
     from scipy.stats import pearsonr
+    from syneval_nb import stats
 
     ted, s, oof = _ted()
     B = 60
-    t = S.system_table(oof, s, n_resamples=B, seed=3).set_index("model")
+    t = stats.system_table({m: oof[m] for m in oof.columns if m in S.MODELS}, s.rows["human"], s.rows["system"],
+                           segments=s.rows["seg_id"], n_resamples=B, seed=3).set_index("metric")
     assert list(t.index) == ["length", "chrF + length", "chrF + placebo + length"]
     frame = ted.assign(pred=0.0)
     uniq, codes = np.unique(ted["seg_id"], return_inverse=True)

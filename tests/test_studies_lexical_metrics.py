@@ -24,7 +24,7 @@ def test_tables_system_level_and_verdicts(shared_data):
         assert dl.system.loc[s, "BLEU-4"] == pytest.approx(want, abs=1e-9)
         want = sacrebleu.corpus_chrf(list(g["target"]), [list(g["ref_A"])]).score / 100
         assert dl.system.loc[s, "chrF"] == pytest.approx(want, abs=1e-9)
-    sy = study.system_table(dl, deen.da, n_resamples=100)
+    sy = stats.system_table(**study.system_scores(dl, deen.da), n_resamples=100)
     assert stats.table_row(sy, "BLEU-4")["r"] == pytest.approx(
         pearsonr(dl.system.loc[deen.da.index, "BLEU-4"], deen.da)[0], abs=1e-12)
     within = study.segment_tables(ls, method="within", n_resamples=100)

@@ -24,9 +24,12 @@ CEILING = {
     # metrics.syntactic 29 -> 16 and parsers.stanford 27 -> 18 names in `__all__` (names only tests use out, names
     # only the module uses private); parsers.spacy 3 -> 5 (its stream and pipeline, which frontend and dask imported
     # as private names); trees.ptb 23 -> 19: its integer encoding (Interner, EncodedTree, encode) is trees.encoding
-    "public_names": 651,
-    "public_names_outside_init": 587,
-    "public_names_studies": 165,
+    # +3, +2, +1 (issue 34, one system table): stats.system_table (counted in stats.tables and in stats' re-export)
+    # and hybridization.reference_gain_table in its `__all__` (notebook 06's system level: its gain table without
+    # segments; the five studies' system tables are gone or preparers)
+    "public_names": 654,
+    "public_names_outside_init": 589,
+    "public_names_studies": 166,
     "max_public_names_per_module": 20,
     "modules_over_20": 0,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
@@ -41,10 +44,12 @@ CEILING = {
     # +7: fit_ridge refuses constant human scores; get() says a missing model file is missing
     # +24: an `__all__` in the five modules whose helpers other modules import (stats.correlation, stats.verdicts,
     # trees.rst, paths, parsers.feng_hirst), so the helpers lose their underscore without becoming public names
-    "lines_package": 22663,
-    "lines_studies": 5216,
+    # +36 (22,699), studies -39 (5,177): the five system tables of the studies became stats.system_table (its two
+    # ways: systems or source segments resampled) and four preparers
+    "lines_package": 22699,
+    "lines_studies": 5177,
     "metrics_imports_from_parsers": 0,
-    "system_table_functions": 5,
+    "system_table_functions": 1,  # 5 -> 1: stats.system_table; left: depth_study.within_system_table (per system)
     "verdict_functions": 3,
     "json_converters": 1,
 }

@@ -1246,5 +1246,5 @@ ALL_METRICS: dict[str, type[LexicalMetric]] = {
 }
 
 #: the metrics whose score is an error rate, read from each class's ``higher_is_better`` (the one source of a
-#: metric's direction; issue 34): kept only for ``studies.lexical_metrics.system_table`` until it reads the attribute
+#: metric's direction; issue 34): kept only for ``studies.lexical_metrics.system_scores`` until it reads the attribute
 LOWER_IS_BETTER = frozenset(n for n, c in ALL_METRICS.items() if not c.higher_is_better)

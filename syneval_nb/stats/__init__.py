@@ -11,8 +11,9 @@ re-exported here, so ``from syneval_nb import stats; stats.correlation_table(...
   (:func:`bootstrap_ci`, :func:`paired_bootstrap`, :func:`holm`) and the controls :func:`placebo` and
   :func:`permute_human`;
 * :mod:`~syneval_nb.stats.tables`: :func:`correlation_table` (one table, the same columns everywhere, all metrics
-  on the same resamples), :func:`correlation_tables`, :func:`table_row`, :func:`metric_name`,
-  :func:`length_controls` and the control rows :data:`PLACEBO` and :data:`LENGTH`;
+  on the same resamples), :func:`correlation_tables`, :func:`system_table` (the one system-level table),
+  :func:`table_row`, :func:`metric_name`, :func:`length_controls` and the control rows :data:`PLACEBO` and
+  :data:`LENGTH`;
 * :mod:`~syneval_nb.stats.verdicts`: verdicts computed from the numbers (:func:`verdict_beats`,
   :func:`verdict_correlates`, :func:`verdict_contrast`, :func:`verdict_sentence`);
 * :mod:`~syneval_nb.stats.claims`: a chapter's claims as data (:class:`Claim`) and the one engine that decides
@@ -90,6 +91,7 @@ from syneval_nb.stats.tables import (
     length_knots,
     length_rows,
     metric_name,
+    system_table,
     table_row,
 )
 from syneval_nb.stats.verdicts import (
@@ -116,8 +118,8 @@ __all__ = [
     "bootstrap_weights", "center_within", "concordance_counts", "correlation", "correlation_table",
     "correlation_tables", "depth_baselines", "fisher_ci", "holm", "kendall_tau_b", "length_controls", "metric_name",
     "paired_bootstrap", "partial_correlation", "pearson", "percentile_ci", "permute_human", "placebo", "spearman",
-    "system_level", "system_means", "table_row", "verdict_beats", "verdict_correlates", "verdict_sentence",
-    "williams_from_scores", "williams_test", "within_segment", "wmt12_tau", "wmt_darr_tau",
+    "system_level", "system_means", "system_table", "table_row", "verdict_beats", "verdict_correlates",
+    "verdict_sentence", "williams_from_scores", "williams_test", "within_segment", "wmt12_tau", "wmt_darr_tau",
     "LENGTH_GIVEN", "LENGTH_ROWS", "N_NULL", "TESTS", "bootstrap_partial_samples", "decide", "holm_verdicts",
     "length_covariates", "length_rows", "make_verdict", "monte_carlo_p", "null_p", "permutation_distribution",
     "placebo_columns", "placebo_distribution", "residualize", "verdict_beats_placebo", "verdict_from_samples",

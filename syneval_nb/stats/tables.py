@@ -2,6 +2,7 @@
 
 :func:`correlation_table` (columns :data:`TABLE_COLUMNS`; its resamples kept as a :class:`TableBootstrap` in
 ``attrs["bootstrap"]`` for the verdicts), :func:`correlation_tables` (stacked per human score), :func:`table_row`,
+the one system-level table :func:`system_table` (systems resampled, or source segments),
 the row-name scheme :func:`metric_name` (``"STM-4"``) with :func:`depth_baselines`, and the control rows' names
 :data:`PLACEBO` and :data:`LENGTH` (:func:`length_controls`: length-only control "metrics").
 """
@@ -12,7 +13,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from syneval_nb.stats.correlation import ArrayLike, dense_labels, as_pair, as_vector, partial_correlation, pearson, williams_test
+from syneval_nb.stats.correlation import (ArrayLike, as_pair, as_vector, dense_labels, partial_correlation, pearson,
+                                         system_level, system_means, williams_test)
+from syneval_nb.stats.meta import pairwise_accuracy
 from syneval_nb.stats.resampling import (
     N_NULL,
     _boot_matrix,
@@ -21,6 +24,7 @@ from syneval_nb.stats.resampling import (
     _p_one_sided,
     _units,
     bootstrap_partial_samples,
+    bootstrap_weights,
     percentile_ci,
     permutation_distribution,
     placebo_distribution,
@@ -400,3 +404,72 @@ def table_row(table, metric: str | tuple, depth: int | None = None, **match):
     if sel.sum() != 1:
         raise KeyError(f"{int(sel.sum())} rows for metric={name!r}, {match}")
     return table[sel].iloc[0]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the system-level table
+# ----------------------------------------------------------------------------------------------------------------
+
+def system_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, systems: Sequence | None = None, *,
+                 segments: Sequence | None = None, baseline: str | tuple | Mapping | None = None,
+                 controls: Mapping[str, ArrayLike] | None = None, n_resamples: int = 1000, seed: int = 0,
+                 alpha: float = 0.05, holm: bool = True, n_null: int = N_NULL):
+    """The one system-level table: each metric's per-system scores against the systems' human scores, Pearson r.
+
+    **Systems resampled** (default): ``scores`` ``{name or (name, depth): one value per system}`` (e.g. corpus
+    BLEU), ``human`` one value per system, in the same order. The systems are the independent units:
+    :func:`correlation_table` without segments, each row compared with ``baseline`` on the same resamples and by
+    Williams' test (valid here), the null ``n_null`` permutations of ``human`` per row (no placebo row: one random
+    column over 19 systems can correlate strongly by chance); ``controls``: extra rows. Columns
+    :data:`TABLE_COLUMNS` and ``williams_t, williams_p``; ``attrs["bootstrap"]`` for the verdicts.
+
+    **Source segments resampled** (``systems`` and ``segments``, one label each per row; chapter 10):
+    ``scores`` and ``human`` one value per row, a system's score the mean of its rows; the systems are fixed and
+    the source segments resampled (:func:`bootstrap_weights`, the resamples of a segment-level table with the same
+    ``seed``; the means weighted by the draws). Per metric the r of the system means
+    (:func:`syneval_nb.stats.system_level`) and their pairwise accuracy
+    (:func:`syneval_nb.stats.meta.pairwise_accuracy`, mt-metrics-eval's ``Agreement``: a pair tied in both
+    agrees), each with its ``1 - alpha`` percentile interval. Columns ``metric, r, low, high, accuracy, acc low,
+    acc high, systems, pairs``; no ``baseline``/``controls``.
+    """
+    import pandas as pd
+
+    if (systems is None) != (segments is None):
+        raise ValueError("system_table: give both systems= and segments= (one label per row: the source segments "
+                         "are resampled) or neither (one value per system: the systems are resampled)")
+    if systems is None:
+        return correlation_table(scores, human, None, baseline=baseline, controls=controls, null="permutation",
+                                 n_null=n_null, n_resamples=n_resamples, seed=seed, alpha=alpha, holm=holm,
+                                 williams=True)
+    if baseline is not None or controls:
+        raise ValueError("system_table over source segments makes no comparisons: baseline= and controls= are for "
+                         "the table over systems (systems=None, segments=None)")
+    h = as_vector(human, "human")
+    sysl, seg = np.asarray(systems), np.asarray(segments)
+    if len(sysl) != len(h) or len(seg) != len(h):
+        raise ValueError(f"human has {len(h)} rows but systems has {len(sysl)} labels and segments {len(seg)}")
+    names, inv = np.unique(sysl, return_inverse=True)
+    if len(names) < 3:
+        raise ValueError(f"a system-level table needs at least 3 systems, got {len(names)}")
+    rows = {metric_name(k): as_pair(v, h, min_n=4, names=(metric_name(k), "human"))[0] for k, v in scores.items()}
+    if len(rows) != len(scores):
+        raise ValueError("two scores have the same row name")
+    onehot = np.zeros((len(h), len(names)))
+    onehot[np.arange(len(h)), inv] = 1.0
+    i, j = np.triu_indices(len(names), 1)
+    out = []
+    for name, p in rows.items():
+        r_s, acc_s = [], []
+        for w in bootstrap_weights(len(h), n_resamples, seed, groups=seg):
+            n = w @ onehot
+            pm, hm = (w * p) @ onehot / n, (w * h) @ onehot / n
+            pc, hc = pm - pm.mean(axis=1, keepdims=True), hm - hm.mean(axis=1, keepdims=True)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                r_s.append((pc * hc).sum(axis=1) / np.sqrt((pc * pc).sum(axis=1) * (hc * hc).sum(axis=1)))
+            acc_s.append((np.sign(pm[:, i] - pm[:, j]) == np.sign(hm[:, i] - hm[:, j])).mean(axis=1))
+        (lo, hi), (alo, ahi) = (percentile_ci(np.concatenate(x), alpha) for x in (r_s, acc_s))
+        acc, pairs = pairwise_accuracy(system_means(p, sysl)[1], system_means(h, sysl)[1])
+        out.append({"metric": name, "r": system_level(p, h, sysl), "low": float(lo), "high": float(hi),
+                    "accuracy": acc, "acc low": float(alo), "acc high": float(ahi), "systems": len(names),
+                    "pairs": pairs})
+    return pd.DataFrame(out)

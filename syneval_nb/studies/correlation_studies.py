@@ -65,13 +65,13 @@ def run(data_dir=None, sample=None, seed: int = 0, max_depth: int = 9, families=
     ch = depth_study.run_chapter(families, data_dir, sample, seed, max_depth, lam, permute_human, n_resamples,
                                  alpha, progress, holm=False)
     kw = dict(n_resamples=n_resamples, seed=seed, alpha=alpha)
-    per_system = {h: depth_study.per_system_table(ch.literal, col, **kw)
+    per_system = {h: depth_study.within_system_table(ch.literal, col, **kw)
                   for h, col in {"MQM z": "mqm_z", "Fluency z": "mqm_fluency_z"}.items()}
     lit, ted_mqm = ch.literal, ch.literal.frame.groupby("system")["mqm_z"].mean()  # TED system level: refB, MQM z
-    ted_sys = depth_study.system_table(lit, ted_mqm, **kw)
+    ted_sys = stats.system_table(**depth_study.system_scores(lit, ted_mqm), **kw)
     variants = deen_reference_variants(ch, max_depth, lam, progress, **kw)
     comet = comet_anchor(ch)
-    head = depth_study.system_table(lit, ted_mqm, depths=[PRIMARY_DEPTH], **kw)
+    head = stats.system_table(**depth_study.system_scores(lit, ted_mqm, [PRIMARY_DEPTH]), **kw)
     tables = {"curves": ch.curves["literal mean"], "TED system": head,
               "curves beyond length": depth_study.curve_tables(lit, {"MQM z": "mqm_z"}, beyond_length=True, **kw)}
     own = claims(ch.families, [stats.metric_name(k) for k in lit.kernel_variants], max_depth)
@@ -95,7 +95,7 @@ def deen_reference_variants(ch, max_depth: int, lam: float, progress: bool = Tru
     segs = ch.deen.segments
     for name, refs in {"B": ("ref_B",), "A+B": ("ref_A", "ref_B")}.items():
         dd = depth_study.score(segs, ch.families, max_depth, lam, False, refs, progress)
-        out[name] = depth_study.system_table(dd, ch.deen.da, **kw).set_index("metric")["r"]
+        out[name] = stats.system_table(**depth_study.system_scores(dd, ch.deen.da), **kw).set_index("metric")["r"]
     return pd.DataFrame(out)
 
 

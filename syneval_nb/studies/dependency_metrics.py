@@ -220,8 +220,8 @@ def parser_study(ch: depth_study.DepthChapter, cache=True, progress: bool = True
         srows[name] = sys_spacy[name].loc[da.index].to_numpy(dtype=float)
     srows["BLEU-4"] = c[("BLEU", syntactic.PRIMARY_DEPTH)].to_numpy(dtype=float)
     srows["chrF"] = c[depth_study.CHRF_KEY].to_numpy(dtype=float)
-    system = stats.correlation_table(srows, da.to_numpy(dtype=float), None, baseline="chrF",
-                                     controls=depth_study.length_rows(dd, c), null="permutation", williams=True, **kw)
+    system = stats.system_table(srows, da.to_numpy(dtype=float), baseline="chrF",
+                                controls=depth_study.length_rows(dd, c), **kw)
     claims = []
     for collins, name in pairs.items():
         for base in (collins, "chrF"):

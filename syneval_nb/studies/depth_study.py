@@ -49,7 +49,7 @@ from syneval_nb.studies.common import (
 
 
 __all__ = ["KERNELS", "CHRF_KEY", "BASELINES", "SYSTEM_LABEL", "kernel_name", "depth_scores", "DepthScores", "score",
-           "length_rows", "length_given", "curve_tables", "headline_table", "system_table", "per_system_table",
+           "length_rows", "length_given", "curve_tables", "headline_table", "system_scores", "within_system_table",
            "claims", "beats_claim", "primary_claims", "DepthChapter", "run_chapter", "chapter_results"]
 
 KERNELS = ("TKM", "DTKM")
@@ -311,28 +311,25 @@ def _headline_tables(ds: DepthScores, n_resamples: int = 1000, seed: int = 0, al
     return out
 
 
-def system_table(ds: DepthScores, human: pd.Series, n_resamples: int = 1000, seed: int = 0,
-                 alpha: float = 0.05, depths: Sequence[int] | None = None):
-    """System level: each system's corpus score (``ds.corpus``) against ``human`` (indexed by system), rows =
-    systems resampled (they are independent), Williams' test added (valid here). Rows: BLEU and the depth
-    families at ``depths`` (default all), chrF, kernels, the four length controls (mean per system). No placebo
-    row: at system level a single random column is meaningless (one draw over 19 systems can have r = +0.26), so
-    the null is ``n_null`` permutations of the human scores per row (``null="permutation"``, the verdict
-    :func:`syneval_nb.stats.verdict_beats_placebo`)."""
+def system_scores(ds: DepthScores, human: pd.Series, depths: Sequence[int] | None = None) -> dict:
+    """The arguments of the system-level table (:func:`syneval_nb.stats.system_table`: the systems resampled, as
+    independent units, Williams' test, ``n_null`` permutations of the human scores as the null: at system level a
+    single random column is meaningless, one draw over 19 systems can have r = +0.26) for the systems of ``human``
+    (indexed by system, in its order): ``scores`` each system's corpus score (``ds.corpus``) of BLEU and the depth
+    families at ``depths`` (default all), chrF, the kernels and their variants; ``controls`` the four length
+    controls (mean per system); ``baseline`` BLEU at the same depth (:func:`syneval_nb.stats.depth_baselines`).
+    Use: ``stats.system_table(**system_scores(ds, human), n_resamples=...)``."""
     c = ds.corpus.loc[human.index]
     depths = range(1, ds.max_depth + 1) if depths is None else depths
     keys = [("BLEU", d) for d in depths] + [CHRF_KEY] + \
            [(f, d) for f in ds.families if f not in KERNELS for d in depths] + \
            [(f, None) for f in ds.families if f in KERNELS] + ds.kernel_variants
-    rows = {k: c[k].to_numpy(dtype=float) for k in keys}
-    return stats.correlation_table(rows, human.to_numpy(dtype=float), None,
-                                   baseline=stats.depth_baselines(keys, "BLEU", PRIMARY_DEPTH),
-                                   controls=length_rows(ds, c), null="permutation",
-                                   n_resamples=n_resamples, seed=seed, alpha=alpha, williams=True)
+    return {"scores": {k: c[k].to_numpy(dtype=float) for k in keys}, "human": human.to_numpy(dtype=float),
+            "baseline": stats.depth_baselines(keys, "BLEU", PRIMARY_DEPTH), "controls": length_rows(ds, c)}
 
 
-def per_system_table(ds: DepthScores, human: str = "mqm_z", n_resamples: int = 1000, seed: int = 0,
-                     alpha: float = 0.05) -> pd.DataFrame:
+def within_system_table(ds: DepthScores, human: str = "mqm_z", n_resamples: int = 1000, seed: int = 0,
+                        alpha: float = 0.05) -> pd.DataFrame:
     """Liu & Gildea correlate within each system: per MT system, Pearson r of each headline metric (PRIMARY_DEPTH,
     kernels, BLEU-4, length controls, placebo) with ``human`` over that system's segments, with the difference from chrF marked
     (Holm over that system's comparisons; one row per segment, so segments are the resampled units).
@@ -490,8 +487,8 @@ def run_chapter(families: Sequence[str], data_dir=None, sample: int | None = Non
     heads = _headline_tables(both["literal"], **kw)
     deen = load_deen(data_dir, sample, seed, permute_human)
     dd = score(deen.segments, fams, max_depth, lam, False, deen.references, progress, kernel_lams=kernel_lams)
-    sys_curves = system_table(dd, deen.da, **kw)
-    sys_head = system_table(dd, deen.da, depths=[PRIMARY_DEPTH], **kw)
+    sys_curves = stats.system_table(**system_scores(dd, deen.da), **kw)
+    sys_head = stats.system_table(**system_scores(dd, deen.da, [PRIMARY_DEPTH]), **kw)
     extra = dict(kernel_variants=[stats.metric_name(k) for k in both["literal"].kernel_variants],
                  length_contrast=True) if kernel_verdicts else {}
     cl = claims(fams, talks=("MQM z", "pearson", "talks") in heads, **extra)

@@ -12,8 +12,8 @@ plots, notes and the paper's worked examples are in the notebook):
   on the texts, STM / HWCM on the hybrids' trees), what a reference set gains over the two human references
   (:func:`gain_tables`: paired bootstrap over source segments, plain or beyond length; the placebo's random
   splices, :func:`placebo_sets`), chrF, the baseline (:func:`baseline_table`), the Table 6 comparison in both
-  framings (:func:`table6`), the system level (:func:`system_table`, Williams test: independent systems), the
-  ``"seams"`` check (:func:`well_formed_check`);
+  framings (:func:`table6`), the system level (:func:`system_scores` in :func:`reference_gain_table`, Williams
+  test: independent systems), the ``"seams"`` check (:func:`well_formed_check`);
 * the chapter's claims as data (:func:`claims`, decided by :func:`syneval_nb.stats.decide_claims` on
   :func:`tables`) and the results file (:func:`results`).
 """
@@ -35,15 +35,14 @@ from syneval_nb.metrics.hybrid import (DEFAULT_MAX_REFS, HybridSet, align_leaves
                                        hybridize_corpus, seams_attested)
 from syneval_nb.metrics.lexical import edit_distance, tokenize
 from syneval_nb.metrics.syntactic import score_corpus
-from syneval_nb.stats import pearson, williams_from_scores
 from syneval_nb.studies.common import headline_verdicts
 from syneval_nb.textio import to_json
 from syneval_nb.trees.ptb import EmptyParseError, TreeFormatError, read_ptb, spans
 
 __all__ = ["EXTENDED", "ORIGINAL", "prepare", "hybrid_examples", "coverage_table",
            "detokenization_table", "table5_table", "length_distributions", "make_metrics", "ted_scores",
-           "placebo_sets", "gain_tables", "baseline_table", "table6", "system_table", "well_formed_check", "tables",
-           "claims", "results"]
+           "placebo_sets", "gain_tables", "baseline_table", "table6", "reference_gain_table", "system_scores",
+           "well_formed_check", "tables", "claims", "results"]
 
 _PRIMARY = ("hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
             "hybrids help BLEU beyond length (2 manual + hybrid beats 2 manual, TED MQM z)",
@@ -260,7 +259,7 @@ def _by_system(scores: Mapping[tuple[str, str], Mapping[Any, float]]) -> pd.Data
     return out
 
 
-def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline: str,
+def reference_gain_table(scores: pd.DataFrame, human: Sequence[float] | Mapping[Any, float], baseline: str,
                          segments: Sequence | None = None, *, method: str = "pearson",
                          clusters: Sequence | None = None, n_resamples: int = 1000, alpha: float = 0.05,
                          seed: int = 0, holm: bool = True, given: Mapping[str, Sequence] | None = None
@@ -268,7 +267,9 @@ def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline:
     """What a reference set gains over ``baseline``: for each metric of ``scores`` (columns ``(metric, reference
     set)``), :func:`syneval_nb.stats.correlation_table` of its reference sets against the human scores, every set
     compared with the ``baseline`` set on the same resamples of source segments (``segments``; ``clusters`` for
-    talks; neither: rows).
+    talks). Neither: the rows are systems (e.g. :func:`system_scores`; ``human`` may then be ``{system: score}``),
+    and each metric's table is the system-level table :func:`syneval_nb.stats.system_table` (the systems
+    resampled, Williams' test of each set against ``baseline``: ``williams_t, williams_p``; Pearson only).
 
     Columns: ``metric`` (the metric), ``references`` (the reference set), then the columns of
     :data:`syneval_nb.stats.TABLE_COLUMNS` after ``metric`` (``baseline`` is the baseline set; ``delta`` the gain;
@@ -278,6 +279,14 @@ def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline:
     length model of the TED rows): beyond length, the partial r given these covariates (same resamples).
     ``attrs["bootstrap"]``: each metric's :class:`syneval_nb.stats.TableBootstrap` (for the verdicts)."""
 
+    systems = segments is None and clusters is None
+    if systems and (method != "pearson" or given is not None):
+        raise ValueError("the system-level gain table (neither segments nor clusters) is Pearson's r, without given=")
+    if isinstance(human, Mapping):
+        missing = [s for s in scores.index if s not in human]
+        if missing:
+            raise ValueError(f"no human score for the systems {missing}")
+        human = [human[s] for s in scores.index]
     h = np.asarray(human, dtype=float)
     seg = None if segments is None else np.asarray(segments)
     cl = None if clusters is None else np.asarray(clusters)
@@ -287,9 +296,11 @@ def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline:
         if baseline not in block.columns:
             raise ValueError(f"baseline reference set {baseline!r} not among {list(block.columns)}")
         ok = np.isfinite(block.to_numpy(dtype=float)).all(axis=1) & np.isfinite(h)
-        t = stats.correlation_table({str(r): block[r].to_numpy(dtype=float)[ok] for r in block.columns}, h[ok],
-                                    None if seg is None else seg[ok], baseline=str(baseline), method=method,
-                                    clusters=None if cl is None else cl[ok], placebo_column=False,
+        sets = {str(r): block[r].to_numpy(dtype=float)[ok] for r in block.columns}
+        t = stats.system_table(sets, h[ok], baseline=str(baseline), n_resamples=n_resamples, seed=seed,
+                               alpha=alpha, holm=holm) if systems else \
+            stats.correlation_table(sets, h[ok], None if seg is None else seg[ok], baseline=str(baseline),
+                                    method=method, clusters=None if cl is None else cl[ok], placebo_column=False,
                                     n_resamples=n_resamples, seed=seed, alpha=alpha, holm=holm,
                                     given=None if given is None else
                                     {k: np.asarray(v, dtype=float)[ok] for k, v in given.items()})
@@ -300,31 +311,6 @@ def reference_gain_table(scores: pd.DataFrame, human: Sequence[float], baseline:
     out = pd.concat(tables, ignore_index=True)
     out.attrs["bootstrap"] = boots
     return out
-
-
-def _system_correlations(scores: pd.DataFrame, human: Mapping[Any, float], baseline: str) -> pd.DataFrame:
-    """System level: Pearson r with ``human`` of every ``(metric, reference set)`` column of ``scores`` (one row
-    per system; systems without a human score are left out) and, against ``baseline``, the Williams (1959) test
-    of r(set) > r(baseline) (:func:`stats.williams_from_scores`, n = number of systems)."""
-
-    systems = [s for s in scores.index if s in human]
-    if len(systems) < 4:
-        raise ValueError(f"only {len(systems)} systems have a human score; need at least 4")
-    hv = np.array([human[s] for s in systems], dtype=float)
-    sc = scores.loc[systems]
-    rows = []
-    for m in dict.fromkeys(sc.columns.get_level_values(0)):
-        if (m, baseline) not in sc.columns:
-            raise ValueError(f"baseline reference set {baseline!r} not among {list(sc[m].columns)}")
-        base = sc[(m, baseline)].to_numpy(dtype=float)
-        r_base = pearson(base, hv)
-        for r in sc[m].columns:
-            x = sc[(m, r)].to_numpy(dtype=float)
-            rx = pearson(x, hv)
-            t, p = (np.nan, np.nan) if r == baseline else williams_from_scores(hv, x, base)
-            rows.append({"metric": m, "references": r, "r": rx, "delta": rx - r_base, "williams_t": t,
-                         "p_value": p, "n_systems": len(systems)})
-    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -527,14 +513,15 @@ def gain_tables(scores: pd.DataFrame, ted: pd.DataFrame, *, n_resamples: int = 1
             for human, col in _HUMAN_COLUMNS.items()}
 
 
-def system_table(ch: HybridChapter, metrics: Mapping[str, Any] | Sequence[str], *, depth: int = 4,
-                 progress: bool = True) -> pd.DataFrame:
-    """Table 4 analog on WMT21 de-en: every system's corpus score (summed statistics) with both references and with
-    the extended sets, :func:`_system_correlations` with DA z (Williams test against both references).
-    ``metrics``: lexical metric objects by name (``Metric.corpus_score`` of the texts; every system must have the
-    same lines in the same order), or names of syntactic metrics (``("stm", "hwcm")`` at ``depth``: the corpus
-    scores of :func:`syntactic_scores`, on the references' and the hybrids' trees). ``attrs["scores"]``: the
-    corpus scores, one row per system, columns ``(metric, reference set)``."""
+def system_scores(ch: HybridChapter, metrics: Mapping[str, Any] | Sequence[str], *, depth: int = 4,
+                  progress: bool = True) -> pd.DataFrame:
+    """Table 4 analog's scores on WMT21 de-en: every system's corpus score (summed statistics) with both references
+    and with the extended sets, one row per system with a DA z (in the order of ``ch.seg``), columns ``(metric,
+    reference set)``; the table: ``reference_gain_table(system_scores(ch, metrics), ch.da, ORIGINAL)`` (the
+    system-level table, Williams' test against both references). ``metrics``: lexical metric objects by name
+    (``Metric.corpus_score`` of the texts; every system must have the same lines in the same order), or names of
+    syntactic metrics (``("stm", "hwcm")`` at ``depth``: the corpus scores of :func:`syntactic_scores`, on the
+    references' and the hybrids' trees)."""
     seg = ch.seg
     if isinstance(metrics, Mapping):
         order = seg[seg["system"] == seg["system"].iloc[0]]["seg_id"]
@@ -555,9 +542,7 @@ def system_table(ch: HybridChapter, metrics: Mapping[str, Any] | Sequence[str], 
     else:
         scores = syntactic_scores(seg, _parse_sets(seg, ch.deen_sets, ("ptb_ref_A", "ptb_ref_B")),
                                   metrics=tuple(metrics), depth=depth, progress=progress).attrs["corpus"]
-    out = _system_correlations(scores, ch.da, baseline=ORIGINAL)
-    out.attrs["scores"] = scores
-    return out
+    return scores.loc[[s for s in scores.index if s in ch.da]]
 
 
 def table6(scores: pd.DataFrame, ted: pd.DataFrame, metric: str = "BLEU", *, n_resamples: int = 1000,
@@ -787,7 +772,13 @@ def _set_rows(t: pd.DataFrame, refs: str, keys: Sequence[str] = ("r",)) -> pd.Da
 
 
 _GAIN = ("r", "delta", "delta_low", "delta_high", "p_better", "p_value")
-"""What the results file keeps of a reference set's row of a gain or system table."""
+"""What the results file keeps of a reference set's row of a gain table."""
+_SYSTEM = ("r", "delta", "p_value")
+"""What it keeps of a system-level gain table's row (``p_value``: the Williams p, ``williams_p``)."""
+
+
+def _system_rows(t: pd.DataFrame, refs: str) -> pd.DataFrame:
+    return _set_rows(t.rename(columns={"williams_p": "p_value"}), refs, _SYSTEM)
 
 
 def results(worked: Mapping[str, int], ch: HybridChapter, detok: pd.DataFrame,
@@ -817,13 +808,13 @@ def results(worked: Mapping[str, int], ch: HybridChapter, detok: pd.DataFrame,
         "table3_original_r": {h: _set_rows(t, ORIGINAL)["r"].to_dict() for h, t in corr.items()},
         "table3_extended": {h: _set_rows(t, EXTENDED, _GAIN).to_dict("index") for h, t in corr.items()},
         "table4_original_r": _set_rows(table4, ORIGINAL)["r"].to_dict(),
-        "table4_extended": _set_rows(table4, EXTENDED, _GAIN).to_dict("index"),
+        "table4_extended": _system_rows(table4, EXTENDED).to_dict("index"),
         "table5": table5.to_dict(),
         "table6": {h: t.to_dict("index") for h, t in table6.items()},
         "syntactic_original_r": {h: _set_rows(t, ORIGINAL)["r"].to_dict() for h, t in syn_corr.items()},
         "syntactic_extended": {h: _set_rows(t, EXTENDED, _GAIN).to_dict("index") for h, t in syn_corr.items()},
         "syntactic_system_original_r": _set_rows(syn_sys, ORIGINAL)["r"].to_dict(),
-        "syntactic_system_extended": _set_rows(syn_sys, EXTENDED, _GAIN).to_dict("index"),
+        "syntactic_system_extended": _system_rows(syn_sys, EXTENDED).to_dict("index"),
         "verdicts": verdicts,
         "headline_verdicts": headline_verdicts(verdicts, *_PRIMARY),
         "verdict": "\n".join(stats.verdict_sentence(c, v) for c, v in verdicts.items()),

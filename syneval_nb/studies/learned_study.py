@@ -18,8 +18,9 @@ one engine (:func:`syneval_nb.stats.decide_claims`, Holm over the :data:`PRIMARY
 many seeded random columns as there are syntactic features, learned the same way: it must not "add". Human scores:
 TED's rater-normalized ``mqm_z`` against refB (the WMT21 reference of this set; acc_eq reads the raw ``mqm``, whose
 ties are real, :func:`_acc_eq`); newstest2021's published MQM average against reference A (no rater ids: no z).
-System level (:func:`system_table`, exploratory: 13 and 8 systems): the systems' mean predictions against their
-mean human score, on the same segment resamples. ``permute_human`` shuffles both (nothing may hold then).
+System level (:func:`syneval_nb.stats.system_table` over source segments, exploratory: 13 and 8 systems): the
+systems' mean predictions against their mean human score, on the same segment resamples. ``permute_human``
+shuffles both (nothing may hold then).
 """
 from __future__ import annotations
 
@@ -225,7 +226,8 @@ class Chapter10:
     seconds: dict
     replication: pd.DataFrame | None = None
     systems: dict = field(default_factory=dict)
-    """``{setting: system_table(...)}``: system-level r and pairwise accuracy of each model (:func:`system_table`)."""
+    """``{setting: table}``: system-level r and pairwise accuracy of each model over the test set's source segments
+    (:func:`syneval_nb.stats.system_table` with ``segments=``; the column ``metric`` named ``model``)."""
 
 
 def load_sets(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: int | None = None,
@@ -255,39 +257,11 @@ def _tables(pred: pd.DataFrame, s: MQMSet, n_resamples: int, seed: int, alpha: f
                                                  **kw)}
 
 
-def system_table(pred: pd.DataFrame, s: MQMSet, n_resamples: int = 1000, seed: int = 0,
-                 alpha: float = 0.05) -> pd.DataFrame:
-    """System level of each model's fixed predictions on the test set ``s``: the Pearson r of the systems' mean
-    prediction with their mean human score (:func:`syneval_nb.stats.system_level`) and the system-level pairwise
-    accuracy of those means (:func:`syneval_nb.stats.meta.pairwise_accuracy`, mt-metrics-eval's ``Agreement``),
-    each with its ``1 - alpha`` percentile interval over ``n_resamples`` resamples of the test set's source
-    segments (:func:`syneval_nb.stats.bootstrap_weights` with ``seed``: the resamples of the segment tables; all
-    systems' rows of a drawn segment together, the system means weighted by the draws). The systems are fixed: the
-    intervals say how the numbers move with the segments, not with the choice of systems. One row per model:
-    ``model, r, low, high, accuracy, acc low, acc high, systems, pairs``."""
+def _system(pred: pd.DataFrame, s: MQMSet, n_resamples: int, seed: int, alpha: float) -> pd.DataFrame:
     models = [m for m in MODELS if m in pred]
-    h, systems, seg = s.rows["human"].to_numpy(), s.rows["system"].to_numpy(), s.rows["seg_id"].to_numpy()
-    names, inv = np.unique(systems, return_inverse=True)
-    onehot = np.zeros((len(h), len(names)))
-    onehot[np.arange(len(h)), inv] = 1.0
-    i, j = np.triu_indices(len(names), 1)
-    rows = []
-    for m in models:
-        p = pred[m].to_numpy(dtype=float)
-        r_s, acc_s = [], []
-        for w in stats.bootstrap_weights(len(h), n_resamples, seed, groups=seg):
-            n = w @ onehot
-            pm, hm = (w * p) @ onehot / n, (w * h) @ onehot / n
-            pc, hc = pm - pm.mean(axis=1, keepdims=True), hm - hm.mean(axis=1, keepdims=True)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                r_s.append((pc * hc).sum(axis=1) / np.sqrt((pc * pc).sum(axis=1) * (hc * hc).sum(axis=1)))
-            acc_s.append((np.sign(pm[:, i] - pm[:, j]) == np.sign(hm[:, i] - hm[:, j])).mean(axis=1))
-        (lo, hi), (alo, ahi) = (stats.percentile_ci(np.concatenate(x), alpha) for x in (r_s, acc_s))
-        acc, pairs = stats.meta.pairwise_accuracy(stats.system_means(p, systems)[1], stats.system_means(h, systems)[1])
-        rows.append({"model": m, "r": stats.system_level(p, h, systems), "low": float(lo), "high": float(hi),
-                     "accuracy": acc, "acc low": float(alo), "acc high": float(ahi), "systems": len(names),
-                     "pairs": pairs})
-    return pd.DataFrame(rows)
+    return stats.system_table({m: pred[m].to_numpy(dtype=float) for m in models}, s.rows["human"].to_numpy(),
+                              s.rows["system"].to_numpy(), segments=s.rows["seg_id"].to_numpy(),
+                              n_resamples=n_resamples, seed=seed, alpha=alpha).rename(columns={"metric": "model"})
 
 
 def run(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: int | None = None,
@@ -307,7 +281,7 @@ def run(data_dir=None, sample: int | None = None, seed: int = 0, permute_human: 
     tables = {st: _tables(pred[st], tests[st], n_resamples, seed, alpha) for st in SETTINGS}
     verdicts = stats.decide_claims(claims(), {(st, how): t for st in SETTINGS for how, t in tables[st].items()},
                                    alpha=alpha)
-    systems = {st: system_table(pred[st], tests[st], n_resamples, seed, alpha) for st in SETTINGS}
+    systems = {st: _system(pred[st], tests[st], n_resamples, seed, alpha) for st in SETTINGS}
     rep = replication(sets, n_resamples, seed, alpha)
     t3 = time.perf_counter()
     params = {"sample": sample, "seed": seed, "permute_human": permute_human, "n_resamples": n_resamples,
@@ -340,7 +314,7 @@ def _acc_eq(pred: pd.DataFrame, s: MQMSet) -> dict:
 def summary_table(ch: Chapter10) -> pd.DataFrame:
     """One row per (setting, model): r, the within-segment r and the partial r with their intervals, acc_eq
     (mt-metrics-eval's tie-calibrated pairwise accuracy within source segments against the raw MQM, :func:`_acc_eq`;
-    no interval) and, when computed, the system level (:func:`system_table`: ``system r``, ``system low``,
+    no interval) and, when computed, the system level (``ch.systems``: ``system r``, ``system low``,
     ``system high``, ``system acc``, ``system acc low``, ``system acc high``)."""
     rows = []
     tests = dict(zip(SETTINGS, (TED, NEWS, NEWS, TED)))

@@ -27,7 +27,7 @@ from syneval_nb.studies.raters import rater_allocation
 
 
 __all__ = ["LexicalScores", "make_metrics", "score", "segment_tables",
-           "system_table", "tables", "claims", "results"]
+           "system_scores", "tables", "claims", "results"]
 
 
 BASELINES = ("chrF", "BLEU-4")
@@ -114,17 +114,16 @@ def segment_tables(ls: LexicalScores, humans=None, method: str = "pearson", n_re
                                     given=ls.given if beyond_length else None)
 
 
-def system_table(ls: LexicalScores, da: pd.Series, n_resamples: int = 1000, seed: int = 0, alpha: float = 0.05):
-    """System level: each MT system's corpus score (error rates negated) against DA z (indexed by system), rows =
-    systems resampled, Williams' test added (independent rows); the length controls are the systems' means; the
-    null is a permutation test (``null="permutation"``), not a placebo row."""
+def system_scores(ls: LexicalScores, da: pd.Series) -> dict:
+    """The arguments of the system-level table (:func:`syneval_nb.stats.system_table`: the systems resampled,
+    Williams' test, permuted DA as the null) for the systems of ``da`` (DA z indexed by system, in its order):
+    ``scores`` each MT system's corpus score (error rates negated), ``human`` DA z, ``controls`` the systems'
+    mean length controls, ``baseline`` chrF. Use: ``stats.system_table(**system_scores(ls, da), n_resamples=...)``."""
     sysn = ls.frame["system"].to_numpy()
     s = ls.system.loc[da.index]
     rows = {m: (-s[m] if m in lexical.LOWER_IS_BETTER else s[m]).to_numpy(dtype=float) for m in s.columns}
     controls = {k: np.array([v[sysn == x].mean() for x in da.index]) for k, v in ls.controls.items()}
-    return stats.correlation_table(rows, da.to_numpy(dtype=float), None, baseline=BASELINES[0], controls=controls,
-                                   null="permutation", n_resamples=n_resamples, seed=seed, alpha=alpha,
-                                   williams=True)
+    return {"scores": rows, "human": da.to_numpy(dtype=float), "controls": controls, "baseline": BASELINES[0]}
 
 
 def tables(seg: pd.DataFrame, partial: pd.DataFrame, within: pd.DataFrame, aspects: pd.DataFrame,
