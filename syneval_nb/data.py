@@ -999,7 +999,7 @@ def mtme_files(folder: str | os.PathLike, lp: str) -> MtmeFiles:
                      ignored)
 
 
-def _ignored_note(files: MtmeFiles) -> str:
+def ignored_note(files: MtmeFiles) -> str:
     if not files.ignored:
         return ""
     return (f" ({', '.join(p.name for p in files.ignored)} "
@@ -1083,10 +1083,10 @@ def load_mtme(folder: str | os.PathLike, lp: str, refs: str | Sequence[str] | No
     for h in wanted:
         if h not in seg_human:
             raise MtmeFormatError(f"no segment-level human scores {lp}.{h}.seg.score in {files.folder / 'human-scores'}"
-                                  + _ignored_note(files))
+                                  + ignored_note(files))
     if human is None and files.ignored:
         raise MtmeFormatError(f"{files.folder / 'human-scores'}: every seg file is read and one is not in the "
-                              f"layout{_ignored_note(files)}: rename or remove it, or name the human scores (human=)")
+                              f"layout{ignored_note(files)}: rename or remove it, or name the human scores (human=)")
     cols: dict[str, list] = {"system": [], "seg_id": [], "target": []}
     for s, p in systems.items():
         lines = read_lines(p)

@@ -145,3 +145,40 @@ def test_the_former_flat_modules_are_gone():
     """Issue 20's last step: the forwarders of the former flat names are removed; every import names the new home."""
     assert FORWARDERS == set()
     assert [n for n in FORMER_FLAT if (PKG / f"{n}.py").exists()] == []
+
+
+def _private_uses(module: str) -> list[str]:
+    """Every private name (``_x``, not a dunder, not a private module such as ``_speedups``) that ``module`` takes
+    from another kit module: ``from syneval_nb.x import _y`` and ``x._y`` on a kit module bound by an import."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text())
+    pkg = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    private = lambda n: n.startswith("_") and not n.startswith("__")
+    bound, out = {}, []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = pkg.split(".")[: len(pkg.split(".")) - node.level + 1] if node.level else []
+            mod = ".".join(base) + ("." if base and node.module else "") + (node.module or "")
+            if not (mod == "syneval_nb" or mod.startswith("syneval_nb.")) or mod == module:
+                continue
+            for a in node.names:
+                if f"{mod}.{a.name}" in MODULES or a.name == "_speedups":
+                    bound[a.asname or a.name] = f"{mod}.{a.name}"
+                elif private(a.name):
+                    out.append(f"{module}:{node.lineno} imports {mod}.{a.name}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("syneval_nb") and a.asname:
+                    bound[a.asname] = a.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
+                and private(node.attr) and bound[node.value.id] != module):
+            out.append(f"{module}:{node.lineno} uses {bound[node.value.id]}.{node.attr}")
+    return out
+
+
+def test_no_module_takes_another_modules_private_names():
+    """Issue 34: a name that another module needs is a helper without the underscore (kept out of ``__all__`` where
+    it is not for users); no module reaches into another's ``_`` names."""
+    found = [x for m in sorted(MODULES) for x in _private_uses(m)]
+    assert found == []

@@ -332,7 +332,7 @@ def test_vectorised_clustered_bootstrap_equals_explicit_resamples(method):
     seg[-1] = 99  # one singleton segment (left out of the within statistic)
     h = np.round(rng.normal(size=100), 1)
     m = np.round(h + rng.normal(size=100), 1)  # rounded: ties in the metric for darr
-    fast, _ = S._boot_matrix(m[None, :], h, method, seg, None, 30, 7)
+    fast, _ = S.boot_matrix(m[None, :], h, method, seg, None, 30, 7)
     units = np.unique(seg, return_inverse=True)[1]
     slow = []
     for w in S.bootstrap_weights(100, 30, seed=7, groups=units):

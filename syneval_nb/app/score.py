@@ -337,7 +337,7 @@ def read_human_scores(args: argparse.Namespace, systems: list[str], n: int) -> d
                                   f"system-level {files.human[(spec, 'sys')].name}; {SEGMENT_FILES_ONLY}")
         if found is None:
             raise ScoreInputError(f"--human-scores {spec}: neither a file nor {args.lp}.{spec}.seg.score in "
-                                  f"{Path(args.mtme) / 'human-scores'}" + D._ignored_note(files))
+                                  f"{Path(args.mtme) / 'human-scores'}" + D.ignored_note(files))
         path = found
     if not path.is_file():
         raise ScoreInputError(f"--human-scores {spec}: no such file")

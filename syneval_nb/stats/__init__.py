@@ -58,7 +58,7 @@ from syneval_nb.stats.resampling import (
     N_NULL,
     BootstrapResult,
     PairedBootstrapResult,
-    _boot_matrix,  # noqa: F401  (private, used by tests/test_stats.py)
+    boot_matrix,  # noqa: F401  (a helper, not in __all__: tests/test_stats.py)
     bootstrap_ci,
     bootstrap_partial_samples,
     bootstrap_pearson_samples,
@@ -95,7 +95,6 @@ from syneval_nb.stats.tables import (
     table_row,
 )
 from syneval_nb.stats.verdicts import (
-    _boot_of,  # noqa: F401  (private, used by studies.common)
     unit_text,  # noqa: F401  (a helper, not in __all__: studies.discourse_kernels)
     MIN_UNITS,
     TESTS,

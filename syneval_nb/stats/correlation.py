@@ -29,7 +29,8 @@ __all__ = ["ArrayLike", "METHODS", "pearson", "average_ranks", "spearman", "kend
            "within_segment", "correlation", "system_means", "system_level", "better_worse_pairs",
            "concordance_counts", "wmt_darr_tau", "wmt12_tau", "fisher_ci", "williams_test",
            "williams_from_scores", "partial_correlation"]
-# the input checks ``as_vector``, ``as_pair`` and ``dense_labels`` are helpers of the other stats modules (not in __all__)
+# helpers of the other stats modules (not in __all__): the input checks ``as_vector``, ``as_pair``, ``dense_labels``;
+# ``BASIC_METHODS``, ``multi_item_mask``, ``pair_outcomes``, ``pair_tau``
 
 ArrayLike = Sequence[float] | np.ndarray
 
@@ -122,7 +123,7 @@ def center_within(values: ArrayLike, segments: Sequence) -> np.ndarray:
     return v - means[inv]
 
 
-def _multi(segments: Sequence, n: int) -> np.ndarray:
+def multi_item_mask(segments: Sequence, n: int) -> np.ndarray:
     """Mask of the items whose segment has at least two items (a lone item has nothing to be compared with)."""
     inv = dense_labels(segments, n, "segments")
     return np.bincount(inv)[inv] >= 2
@@ -140,14 +141,14 @@ def within_segment(metric: ArrayLike, human: ArrayLike, segments: Sequence, meth
     m, h = as_pair(metric, human, names=("metric", "human"))
     if method not in ("pearson", "spearman", "kendall"):
         raise ValueError(f"within_segment: method must be pearson, spearman or kendall, got {method!r}")
-    keep = _multi(segments, len(m))
+    keep = multi_item_mask(segments, len(m))
     if keep.sum() < 3:
         raise ValueError(f"within_segment needs at least 3 items in segments of two or more, got {int(keep.sum())}")
     mc, hc = center_within(m, segments)[keep], center_within(h, segments)[keep]
-    return _BASIC[method](mc, hc)
+    return BASIC_METHODS[method](mc, hc)
 
 
-_BASIC: dict[str, Callable[[ArrayLike, ArrayLike], float]] = {
+BASIC_METHODS: dict[str, Callable[[ArrayLike, ArrayLike], float]] = {
     "pearson": pearson, "spearman": spearman, "kendall": kendall_tau_b,
 }
 
@@ -162,8 +163,8 @@ def correlation(x: ArrayLike, y: ArrayLike, method: str = "pearson", segments: S
       ``threshold`` (0: every pair the humans did not tie; 25 on raw DA: WMT's DARR pairs); a metric tie counts as
       discordant (WMT), or is dropped with ``metric_ties="exclude"`` (the tau without the tie penalty).
     """
-    if method in _BASIC:
-        return _BASIC[method](x, y)
+    if method in BASIC_METHODS:
+        return BASIC_METHODS[method](x, y)
     if method in ("within", "darr") and segments is None:
         raise ValueError(f"method {method!r} compares translations of the same source: pass segments=")
     if method == "within":
@@ -250,7 +251,7 @@ def better_worse_pairs(human: ArrayLike, segment_ids: Sequence, threshold: float
     return b, w
 
 
-def _pair_outcomes(metric: np.ndarray, better: np.ndarray, worse: np.ndarray) -> tuple[np.ndarray, ...]:
+def pair_outcomes(metric: np.ndarray, better: np.ndarray, worse: np.ndarray) -> tuple[np.ndarray, ...]:
     """(concordant, discordant, tied) masks of the pairs (last axis; ``metric`` 1-D, or k x n for k metrics):
     metric[better] > metric[worse] / < / ==. A pair with a NaN score is none of the three (left out)."""
     mb, mw = metric[..., better], metric[..., worse]
@@ -259,11 +260,11 @@ def _pair_outcomes(metric: np.ndarray, better: np.ndarray, worse: np.ndarray) ->
 
 def concordance_counts(metric: ArrayLike, better: np.ndarray, worse: np.ndarray) -> tuple[int, int, int]:
     """(concordant, discordant, tied) over pairs: metric[better] > metric[worse] / < / ==."""
-    conc, disc, ties = _pair_outcomes(as_vector(metric, "metric"), better, worse)
+    conc, disc, ties = pair_outcomes(as_vector(metric, "metric"), better, worse)
     return int(conc.sum()), int(disc.sum()), int(ties.sum())
 
 
-def _pair_tau(conc, disc, ties, metric_ties: str):
+def pair_tau(conc, disc, ties, metric_ties: str):
     """(C - D) / (C + D) from the pair counts, metric ties counted as discordant (``"discordant"``, WMT12) or
     left out (``"exclude"``); NaN without pairs. Counts are ints, or arrays of counts (then an array of taus)."""
     if metric_ties == "discordant":
@@ -292,7 +293,7 @@ def wmt_darr_tau(metric: ArrayLike, human_raw: ArrayLike, segment_ids: Sequence,
     if len(m) != len(h):
         raise ValueError(f"metric has {len(m)} values but human_raw has {len(h)}")
     b, w = better_worse_pairs(h, segment_ids, threshold)
-    return _pair_tau(*concordance_counts(m, b, w), metric_ties)
+    return pair_tau(*concordance_counts(m, b, w), metric_ties)
 
 
 def wmt12_tau(metric: ArrayLike, human: ArrayLike, segment_ids: Sequence, threshold: float = 0.0,
@@ -311,7 +312,7 @@ def wmt12_tau(metric: ArrayLike, human: ArrayLike, segment_ids: Sequence, thresh
     if len(m) != len(h):
         raise ValueError(f"metric has {len(m)} values but human has {len(h)}")
     b, w = better_worse_pairs(h, segment_ids, threshold, distinct)
-    return _pair_tau(*concordance_counts(m, b, w), "discordant")
+    return pair_tau(*concordance_counts(m, b, w), "discordant")
 
 
 # ----------------------------------------------------------------------------------------------------------------

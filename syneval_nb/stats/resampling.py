@@ -21,19 +21,26 @@ from typing import Callable, Sequence
 import numpy as np
 
 from syneval_nb.stats.correlation import (
-    _BASIC,
+    BASIC_METHODS,
     METHODS,
     ArrayLike,
     dense_labels,
-    _multi,
+    multi_item_mask,
     as_pair,
-    _pair_outcomes,
-    _pair_tau,
+    pair_outcomes,
+    pair_tau,
     as_vector,
     better_worse_pairs,
     center_within,
     correlation,
 )
+
+__all__ = ["bootstrap_weights", "bootstrap_pearson_samples", "bootstrap_spearman_samples", "pair_tau_samples",
+           "BootstrapResult", "percentile_ci", "bootstrap_ci", "monte_carlo_p", "PairedBootstrapResult",
+           "paired_bootstrap", "holm", "placebo", "permute_human", "bootstrap_partial_samples", "residualize",
+           "N_NULL", "placebo_columns", "placebo_distribution", "permutation_distribution", "null_p"]
+# helpers of stats.tables (not in __all__): ``boot_matrix``, ``estimate_row``, ``holm_adjust``, ``p_one_sided``,
+# ``resampling_units``
 
 # ----------------------------------------------------------------------------------------------------------------
 # bootstrap
@@ -174,7 +181,7 @@ def _resample_stat(statistic: Callable[[np.ndarray, np.ndarray], float], x: np.n
     return np.asarray(vals, dtype=float)
 
 
-def _units(n: int, method: str, segments: np.ndarray | None, clusters: Sequence | None) -> np.ndarray:
+def resampling_units(n: int, method: str, segments: np.ndarray | None, clusters: Sequence | None) -> np.ndarray:
     """The resampling unit of each item: ``clusters`` if given, else the segment, else the item itself. For the
     within-segment methods every segment must lie inside one cluster (a resample then draws whole segments)."""
     c = dense_labels(clusters, n, "clusters")
@@ -234,9 +241,9 @@ def pair_tau_samples(mat: np.ndarray, human: ArrayLike, segments: Sequence, *, t
         raise ValueError("clusters must hold whole segments")
     pu = units[b]
     counts = [np.stack([np.bincount(pu, weights=o.astype(float), minlength=n_units) for o in outcome])
-              for outcome in _pair_outcomes(m, b, w)]  # (concordant, discordant, tied), each (k, units)
-    est = _pair_tau(*(c.sum(axis=1) for c in counts), metric_ties)
-    out = [_pair_tau(*(wu @ c.T for c in counts), metric_ties) for wu in _unit_weights(n_units, n_resamples, seed)]
+              for outcome in pair_outcomes(m, b, w)]  # (concordant, discordant, tied), each (k, units)
+    est = pair_tau(*(c.sum(axis=1) for c in counts), metric_ties)
+    out = [pair_tau(*(wu @ c.T for c in counts), metric_ties) for wu in _unit_weights(n_units, n_resamples, seed)]
     return est, (np.concatenate(out) if out else np.empty((0, len(m)))), n_units
 
 
@@ -252,7 +259,7 @@ def _distinct_rows(mat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mat[firsts], idx
 
 
-def _boot_matrix(mat: np.ndarray, h: np.ndarray, method: str | Callable, segments: Sequence | None,
+def boot_matrix(mat: np.ndarray, h: np.ndarray, method: str | Callable, segments: Sequence | None,
                  clusters: Sequence | None, n_resamples: int, seed: int, threshold: float = 0.0,
                  metric_ties: str = "discordant") -> tuple[np.ndarray, int]:
     """(samples (B, k), number of resampling units): ``method`` of each row of ``mat`` with ``h`` on the same
@@ -260,25 +267,25 @@ def _boot_matrix(mat: np.ndarray, h: np.ndarray, method: str | Callable, segment
     (:func:`_distinct_rows`)."""
     uniq, idx = _distinct_rows(mat)
     if len(uniq) < len(idx):
-        samples, n_units = _boot_matrix(uniq, h, method, segments, clusters, n_resamples, seed, threshold,
+        samples, n_units = boot_matrix(uniq, h, method, segments, clusters, n_resamples, seed, threshold,
                                         metric_ties)
         return samples[:, idx], n_units
     n = len(h)
     seg = dense_labels(segments, n, "segments")
     if callable(method):
-        units = _units(n, "pearson", seg, clusters)
+        units = resampling_units(n, "pearson", seg, clusters)
         return (np.column_stack([_resample_stat(method, row, h, n_resamples, seed, units) for row in mat]),
                 int(units.max()) + 1)
     if method not in METHODS:
         raise ValueError(f"unknown correlation method {method!r}; use one of {list(METHODS)}")
     if method in ("within", "darr") and seg is None:
         raise ValueError(f"method {method!r} compares translations of the same source: pass segments=")
-    units = _units(n, method, seg, clusters)
+    units = resampling_units(n, method, seg, clusters)
     n_units = int(units.max()) + 1
     if method == "pearson":
         return bootstrap_pearson_samples(mat, h, n_resamples, seed, units), n_units
     if method == "within":
-        keep = _multi(seg, n)
+        keep = multi_item_mask(seg, n)
         mc = np.vstack([center_within(row, seg) for row in mat])[:, keep]
         # the units of the kept items, relabelled densely but drawn as the full set of units would be
         return _weighted_pearson(mc, center_within(h, seg)[keep], units[keep], n_units, n_resamples, seed), n_units
@@ -286,7 +293,7 @@ def _boot_matrix(mat: np.ndarray, h: np.ndarray, method: str | Callable, segment
         return _darr_samples(mat, h, seg, units, n_resamples, seed, threshold, metric_ties), n_units
     if method == "spearman":
         return bootstrap_spearman_samples(mat, h, n_resamples, seed, units), n_units
-    fn = _BASIC[method]
+    fn = BASIC_METHODS[method]
     return np.column_stack([_resample_stat(fn, row, h, n_resamples, seed, units) for row in mat]), n_units
 
 
@@ -326,7 +333,7 @@ def percentile_ci(samples: np.ndarray, alpha: float = 0.05, axis: int = 0) -> tu
     return lo, hi
 
 
-def _estimate(row: np.ndarray, h: np.ndarray, method: str | Callable, segments, threshold: float,
+def estimate_row(row: np.ndarray, h: np.ndarray, method: str | Callable, segments, threshold: float,
               metric_ties: str) -> float:
     if callable(method):
         return float(method(row, h))
@@ -350,9 +357,9 @@ def bootstrap_ci(metric: ArrayLike, human: ArrayLike, method: str | Callable = "
     method = _method_arg(method, statistic)
     clusters = clusters if clusters is not None else groups
     m, h = as_pair(metric, human, min_n=3, names=("metric", "human"))
-    s = _boot_matrix(m[None, :], h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0][:, 0]
+    s = boot_matrix(m[None, :], h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0][:, 0]
     lo, hi = percentile_ci(s, alpha)
-    return BootstrapResult(_estimate(m, h, method, segments, threshold, metric_ties), float(lo), float(hi), s)
+    return BootstrapResult(estimate_row(m, h, method, segments, threshold, metric_ties), float(lo), float(hi), s)
 
 
 def monte_carlo_p(stat: np.ndarray) -> float:
@@ -371,7 +378,7 @@ def monte_carlo_p(stat: np.ndarray) -> float:
     return float((np.count_nonzero(stat[ok] <= 0) + 1) / (ok.sum() + 1))
 
 
-def _p_one_sided(d: np.ndarray) -> tuple[float, float]:
+def p_one_sided(d: np.ndarray) -> tuple[float, float]:
     """(p_better, p_worse) of resampled differences a - b: :func:`monte_carlo_p` of d (draws with d <= 0 count
     against "a is better") and of -d."""
     return monte_carlo_p(d), monte_carlo_p(-np.asarray(d, dtype=float))
@@ -415,16 +422,16 @@ def paired_bootstrap(metric_a: ArrayLike, metric_b: ArrayLike, human: ArrayLike,
     clusters = clusters if clusters is not None else groups
     a, h = as_pair(metric_a, human, min_n=3, names=("metric_a", "human"))
     b, _ = as_pair(metric_b, human, min_n=3, names=("metric_b", "human"))
-    s = _boot_matrix(np.vstack([a, b]), h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0]
+    s = boot_matrix(np.vstack([a, b]), h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0]
     d = s[:, 0] - s[:, 1]
 
     def res(est: float, smp: np.ndarray) -> BootstrapResult:
         lo, hi = percentile_ci(smp, alpha)
         return BootstrapResult(float(est), float(lo), float(hi), smp)
 
-    ea = _estimate(a, h, method, segments, threshold, metric_ties)
-    eb = _estimate(b, h, method, segments, threshold, metric_ties)
-    pb, pw = _p_one_sided(d)
+    ea = estimate_row(a, h, method, segments, threshold, metric_ties)
+    eb = estimate_row(b, h, method, segments, threshold, metric_ties)
+    pb, pw = p_one_sided(d)
     return PairedBootstrapResult(res(ea, s[:, 0]), res(eb, s[:, 1]), res(ea - eb, d), pb, pw, _p_two_sided(pb, pw))
 
 
@@ -446,7 +453,7 @@ def holm(pvalues: ArrayLike) -> np.ndarray:
     return out
 
 
-_holm_adjust = holm  # correlation_table's argument ``holm`` shadows the function's name there
+holm_adjust = holm  # correlation_table's argument ``holm`` shadows the function's name there
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -591,7 +598,7 @@ def placebo_distribution(human: ArrayLike, n_columns: int = N_NULL, seed: int = 
         return _rows_r(x, h)
     if method == "within":
         seg = dense_labels(segments, len(h), "segments")
-        keep = _multi(seg, len(h))
+        keep = multi_item_mask(seg, len(h))
         onehot = np.zeros((len(h), int(seg.max()) + 1))
         onehot[np.arange(len(h)), seg] = 1.0
         means = (x @ onehot) / onehot.sum(axis=0)

@@ -18,11 +18,11 @@ from syneval_nb.stats.correlation import (ArrayLike, as_pair, as_vector, dense_l
 from syneval_nb.stats.meta import pairwise_accuracy
 from syneval_nb.stats.resampling import (
     N_NULL,
-    _boot_matrix,
-    _estimate,
-    _holm_adjust,
-    _p_one_sided,
-    _units,
+    boot_matrix,
+    estimate_row,
+    holm_adjust,
+    p_one_sided,
+    resampling_units,
     bootstrap_partial_samples,
     bootstrap_weights,
     percentile_ci,
@@ -319,12 +319,12 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
     mat = np.vstack([rows[nm] for nm in names])
     if z is not None:
         est = np.array([partial_correlation(row, h, z) for row in mat])
-        units = _units(len(h), "pearson", dense_labels(segments, len(h), "segments"), clusters)
+        units = resampling_units(len(h), "pearson", dense_labels(segments, len(h), "segments"), clusters)
         samples, n_units = bootstrap_partial_samples(mat, h, z, n_resamples, seed, units), int(units.max()) + 1
         method_label = "partial pearson | " + given_text(given)
     else:
-        est = np.array([_estimate(row, h, method, segments, threshold, metric_ties) for row in mat])
-        samples, n_units = _boot_matrix(mat, h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)
+        est = np.array([estimate_row(row, h, method, segments, threshold, metric_ties) for row in mat])
+        samples, n_units = boot_matrix(mat, h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)
         method_label = method if isinstance(method, str) else "custom"
     lo, hi = percentile_ci(samples, alpha)
     out = pd.DataFrame({"metric": names, "method": method_label, "r": est,
@@ -337,8 +337,8 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
             d = samples[:, i] - samples[:, j]
             delta[i] = est[i] - est[j]
             dlo[i], dhi[i] = percentile_ci(d, alpha)
-            pb[i], pw[i] = _p_one_sided(d)
-    pbh, pwh = (_holm_adjust(pb), _holm_adjust(pw)) if holm else (pb.copy(), pw.copy())
+            pb[i], pw[i] = p_one_sided(d)
+    pbh, pwh = (holm_adjust(pb), holm_adjust(pw)) if holm else (pb.copy(), pw.copy())
     out["delta"], out["delta_low"], out["delta_high"] = delta, dlo, dhi
     out["p_better"], out["p_worse"], out["p_better_holm"], out["p_worse_holm"] = pb, pw, pbh, pwh
     out["mark"] = np.where(pbh < alpha, "+", np.where(pwh < alpha, "-", ""))
