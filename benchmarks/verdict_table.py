@@ -12,8 +12,8 @@ Usage::
 
 ``--changes`` prints, per chapter, the verdict counts before and after, and one row per claim that held before, holds
 after, or is one of the after run's primary claims (the claims matched by their text): the verdict, statistic,
-interval and p (Holm p where the claim was in a Holm family) before and after, and why the after verdict is
-exploratory where it is.
+interval and p (Holm p where the claim was in a Holm family) before and after, why the after verdict is
+exploratory where it is, and each verdict's own computed reason.
 """
 from __future__ import annotations
 
@@ -81,6 +81,11 @@ def _why(v: dict | None) -> str:
     return ""
 
 
+def _reason(v: dict | None) -> str:
+    """The verdict's own computed reason, for a Markdown cell."""
+    return "" if v is None else (v.get("reason") or "").replace("|", "\\|").replace("\n", " ")
+
+
 def _primary(v: dict) -> bool:
     return bool(v.get("family_size")) and v["verdict"] != "exploratory"
 
@@ -98,9 +103,10 @@ def changes(before: Path, after: Path) -> None:
         keys += [k for k in av if k not in keys and (av[k]["verdict"] == "holds" or _primary(av[k]))]
         if not keys:
             continue
-        print("| claim | before | after | after: why |\n|---|---|---|---|")
+        print("| claim | before | after | after: why | before: reason | after: reason |\n|---|---|---|---|---|---|")
         for k in keys:
-            print(f"| {k} | {_cell(bv.get(k))} | {_cell(av.get(k))} | {_why(av.get(k))} |")
+            print(f"| {k} | {_cell(bv.get(k))} | {_cell(av.get(k))} | {_why(av.get(k))} | {_reason(bv.get(k))} | "
+                  f"{_reason(av.get(k))} |")
 
 
 def main(argv=None) -> int:
