@@ -63,6 +63,10 @@ def test_bad_input_is_named_before_any_work():
         S.system_table({"m": h}, h, list("aaabbb"), segments=[0, 1, 2] * 2)
     with pytest.raises(ValueError, match="human has 6 rows but systems has 5"):
         S.system_table({"m": h}, h, list("aabbc"), segments=[0, 1] * 3)
+    # systems on different source segments: named before any resample (the means would be over other sentences)
+    with pytest.raises(ValueError, match=r"^system_table over source segments needs every system scored on the "
+                                         r"same source segments .*: 'c' has rows on 1 of the 2 segments$"):
+        S.system_table({"m": h}, h, list("aabbcc"), segments=[0, 1, 0, 1, 0, 0])
 
 
 def test_segments_resampled_accuracy_is_mtme_agreement_with_ties():

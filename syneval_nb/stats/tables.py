@@ -451,6 +451,14 @@ def system_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, systems: Seq
     names, inv = np.unique(sysl, return_inverse=True)
     if len(names) < 3:
         raise ValueError(f"a system-level table needs at least 3 systems, got {len(names)}")
+    segs, sinv = np.unique(seg, return_inverse=True)
+    covered = np.zeros((len(names), len(segs)), dtype=bool)
+    covered[inv, sinv] = True
+    if not covered.all():
+        k = int(np.argmin(covered.sum(axis=1)))
+        raise ValueError(f"system_table over source segments needs every system scored on the same source segments "
+                         f"(a system's mean is otherwise over other sentences, and a resample can draw none of its "
+                         f"rows): {names[k].item()!r} has rows on {int(covered[k].sum())} of the {len(segs)} segments")
     rows = {metric_name(k): as_pair(v, h, min_n=4, names=(metric_name(k), "human"))[0] for k, v in scores.items()}
     if len(rows) != len(scores):
         raise ValueError("two scores have the same row name")
