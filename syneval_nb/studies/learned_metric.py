@@ -270,7 +270,7 @@ def run_chapter(data_dir=None, *, sample: int | None = None, seed: int = 0, grid
     ch.seg_table = segment_table(ch.seg_scores, ch.ted_test, n_resamples=n_resamples, seed=seed)
     ch.seg_partial = segment_table(ch.seg_scores, ch.ted_test, n_resamples=n_resamples, seed=seed, beyond_length=True)
     # WMT21 de-en system level: each MT system's mean sentence score over the held-out sources, Pearson r with DA z
-    # (systems resampled; the null: permutations of DA z per row, no placebo row over 19 systems)
+    # (stats.system_table: systems resampled, Williams' test against the baseline, the null permutations of DA z)
     svms = {SVM_DEEN: exps["de-en"].best.score_features(deen), SVM_TED: exps["TED"].best.score_features(deen)}
     if syntax:
         svms[SYN_DEEN] = ch.syn["de-en"].best.score_features(ch.syn["de-en"].X["test"])
@@ -278,10 +278,10 @@ def run_chapter(data_dir=None, *, sample: int | None = None, seed: int = 0, grid
     missing = [s for s in ch.sys_scores.index if s not in d.da.index]
     if missing:
         raise ValueError(f"systems without DA z: {missing}")
-    ch.sys_table = stats.correlation_table(
-        ch.sys_scores.to_dict("series"), d.da.loc[ch.sys_scores.index].to_numpy(dtype=float), None,
+    ch.sys_table = stats.system_table(
+        ch.sys_scores.to_dict("series"), d.da.loc[ch.sys_scores.index].to_numpy(dtype=float),
         baseline={a: b for a, b in _baselines(list(ch.sys_scores)).items() if a in (SVM_DEEN, SYN_DEEN)},
-        null="permutation", n_resamples=n_resamples, seed=seed)
+        n_resamples=n_resamples, seed=seed)
     ch.fig2, ch.meta = figure2(ch)
     ch.separability = feature_separability(ch)
     ch.raters = rater_check(ch)
