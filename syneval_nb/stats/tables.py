@@ -464,7 +464,6 @@ def system_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, systems: Seq
         raise ValueError("two scores have the same row name")
     onehot = np.zeros((len(h), len(names)))
     onehot[np.arange(len(h)), inv] = 1.0
-    i, j = np.triu_indices(len(names), 1)
     out = []
     for name, p in rows.items():
         r_s, acc_s = [], []
@@ -474,7 +473,7 @@ def system_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, systems: Seq
             pc, hc = pm - pm.mean(axis=1, keepdims=True), hm - hm.mean(axis=1, keepdims=True)
             with np.errstate(invalid="ignore", divide="ignore"):
                 r_s.append((pc * hc).sum(axis=1) / np.sqrt((pc * pc).sum(axis=1) * (hc * hc).sum(axis=1)))
-            acc_s.append((np.sign(pm[:, i] - pm[:, j]) == np.sign(hm[:, i] - hm[:, j])).mean(axis=1))
+            acc_s.append([pairwise_accuracy(a, b)[0] for a, b in zip(pm, hm)])  # the one accuracy rule, per resample
         (lo, hi), (alo, ahi) = (percentile_ci(np.concatenate(x), alpha) for x in (r_s, acc_s))
         acc, pairs = pairwise_accuracy(system_means(p, sysl)[1], system_means(h, sysl)[1])
         out.append({"metric": name, "r": system_level(p, h, sysl), "low": float(lo), "high": float(hi),
