@@ -16,7 +16,7 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["speedups", "STATUS", "compiled"]
+__all__ = ["compiled"]
 
 _OFF = ("1", "true", "yes")
 

@@ -26,9 +26,7 @@ from syneval_nb.trees.heads import DependencyTree
 from syneval_nb.trees.ptb import FlatTree, TreeFormatError, is_empty_parse, read_ptb_flat, same_words
 from syneval_nb.trees.rst import edus
 
-__all__ = ["Corpus", "Segment", "prepare", "normalize_refs", "ReferenceLayoutError", "ParseMismatchError",
-           "check_parse_words", "first_word_mismatch", "dependency_tree", "spacy_backend_key",
-           "map_on_cluster"]
+__all__ = ["Corpus", "Segment", "prepare"]
 
 
 def map_on_cluster(scheduler: Any, fn: Callable, items: Sequence, shared: Sequence = (), what: str = "scoring") -> list:

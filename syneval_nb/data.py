@@ -38,10 +38,9 @@ from syneval_nb.textio import read_lines
 from syneval_nb.trees.ptb import read_ptb_strings
 from syneval_nb.trees.rst import RSTFormatError, load_rst_jsonl
 
-__all__ = ["load_ted_zhen_mqm", "load_newstest2021_zhen_mqm", "load_wmt21_deen", "Wmt21DeEn", "load_text_set",
-           "load_mtme", "download_dataset", "dataset_dir", "parse_jobs", "sample_segments", "sample_segment_ids",
-           "mqm_scores", "single_system_raters", "read_score_table", "ted_rst", "wmt21_rst", "read_mtme_scores",
-           "write_mtme_scores", "MtmeFormatError", "WMT21_SYSTEMS"]
+__all__ = ["load_ted_zhen_mqm", "single_system_raters", "load_wmt21_deen", "load_newstest2021_zhen_mqm", "load_mtme",
+           "read_mtme_scores", "write_mtme_scores", "download_dataset", "load_text_set", "mqm_scores", "ted_rst",
+           "wmt21_rst"]
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -19,9 +19,7 @@ from syneval_nb.trees.ptb import TreeFormatError, is_empty_parse, read_ptb_flat
 from syneval_nb.trees.rst import edus, load_rst_jsonl
 
 
-__all__ = ["Evaluation", "ScoreInputError", "evaluate", "comparison_metrics", "unestimable",
-           "load_files", "find_parse_file", "system_names",
-           "file_aliases", "alias_note"]
+__all__ = ["evaluate", "ScoreInputError"]
 
 
 class ScoreInputError(ValueError):

@@ -22,8 +22,7 @@ import re
 from pathlib import Path
 from syneval_nb import __version__
 
-__all__ = ["REPO_ROOT", "NOTEBOOK_DIR", "REPORT_NOTEBOOK_NAME", "in_checkout", "package_resources",
-           "KIT_DATA_DIR", "KitFileMissing", "report_notebook", "cache_dir", "shared_data_dir", "data_dir"]
+__all__ = ["KIT_DATA_DIR", "data_dir", "cache_dir"]
 # ``install_hint`` is a helper of the parsers and the CLI (not in __all__)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

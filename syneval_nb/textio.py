@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["InputEncodingError", "read_lines", "to_json"]
+__all__ = ["read_lines", "InputEncodingError"]
 
 
 class InputEncodingError(ValueError):

@@ -27,10 +27,13 @@ CEILING = {
     # +3, +2, +1 (issue 34, one system table): stats.system_table (counted in stats.tables and in stats' re-export)
     # and hybridization.reference_gain_table in its `__all__` (notebook 06's system level: its gain table without
     # segments; the five studies' system tables are gone or preparers)
-    "public_names": 654,
-    "public_names_outside_init": 589,
-    "public_names_studies": 166,
-    "max_public_names_per_module": 20,
+    # 654 / 589 / 166 -> 327 / 293 / 127 (issue 34): every module's `__all__` is what users call (the notebooks'
+    # code, the README's, and the API a user of an MT-metrics kit expects: Metric, score_systems, the loaders, the
+    # stats functions); every other public name is a helper of the kit and its tests
+    "public_names": 327,
+    "public_names_outside_init": 293,
+    "public_names_studies": 127,
+    "max_public_names_per_module": 19,
     "modules_over_20": 0,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
     # lines) and the dependency split's install hints; every other count fell in the same stop. Raised again, to
@@ -48,8 +51,9 @@ CEILING = {
     # +36 (22,706), studies -39 (5,177): the five system tables of the studies became stats.system_table (its two
     # ways: systems or source segments resampled) and four preparers
     # +8: stats.system_table over source segments refuses systems scored on different segments (a clear error)
-    "lines_package": 22713,
-    "lines_studies": 5177,
+    # -126 / -8: the shorter `__all__` lists
+    "lines_package": 22587,
+    "lines_studies": 5169,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 1,  # 5 -> 1: stats.system_table; left: depth_study.within_system_table (per system)
     "verdict_functions": 3,

@@ -13,6 +13,9 @@ from syneval_nb.textio import read_lines as read_sentences
 # ------------------------------------------------------------------------------------------------- files / CLI
 
 
+__all__ = []  # a command's module: `syneval-nb` (app.cli) is its face
+
+
 class OutputPathError(ValueError):
     """An output path that cannot be written, or that would replace the input (checked before any work)."""
 

@@ -14,7 +14,7 @@ from syneval_nb.metrics import learned, registry
 from syneval_nb.parsers.stanford import ParserSetupError
 from syneval_nb.textio import InputEncodingError
 
-__all__ = ["cli"]
+__all__ = []  # a command's module: `syneval-nb` (app.cli) is its face
 
 
 def _argparser() -> argparse.ArgumentParser:

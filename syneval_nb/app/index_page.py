@@ -16,8 +16,7 @@ from syneval_nb.stats.verdicts import format_p
 
 
 
-__all__ = ["index_page", "chapter_card", "notebook_question", "first_image", "headline_image",
-           "toy_note", "HEADLINE_FIGURE_TAG", "MAX_HEADLINE_VERDICTS"]
+__all__ = []  # a command's module: `syneval-nb` (app.cli) is its face
 
 HEADLINE_FIGURE_TAG = "headline-figure"
 """The cell tag that marks a chapter's headline figure: the card shows the first image of that cell's outputs."""

@@ -16,6 +16,9 @@ from syneval_nb.parsers.stanford import (DEFAULT_MAX_LENGTH, DEFAULT_MEMORY, FAI
 from syneval_nb.textio import InputEncodingError
 
 
+__all__ = []  # a command's module: `syneval-nb` (app.cli) is its face
+
+
 def _build_argparser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="syneval-nb parse",

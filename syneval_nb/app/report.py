@@ -26,7 +26,7 @@ from syneval_nb.studies.evaluate_your_system import read_human
 from syneval_nb.textio import InputEncodingError
 
 
-__all__ = ["NOTEBOOK", "index_page", "chapter_card", "notebook_question", "first_image", "cli"]
+__all__ = []  # a command's module: `syneval-nb` (app.cli) is its face
 
 try:  # the checkout's notebooks/09, else the installed package's copy (syneval_nb.paths.report_notebook)
     NOTEBOOK = report_notebook()

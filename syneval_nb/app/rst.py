@@ -11,6 +11,9 @@ from syneval_nb.parsers.feng_hirst import FengHirstParser, backend_key
 from syneval_nb.parsers.frontend import parse_rst
 from syneval_nb.trees.rst import is_void, write_rst_jsonl
 
+__all__ = []  # a command's module: `syneval-nb` (app.cli) is its face
+
+
 def cli(argv: list[str] | None = None) -> int:
     """``syneval-nb rst FILE``: RST-parse a text file (one segment per line) into ``FILE.jsonl`` (the shipped
     format), through the persistent parse cache. Returns 0, 1 if some texts got no tree, 2 on errors (one line;

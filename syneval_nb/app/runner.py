@@ -27,6 +27,9 @@ from syneval_nb.paths import NOTEBOOK_DIR, in_checkout
 from syneval_nb.textio import to_json
 
 
+__all__ = ["write_results"]
+
+
 KERNEL_NAME = "syneval-nb"
 
 

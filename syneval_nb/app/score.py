@@ -64,7 +64,7 @@ from syneval_nb.metrics import lexical
 from syneval_nb.metrics import registry as M
 
 
-__all__ = ["Evaluation", "evaluate", "load_files", "find_parse_file", "cli"]
+__all__ = ["evaluate"]
 
 
 WIDTH = 4  # decimal places of the text output (--width)

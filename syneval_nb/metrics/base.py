@@ -55,7 +55,7 @@ from syneval_nb.textio import to_json
 from syneval_nb.trees.ptb import FlatTree
 
 
-__all__ = ["Score", "Metric", "make_signature", "depth_scores", "mean_rows", "score_systems", "score_rows", "RowScores"]
+__all__ = ["depth_scores", "score_rows", "Metric", "Score", "score_systems"]
 
 
 # ============================================================================================== results

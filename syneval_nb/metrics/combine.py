@@ -37,6 +37,9 @@ from syneval_nb.trees.rst import is_void
 from syneval_nb.metrics.lexical import tokenize
 
 
+__all__ = ["BASE_METRICS", "normalize", "segment_tau", "single_edu_ties", "uniform", "tuned_cv"]
+
+
 DEFAULT_THRESHOLD = 0.5
 """Minimum MQM difference for a human pair (``|mqm_a - mqm_b| > 0.5``): at least one minor error's worth
 (1 point), so differences made only of minor punctuation errors (0.1 each, up to five of them) do not count."""

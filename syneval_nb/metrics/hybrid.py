@@ -70,21 +70,7 @@ from syneval_nb.trees.encoding import Interner, encode
 from syneval_nb.trees.ptb import spans, unescape_word
 
 
-__all__ = [
-    "DEFAULT_MAX_REFS",
-    "Hybrid",
-    "HybridSet",
-    "EquivalentPair",
-    "equivalent_pairs",
-    "equivalent_nodes",
-    "hybridize",
-    "hybridize_segment",
-    "WELL_FORMED",
-    "seams_attested",
-    "hybridize_corpus",
-    "detokenize",
-    "align_leaves",
-]
+__all__ = ["Hybrid", "equivalent_pairs", "equivalent_nodes", "hybridize", "hybridize_corpus"]
 
 DEFAULT_MAX_REFS = 64
 """Default cap on references per segment (originals included)."""

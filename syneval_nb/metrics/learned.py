@@ -74,9 +74,7 @@ from syneval_nb.metrics.lexical import ngram_counts, tokenize
 from syneval_nb.metrics import lexical
 from syneval_nb.stats import length_covariates, length_knots
 
-__all__ = ["features", "FEATURE_NAMES", "FeatureConfig", "feature_frame", "syntactic_frame", "LearnedMetric",
-           "grid_search", "class_accuracy", "build_pool", "split_sources", "balance", "training_sets", "run_experiment",
-           "FULL_GRID", "load_model", "RidgeMetric", "fit_ridge", "ridge_frame", "RIDGE_FEATURES", "RIDGE_ALPHAS"]
+__all__ = ["features", "FULL_GRID", "LearnedMetric", "RidgeMetric", "load_model", "fit_ridge", "run_experiment"]
 
 
 #: Bump when the features or the saved-model layout change; :meth:`LearnedMetric.load` refuses other versions.

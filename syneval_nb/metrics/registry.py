@@ -19,10 +19,8 @@ from syneval_nb.metrics import chrf
 from syneval_nb.metrics.base import Metric
 from syneval_nb.metrics.learned import LearnedMetric, RidgeMetric, load_model
 
-__all__ = [
-    "Score", "Metric", "Corpus", "Segment", "UnknownMetricError", "ReferenceLayoutError",
-    "make_signature", "parse_name", "canonical_name", "variant_name", "KERNEL_DEFAULT_LAM", "get", "names", "register", "prepare", "DEFAULT_METRICS",
-]
+__all__ = ["Corpus", "Segment", "canonical_name", "get", "names", "register", "prepare", "DEFAULT_METRICS", "Metric",
+           "Score", "UnknownMetricError", "parse_name"]
 
 #: The one default metric list of ``syneval-nb score``, ``syneval-nb report`` and notebook 09: the lexical metrics
 #: with chrF (every chapter's headline baseline) and the syntactic metrics of Liu & Gildea at their default depths.

@@ -116,25 +116,8 @@ from syneval_nb.trees.ptb import EmptyParseError, FlatTree, TreeFormatError, fla
 from syneval_nb.corpus import dependency_tree, spacy_backend_key
 from syneval_nb.metrics.base import Corpus, Metric, Score, depth_scores, mean_rows
 
-__all__ = [
-    "PRIMARY_DEPTH",
-    "METRICS",
-    "STM",
-    "DSTM",
-    "HWCM",
-    "TKM",
-    "DTKM",
-    "stm",
-    "dstm",
-    "hwcm",
-    "tkm",
-    "dtkm",
-    "score_corpus", "depth_metrics", "by_depth",
-    "clear_caches",
-]
-"""The names used outside this module (studies, registry, notebooks, benchmarks). Used only by tests, and public
-for them: ``DEFAULT_DEPTH``, ``EPSILON``, ``Space``, ``asiya_stm``, ``asiya_hwcm``, ``subtree_ids``,
-``depth_score``, ``prefix_scores``."""
+__all__ = ["STM", "DSTM", "HWCM", "TKM", "DTKM", "stm", "dstm", "hwcm", "tkm", "dtkm", "PRIMARY_DEPTH"]
+# what users call (the notebooks, the README); the other public names are helpers of the kit and its tests
 
 DEFAULT_DEPTH = 4
 """Default maximum depth / chain length of the sentence-level functions (``score_corpus`` computes 1..9)."""

@@ -38,8 +38,7 @@ from pathlib import Path
 from syneval_nb.paths import cache_dir
 
 
-__all__ = ["CacheError", "ParseCache", "check_result", "register_check", "default_cache_path", "open_cache",
-           "read_only_note"]
+__all__ = ["ParseCache", "open_cache"]
 
 FORMAT_NAME = "syneval-nb-parse-cache"
 SCHEMA_VERSION = "1"

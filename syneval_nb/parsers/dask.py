@@ -50,19 +50,7 @@ from syneval_nb.parsers.feng_hirst import FengHirstParser, RSTParseFailure, back
 from syneval_nb.parsers.spacy import spacy_pipeline, spacy_stream, spacy_backend_key
 from syneval_nb.parsers.stanford import StanfordParser
 
-__all__ = [
-    "ClusterError",
-    "ParserPlugin",
-    "PLUGIN_NAME",
-    "connect",
-    "chunk_size",
-    "run_chunks",
-    "RemoteParser",
-    "rst_stream",
-    "map_tasks",
-    "start_parsers",
-    "worker_counts",
-]
+__all__ = ["connect", "start_parsers"]
 
 PLUGIN_NAME = "syneval-nb-parsers"
 MAX_CHUNK = {"stanford": 32, "spacy": 256, "rst": 8}  # items per task: a chunk is what an interruption can lose

@@ -20,8 +20,7 @@ from syneval_nb.parsers.cache import register_check
 from syneval_nb.parsers.stanford import StanfordParser, package_version, feng_hirst_answer
 from syneval_nb.trees.rst import RSTFormatError, VOID_LABEL, validate_rst
 
-__all__ = ["SPACY_PIPELINE", "backend_key", "sentences", "KitSyntaxParser", "parse_tree_to_rst",
-           "FengHirstParser", "RSTParseFailure", "LONG_SENTENCE", "failure_reason", "check_result"]
+__all__ = ["sentences", "FengHirstParser"]
 # ``JAVA_TRIM`` and ``parse_stream`` are helpers of ``parsers.frontend`` (not in __all__)
 
 

@@ -38,7 +38,7 @@ from syneval_nb.parsers.stanford import (DEFAULT_MAX_LENGTH, DEFAULT_MEMORY, Par
 from syneval_nb.textio import InputEncodingError
 from syneval_nb.trees.ptb import EmptyParseError, read_ptb, read_ptb_flat, read_ptb_strings, same_words
 
-__all__ = ["parse", "parse_strings", "parse_rst", "ParseReport", "resolve_split", "dask_backend", "DEFAULT_SPLIT"]
+__all__ = ["parse", "parse_rst", "parse_strings"]
 
 
 BACKENDS = ("stanford", "stanford-deps", "spacy", "ptb")

@@ -35,7 +35,7 @@ import re
 import threading
 from typing import Any, Sequence
 
-__all__ = ["InProcessCRFClassifier", "install", "tagger", "read_instances", "c_atof", "tag_text"]
+__all__ = ["install"]
 
 _TAGGERS: dict[str, Any] = {}
 _TAGGER_LOCKS: dict[str, threading.Lock] = {}

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["SPLITTER", "ABBREVIATIONS", "split_sentences", "join_trees", "SPLITS"]
+__all__ = ["split_sentences"]
 
 SPLITTER = "syneval-rules-1"
 """Name (and version) of the splitting rules; part of sentence mode's parse source."""

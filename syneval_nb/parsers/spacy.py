@@ -33,7 +33,7 @@ from syneval_nb.paths import install_hint
 from syneval_nb.parsers.stanford import ParserSetupError, package_version
 from syneval_nb.trees.heads import DependencyTree
 
-__all__ = ["spacy_backend_key", "dependency_tree", "check_result", "spacy_pipeline", "spacy_stream"]
+__all__ = ["spacy_pipeline"]
 
 
 # ------------------------------------------------------------------------------------------------- spaCy

@@ -73,14 +73,8 @@ from syneval_nb.parsers.cache import register_check
 from syneval_nb.paths import install_hint, cache_dir
 from syneval_nb.trees.ptb import EmptyParseError, is_empty_parse, read_ptb_flat, same_words
 
-__all__ = ["StanfordParser", "ParserSetupError", "ParseWarning", "get_stanford_parser", "close_shared_parsers",
-           "combined_parser", "stanford_jars", "find_java", "compiled_classes", "too_long_reason", "split_answer",
-           "deps_backend_key", "record_tree", "feng_hirst_answer", "package_version", "FAILED_PARSE",
-           "DEFAULT_MAX_LENGTH", "DEFAULT_MEMORY"]
-"""The names other modules, the CLI and the benchmarks use. Public but not listed: the cache's result checks
-(``check_result``, ``check_record``, registered with :func:`~syneval_nb.parsers.cache.register_check`), the
-helpers and constants the tests and benchmarks read (``classify``, ``record_parts``, ``find_javac``, ``SENTINEL``,
-``ALONE_SENTINEL``, ``BOTH_SOURCE``, ``STANFORD_DIR``, ``MODEL``, ``LEXPARSER_CLASS``)."""
+__all__ = ["StanfordParser", "get_stanford_parser"]
+# what users call (the notebooks, the README); the other public names are helpers of the kit and its tests
 
 
 SENTINEL = "The syneval-sentinel"

@@ -111,17 +111,10 @@ from syneval_nb.stats.verdicts import (
 )
 from syneval_nb.stats.claims import Claim, decide_claims
 
-__all__ = [
-    "LENGTH", "METHODS", "PLACEBO", "TABLE_COLUMNS", "ArrayLike", "BootstrapResult", "PairedBootstrapResult",
-    "TableBootstrap", "average_ranks", "better_worse_pairs", "bootstrap_ci", "bootstrap_pearson_samples", "bootstrap_spearman_samples",
-    "bootstrap_weights", "center_within", "concordance_counts", "correlation", "correlation_table",
-    "correlation_tables", "depth_baselines", "fisher_ci", "holm", "kendall_tau_b", "length_controls", "metric_name",
-    "paired_bootstrap", "partial_correlation", "pearson", "percentile_ci", "permute_human", "placebo", "spearman",
-    "system_level", "system_means", "system_table", "table_row", "verdict_beats", "verdict_correlates",
-    "verdict_sentence", "williams_from_scores", "williams_test", "within_segment", "wmt12_tau", "wmt_darr_tau",
-    "LENGTH_GIVEN", "LENGTH_ROWS", "N_NULL", "TESTS", "bootstrap_partial_samples", "decide", "holm_verdicts",
-    "length_covariates", "length_rows", "make_verdict", "monte_carlo_p", "null_p", "permutation_distribution",
-    "placebo_columns", "placebo_distribution", "residualize", "verdict_beats_placebo", "verdict_from_samples",
-    "verdict_contrast", "Claim", "decide_claims",
-]
-
+# the names users call; every other name imported above is a helper other modules reach as stats.X
+__all__ = ["pearson", "spearman", "correlation", "fisher_ci", "williams_test", "METHODS", "system_level",
+           "partial_correlation", "wmt12_tau", "wmt_darr_tau", "kendall_tau_b", "placebo", "permute_human",
+           "placebo_columns", "bootstrap_ci", "paired_bootstrap", "holm", "monte_carlo_p", "LENGTH", "PLACEBO",
+           "system_table", "table_row", "correlation_table", "correlation_tables", "metric_name", "length_controls",
+           "decide", "verdict_sentence", "verdict_beats", "verdict_correlates", "verdict_contrast", "decide_claims",
+           "Claim", "meta"]

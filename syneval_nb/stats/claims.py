@@ -20,7 +20,7 @@ from typing import Hashable, Mapping, Sequence
 from syneval_nb.stats.verdicts import (holm_verdicts, verdict_beats, verdict_beats_placebo, verdict_contrast,
                                        verdict_correlates)
 
-__all__ = ["Claim", "decide_claims"]
+__all__ = ["decide_claims", "Claim"]
 
 CLAIM_TESTS = ("beats", "correlates", "beats the placebo", "edge", "loses less", "given")
 """What a claim asks of its table(s):

@@ -25,10 +25,8 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats as _sps
 
-__all__ = ["ArrayLike", "METHODS", "pearson", "average_ranks", "spearman", "kendall_tau_b", "center_within",
-           "within_segment", "correlation", "system_means", "system_level", "better_worse_pairs",
-           "concordance_counts", "wmt_darr_tau", "wmt12_tau", "fisher_ci", "williams_test",
-           "williams_from_scores", "partial_correlation"]
+__all__ = ["pearson", "spearman", "correlation", "fisher_ci", "williams_test", "METHODS", "system_level",
+           "partial_correlation", "wmt12_tau", "wmt_darr_tau", "kendall_tau_b"]
 # helpers of the other stats modules (not in __all__): the input checks ``as_vector``, ``as_pair``, ``dense_labels``;
 # ``BASIC_METHODS``, ``multi_item_mask``, ``pair_outcomes``, ``pair_tau``
 

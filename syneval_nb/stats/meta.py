@@ -40,21 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.stats
 
-__all__ = [
-    "TieCalibratedAccuracy",
-    "ItemCorrelation",
-    "PermutationTestResult",
-    "pairwise_accuracy_tie_calibrated",
-    "item_grouped_correlation",
-    "pairwise_permutation_p_values",
-    "spa_from_p_values",
-    "soft_pairwise_accuracy",
-    "pairwise_accuracy",
-    "permutation_test_acc_eq",
-    "permutation_test_spa",
-    "METHODS",
-    "KENDALL_VARIANTS",
-]
+__all__ = ["pairwise_accuracy", "soft_pairwise_accuracy", "item_grouped_correlation", "permutation_test_acc_eq"]
 
 METHODS = ("pearson", "spearman", "kendall")
 KENDALL_VARIANTS = ("b", "c", "23", "acc23")

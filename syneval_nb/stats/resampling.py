@@ -35,10 +35,7 @@ from syneval_nb.stats.correlation import (
     correlation,
 )
 
-__all__ = ["bootstrap_weights", "bootstrap_pearson_samples", "bootstrap_spearman_samples", "pair_tau_samples",
-           "BootstrapResult", "percentile_ci", "bootstrap_ci", "monte_carlo_p", "PairedBootstrapResult",
-           "paired_bootstrap", "holm", "placebo", "permute_human", "bootstrap_partial_samples", "residualize",
-           "N_NULL", "placebo_columns", "placebo_distribution", "permutation_distribution", "null_p"]
+__all__ = ["placebo", "permute_human", "placebo_columns", "bootstrap_ci", "paired_bootstrap", "holm", "monte_carlo_p"]
 # helpers of stats.tables (not in __all__): ``boot_matrix``, ``estimate_row``, ``holm_adjust``, ``p_one_sided``,
 # ``resampling_units``
 

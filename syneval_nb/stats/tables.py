@@ -30,6 +30,10 @@ from syneval_nb.stats.resampling import (
     placebo_distribution,
 )
 
+__all__ = ["LENGTH", "PLACEBO", "system_table", "table_row", "correlation_table", "correlation_tables",
+           "metric_name", "length_controls"]
+
+
 PLACEBO = "placebo"
 """Row name of the placebo in :func:`correlation_table`: the 95th percentile of the placebo distribution
 (:func:`syneval_nb.stats.placebo_distribution`, N_NULL random columns), its central 95% as ``low, high``."""

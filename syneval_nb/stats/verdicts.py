@@ -30,9 +30,7 @@ import numpy as np
 from syneval_nb.stats.resampling import holm, monte_carlo_p, null_p, percentile_ci
 from syneval_nb.stats.tables import PLACEBO, TableBootstrap, given_text, metric_name
 
-__all__ = ["MIN_UNITS", "TESTS", "decide", "format_p", "make_verdict", "verdict_from_samples", "verdict_beats",
-           "verdict_correlates", "verdict_beats_placebo", "verdict_contrast", "holm_verdicts",
-           "verdict_sentence"]
+__all__ = ["decide", "verdict_sentence", "verdict_beats", "verdict_correlates", "verdict_contrast"]
 # ``unit_text`` is a helper of the claim engine and the chapters' own verdicts (not in __all__)
 
 MIN_UNITS = 20

@@ -34,9 +34,8 @@ from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
 from syneval_nb.textio import to_json
 
 
-__all__ = ["MQM_COLUMNS", "HUMANS", "ASPECTS", "check_permute", "load_ted", "load_deen", "Deen", "verdict_contrast",
-           "holm_chapter", "verdicts_json", "verdict_lines", "verdict_table", "plot_distributions", "plot_scatter", "no_holds",
-           "family_note", "meta_table", "meta_json", "headline_verdicts", "MAX_HEADLINE_VERDICTS"]
+__all__ = ["HUMANS", "ASPECTS", "load_ted", "load_deen", "verdict_lines", "verdict_table", "plot_distributions",
+           "plot_scatter", "family_note", "meta_table"]
 
 MAX_HEADLINE_VERDICTS = 6
 """At most this many headline verdicts per chapter (the index card shows them; the rest fold away): a chapter's

@@ -13,7 +13,7 @@ from syneval_nb.metrics.syntactic import PRIMARY_DEPTH
 from syneval_nb.studies import common, depth_study, raters
 
 
-__all__ = ["FAMILIES", "claims", "run", "Chapter08", "deen_reference_variants", "comet_anchor", "results"]
+__all__ = ["FAMILIES", "claims", "run", "results"]
 
 FAMILIES = ("STM", "HWCM", "DSTM", "TKM", "DTKM")
 

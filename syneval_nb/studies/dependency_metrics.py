@@ -20,9 +20,8 @@ from syneval_nb.trees import heads
 from syneval_nb.trees.ptb import read_ptb
 
 
-__all__ = ["FAMILIES", "worked_example", "run", "rank_gap", "table7_example", "results",
-           "ParserStudy", "parser_study", "parser_display", "plot_parsers",
-           "timing_sentence", "parser_summary", "parser_results"]
+__all__ = ["FAMILIES", "worked_example", "run", "table7_example", "results", "parser_study", "parser_display",
+           "plot_parsers", "timing_sentence", "parser_summary", "parser_results"]
 
 FAMILIES = ("HWCM", "DSTM", "DTKM")
 _PEN_REF = "(S (NP (PRP I)) (VP (VBP have) (NP (DT a) (JJ red) (NN pen))))"

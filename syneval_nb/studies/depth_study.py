@@ -48,9 +48,7 @@ from syneval_nb.studies.common import (
 )
 
 
-__all__ = ["KERNELS", "CHRF_KEY", "BASELINES", "SYSTEM_LABEL", "kernel_name", "depth_scores", "DepthScores", "score",
-           "length_rows", "length_given", "curve_tables", "headline_table", "system_scores", "within_system_table",
-           "claims", "beats_claim", "primary_claims", "DepthChapter", "run_chapter", "chapter_results"]
+__all__ = ["BASELINES", "depth_scores", "score", "system_scores", "claims", "run_chapter"]
 
 KERNELS = ("TKM", "DTKM")
 _LENGTH_KEY = (stats.LENGTH, None)

@@ -40,9 +40,9 @@ from syneval_nb.studies.common import MAX_HEADLINE_VERDICTS, headline_verdicts
 from syneval_nb.studies.learned_metric import deen_long
 from syneval_nb.trees.rst import DEFAULT_LAM, n_edus
 
-__all__ = ["Settings", "score", "ted_scores", "discourse_columns", "placebo_matrix", "uniform_scores", "tuned_scores",
-           "combination_table", "partial_table", "table2", "table3", "table4", "beyond_length_tables", "controls",
-           "judged_tables", "tables", "claims", "results", "PLACEBO_COL", "MAIN_HUMAN"]
+__all__ = ["Settings", "score", "ted_scores", "discourse_columns", "table2", "table3", "table4",
+           "beyond_length_tables", "controls", "judged_tables", "tables", "claims", "results", "PLACEBO_COL",
+           "MAIN_HUMAN"]
 
 
 EXTRAS = ("DR", "DR-lex", stats.LENGTH)

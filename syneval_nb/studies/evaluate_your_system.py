@@ -29,11 +29,9 @@ from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.studies.common import check_permute, verdicts_json
 
 
-__all__ = [
-    "example_files", "Study", "read_human", "load_study", "line_faults", "depth_curves", "metric_agreement",
-    "unscorable", "pick_metric", "disagreements", "explain_segment", "length_table", "human_ranking",
-    "system_agreement", "human_tables", "claim_tables", "claims", "decide_report", "headline",
-]
+__all__ = ["example_files", "load_study", "line_faults", "depth_curves", "metric_agreement", "unscorable",
+           "pick_metric", "disagreements", "explain_segment", "length_table", "human_ranking", "system_agreement",
+           "human_tables", "claim_tables", "claims", "decide_report", "headline"]
 
 _EXAMPLE_DIR = KIT_DATA_DIR / "examples" / "your_system"
 

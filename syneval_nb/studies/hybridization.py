@@ -39,10 +39,9 @@ from syneval_nb.studies.common import headline_verdicts
 from syneval_nb.textio import to_json
 from syneval_nb.trees.ptb import EmptyParseError, TreeFormatError, read_ptb, spans
 
-__all__ = ["EXTENDED", "ORIGINAL", "prepare", "hybrid_examples", "coverage_table",
-           "detokenization_table", "table5_table", "length_distributions", "make_metrics", "ted_scores",
-           "placebo_sets", "gain_tables", "baseline_table", "table6", "reference_gain_table", "system_scores",
-           "well_formed_check", "tables", "claims", "results"]
+__all__ = ["EXTENDED", "ORIGINAL", "prepare", "hybrid_examples", "coverage_table", "detokenization_table",
+           "table5_table", "length_distributions", "make_metrics", "ted_scores", "gain_tables", "baseline_table",
+           "table6", "reference_gain_table", "system_scores", "well_formed_check", "tables", "claims", "results"]
 
 _PRIMARY = ("hybrids help BLEU (2 manual + hybrid beats 2 manual, TED MQM z)",
             "hybrids help BLEU beyond length (2 manual + hybrid beats 2 manual, TED MQM z)",

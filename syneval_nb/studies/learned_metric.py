@@ -39,9 +39,9 @@ from syneval_nb.metrics.learned import Experiment, FeatureConfig, LearnedMetric
 from syneval_nb.textio import to_json
 from syneval_nb.studies.common import MQM_COLUMNS, check_permute, headline_verdicts, verdicts_json
 
-__all__ = ["SVM_DEEN", "BASELINES", "HUMANS", "VERDICT_HUMAN", "deen_long", "run_chapter", "accuracy_table",
-           "premises", "deen_refB_rank", "human_ceiling", "reference_choice", "svm_direction", "syntax_table",
-           "claims", "tables", "results"]
+__all__ = ["SVM_DEEN", "BASELINES", "HUMANS", "VERDICT_HUMAN", "run_chapter", "accuracy_table", "premises",
+           "deen_refB_rank", "human_ceiling", "reference_choice", "svm_direction", "syntax_table", "claims",
+           "tables", "results"]
 
 SVM_TED = "SVM (TED-trained)"
 SVM_DEEN = "SVM (de-en-trained)"

@@ -26,8 +26,7 @@ from syneval_nb.studies.common import (
 from syneval_nb.studies.raters import rater_allocation
 
 
-__all__ = ["LexicalScores", "make_metrics", "score", "segment_tables",
-           "system_scores", "tables", "claims", "results"]
+__all__ = ["make_metrics", "score", "segment_tables", "system_scores", "tables", "claims", "results"]
 
 
 BASELINES = ("chrF", "BLEU-4")

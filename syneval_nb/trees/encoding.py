@@ -13,7 +13,7 @@ from syneval_nb.trees.ptb import FlatTree, preorder
 if TYPE_CHECKING:
     from nltk import Tree
 
-__all__ = ["Interner", "EncodedTree", "encode"]
+__all__ = []  # helpers of trees.ptb, trees.heads and trees.kernels
 
 
 def _nltk_tree():  # nltk.Tree once nltk is imported, else () (as in trees.ptb: nltk is not imported here)

@@ -77,21 +77,8 @@ if TYPE_CHECKING:  # nltk is imported where a tree is made (trees.ptb), not for 
 from .._accel import speedups as _C
 from syneval_nb.trees.ptb import FlatTree, TreeFormatError, draw, flatten, read_ptb_flat
 
-__all__ = [
-    "PUNCT_TAGS",
-    "COORDINATORS",
-    "HEAD_RULES",
-    "NP_RULES",
-    "DependencyTree",
-    "find_head_child",
-    "explain_head",
-    "to_dependencies",
-    "lexicalize",
-    "explain_tree",
-    "headword_chains",
-    "dependency_lengths",
-    "attachment_statistics",
-]
+__all__ = ["PUNCT_TAGS", "HEAD_RULES", "NP_RULES", "to_dependencies", "lexicalize", "explain_tree",
+           "headword_chains", "dependency_lengths", "attachment_statistics", "DependencyTree"]
 
 PUNCT_TAGS: frozenset[str] = frozenset({",", ":", ".", "``", "''", "-LRB-", "-RRB-"})
 """Part-of-speech tags treated as punctuation (Stanford ``PennTreebankLanguagePack.punctuationTags``)."""

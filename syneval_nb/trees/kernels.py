@@ -34,15 +34,7 @@ from nltk import Tree
 from syneval_nb.trees.encoding import EncodedTree, Interner, encode
 
 
-__all__ = [
-    "KernelTree",
-    "kernel",
-    "kernel_contributions",
-    "cosine",
-    "max_cosine",
-    "tree_kernel",
-    "normalized_tree_kernel",
-]
+__all__ = ["kernel", "cosine", "tree_kernel"]
 
 
 def check_lam(lam: float) -> float:

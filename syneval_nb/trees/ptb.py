@@ -60,29 +60,9 @@ import sys
 from .._accel import speedups as _C
 from syneval_nb.textio import read_lines
 
-__all__ = [
-    "TreeFormatError",
-    "EmptyParseError",
-    "read_ptb",
-    "read_ptb_file",
-    "read_ptb_strings",
-    "is_empty_parse",
-    "strip_label",
-    "words",
-    "tree_depth",
-    "heights",
-    "phrase_labels",
-    "spans",
-    "unescape_word",
-    "same_words",
-    "FlatTree",
-    "read_ptb_flat",
-    "flatten",
-    "preorder",
-    "draw",
-]
-"""Used outside this module. Public for the tests, not listed: ``read_ptb_lines``, ``pos_tags``. The integer
-encoding (``Interner``, ``EncodedTree``, ``encode``) is :mod:`syneval_nb.trees.encoding`."""
+__all__ = ["read_ptb", "read_ptb_file", "words", "tree_depth", "phrase_labels", "draw", "FlatTree",
+           "read_ptb_strings", "TreeFormatError"]
+# what users call (the notebooks, the README); the other public names are helpers of the kit and its tests
 
 WRAPPER_LABELS = frozenset({"", "ROOT", "TOP"})
 EMPTY_ELEMENT = "-NONE-"

@@ -25,9 +25,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-__all__ = ["RST", "VOID_LABEL", "DR_VOID", "ROOT_NUC", "DEFAULT_LAM", "DUMMY_LEAF", "RSTFormatError",
-           "parse_label", "validate_rst", "load_rst_jsonl", "is_void", "edus", "n_edus", "rst_to_nltk",
-           "dr_tree", "dr_lex_tree", "write_rst_jsonl"]
+__all__ = ["RST", "load_rst_jsonl", "edus", "n_edus", "rst_to_nltk", "dr_tree", "dr_lex_tree", "validate_rst"]
 # ``check_rst`` is a helper of ``metrics.discourse`` (not in __all__)
 
 if TYPE_CHECKING:
