@@ -417,8 +417,10 @@ def table_row(table, metric: str | tuple, depth: int | None = None, **match):
 def system_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, systems: Sequence | None = None, *,
                  segments: Sequence | None = None, baseline: str | tuple | Mapping | None = None,
                  controls: Mapping[str, ArrayLike] | None = None, n_resamples: int = 1000, seed: int = 0,
-                 alpha: float = 0.05, holm: bool = True, n_null: int = N_NULL):
-    """The one system-level table: each metric's per-system scores against the systems' human scores, Pearson r.
+                 alpha: float = 0.05, holm: bool = True, n_null: int = N_NULL, method: str = "pearson"):
+    """The one system-level table: each metric's per-system scores against the systems' human scores, Pearson r
+    (``method="spearman"`` over systems: Spearman's rho on the same resamples, without the Williams test and the
+    permutation null, which are Pearson's: columns :data:`TABLE_COLUMNS` only, ``attrs["bootstrap"].null`` None).
 
     **Systems resampled** (default): ``scores`` ``{name or (name, depth): one value per system}`` (e.g. corpus
     BLEU), ``human`` one value per system, in the same order. The systems are the independent units:
@@ -441,10 +443,13 @@ def system_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, systems: Seq
     if (systems is None) != (segments is None):
         raise ValueError("system_table: give both systems= and segments= (one label per row: the source segments "
                          "are resampled) or neither (one value per system: the systems are resampled)")
+    if method not in ("pearson", "spearman") or (method != "pearson" and systems is not None):
+        raise ValueError(f"system_table: method must be 'pearson' or (over systems) 'spearman', got {method!r}")
     if systems is None:
-        return correlation_table(scores, human, None, baseline=baseline, controls=controls, null="permutation",
-                                 n_null=n_null, n_resamples=n_resamples, seed=seed, alpha=alpha, holm=holm,
-                                 williams=True)
+        pearson_r = method == "pearson"
+        return correlation_table(scores, human, None, baseline=baseline, controls=controls, method=method,
+                                 placebo_column=False, null="permutation" if pearson_r else None, n_null=n_null,
+                                 n_resamples=n_resamples, seed=seed, alpha=alpha, holm=holm, williams=pearson_r)
     if baseline is not None or controls:
         raise ValueError("system_table over source segments makes no comparisons: baseline= and controls= are for "
                          "the table over systems (systems=None, segments=None)")

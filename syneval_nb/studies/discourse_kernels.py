@@ -348,15 +348,14 @@ def combination_table(scores: Mapping[tuple[str, str], Sequence[float]], human: 
     without the tie penalty), bootstrap over source segments or ``clusters`` by
     :func:`syneval_nb.stats.resampling.pair_tau_samples`; the (K, n) placebo entries ``(m, PLACEBO_COL)`` give
     each row's K taus (no resampling: the null distribution). System level (``segments=None``, the rows are
-    systems): Spearman by :func:`syneval_nb.stats.correlation_table` resampling the systems (few: wide
+    systems): Spearman by :func:`syneval_nb.stats.system_table` resampling the systems (few: wide
     intervals), the placebo entries' K Spearman values the null. Layout: see :func:`_summarize`."""
     keys = [k for k in scores if np.ndim(scores[k]) == 1]
     h = np.asarray(human, dtype=float)
     if segments is None:
         names = {f"{r} {c}": (r, c) for r, c in keys}
-        t = stats.correlation_table({n: scores[k] for n, k in names.items()}, h, None, method="spearman",
-                                    placebo_column=False, holm=False, n_resamples=n_resamples, seed=seed,
-                                    alpha=alpha)
+        t = stats.system_table({n: scores[k] for n, k in names.items()}, h, method="spearman", holm=False,
+                               n_resamples=n_resamples, seed=seed, alpha=alpha)
         boot = t.attrs["bootstrap"]
         null = {r: np.array([stats.spearman(x, h) for x in v]) for (r, _), v in scores.items() if np.ndim(v) == 2}
         return _summarize(keys, np.asarray(boot.estimates), boot.samples, method="spearman", unit="item",

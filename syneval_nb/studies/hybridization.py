@@ -34,7 +34,9 @@ from syneval_nb.metrics import lexical
 from syneval_nb.metrics.hybrid import (DEFAULT_MAX_REFS, HybridSet, align_leaves, detokenize, equivalent_nodes,
                                        hybridize_corpus, seams_attested)
 from syneval_nb.metrics.lexical import edit_distance, tokenize
-from syneval_nb.metrics.syntactic import score_corpus
+from syneval_nb.corpus import Corpus
+from syneval_nb.metrics.base import score_systems
+from syneval_nb.metrics.syntactic import depth_metrics
 from syneval_nb.studies.common import headline_verdicts
 from syneval_nb.textio import to_json
 from syneval_nb.trees.ptb import EmptyParseError, TreeFormatError, read_ptb, spans
@@ -229,23 +231,31 @@ def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any,
 
     ``ref_parse_sets``: name -> ``{seg_id: [bracketed parse or tree of each reference]}`` (the trees of
     :attr:`HybridSet.trees` go in as they are; :attr:`HybridSet.ptbs` gives the same as strings).
-    ``attrs["corpus"]``: the corpus-level scores (summed statistics), one row per system, same columns."""
+    ``attrs["corpus"]``: the corpus-level scores (summed statistics), one row per system, same columns. Scored by
+    :func:`syneval_nb.metrics.base.score_systems` (one parses-only :class:`~syneval_nb.corpus.Corpus` per system and
+    reference set; the metrics of :func:`syneval_nb.metrics.syntactic.depth_metrics` with maximum depth ``depth``),
+    segment scores by ``Metric.segment_scores``, corpus scores by ``Metric.corpus_from_stats``."""
     segs = list(dict.fromkeys(df[seg_col]))
     pos = {s: k for k, s in enumerate(segs)}
     cols = {(m, r): np.full(len(df), np.nan) for m in metrics for r in ref_parse_sets}
     corpus: dict[tuple[str, str], dict[Any, float]] = {(m, r): {} for m in metrics for r in ref_parse_sets}
     groups = list(df.reset_index(drop=True).groupby(system_col, sort=True))
+    objs = depth_metrics(metrics, depth)
     for r, sets in tqdm(list(ref_parse_sets.items()), desc="syntactic scores", disable=not progress):
         refs = [list(sets[s]) for s in segs]
+        corpora = {}
         for system, g in groups:
             hyps: list[str | None] = [None] * len(segs)
             for s, h in zip(g[seg_col], g[hyp_col]):
                 hyps[pos[s]] = h if isinstance(h, str) else None  # pandas writes a missing parse as NaN
-            sc = score_corpus(hyps, refs, metrics, depth)
-            rows = np.array([pos[s] for s in g[seg_col]])
-            for m in metrics:
-                cols[(m, r)][g.index.to_numpy()] = sc[f"{m}_{depth}"].to_numpy()[rows]
-                corpus[(m, r)][system] = sc.attrs["corpus"][f"{m}_{depth}"]
+            corpora[system] = Corpus([""] * len(segs), [[""] * len(x) for x in refs], hyp_ptb=hyps, ref_ptb=refs,
+                                     ref_layout="segments", parse_source="given",
+                                     check_words=False)  # parses only: placeholder texts
+        for m, by_sys in zip(objs, score_systems(list(objs.values()), corpora)):
+            for system, g in groups:
+                rows = np.array([pos[s] for s in g[seg_col]])
+                cols[(m, r)][g.index.to_numpy()] = objs[m].segment_scores(by_sys[system])[rows]
+                corpus[(m, r)][system] = objs[m].corpus_from_stats(by_sys[system]).score
     out = pd.DataFrame(cols, index=df.index)
     out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
     out.attrs["corpus"] = _by_system(corpus)
@@ -518,7 +528,8 @@ def system_scores(ch: HybridChapter, metrics: Mapping[str, Any] | Sequence[str],
     and with the extended sets, one row per system with a DA z (in the order of ``ch.seg``), columns ``(metric,
     reference set)``; the table: ``reference_gain_table(system_scores(ch, metrics), ch.da, ORIGINAL)`` (the
     system-level table, Williams' test against both references). ``metrics``: lexical metric objects by name
-    (``Metric.corpus_score`` of the texts; every system must have the same lines in the same order), or names of
+    (:func:`syneval_nb.metrics.base.score_systems` of one :class:`~syneval_nb.corpus.Corpus` per system and reference
+    set, the corpus score by ``Metric.corpus_from_stats``; every system must have the same lines in the same order), or names of
     syntactic metrics (``("stm", "hwcm")`` at ``depth``: the corpus scores of :func:`syntactic_scores`, on the
     references' and the hybrids' trees)."""
     seg = ch.seg
@@ -531,9 +542,10 @@ def system_scores(ch: HybridChapter, metrics: Mapping[str, Any] | Sequence[str],
         hyps = {s: list(g["target"]) for s, g in seg.groupby("system")}
         systems = [s for s in hyps if s in ch.da]
         sc: dict[tuple[str, str], dict[str, float]] = {}
-        for m, r in tqdm([(m, r) for m in metrics for r in ref_sets], desc="corpus scores", disable=not progress):
-            sc[(m, r)] = {s: metrics[m].corpus_score(list(hyps[s]), ref_sets[r], ref_layout="segments").score
-                          for s in systems}
+        for r in tqdm(list(ref_sets), desc="corpus scores", disable=not progress):
+            corpora = {s: Corpus(hyps[s], ref_sets[r], ref_layout="segments") for s in systems}
+            for m, by_sys in zip(metrics, score_systems(list(metrics.values()), corpora)):
+                sc[(m, r)] = {s: metrics[m].corpus_from_stats(by_sys[s]).score for s in systems}
         scores = _by_system(sc)
     elif isinstance(metrics, str) or not all(isinstance(m, str) for m in metrics):
         raise TypeError(f"metrics: lexical metric objects by name, or a sequence of syntactic metric names; got "
