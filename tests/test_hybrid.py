@@ -520,3 +520,58 @@ def test_seams_check_on_real_hybrids(shared_data):
     assert sum(len(hs) > len(hs.originals) for hs in plain.values()) == 126  # 24% of 529 segments
     assert sum(len(hs) > len(hs.originals) for hs in checked.values()) == 89
     assert all(kept[s] <= texts[s] for s in texts)  # nothing capped on TED: the check only removes
+
+
+def test_system_scores_run_through_the_one_scoring_loop(shared_data, monkeypatch):
+    """Issue 34: chapter 06's system scores go through :func:`syneval_nb.metrics.base.score_systems` (one call per
+    reference set, one corpus per system; the old code called ``corpus_score`` per system and metric, or
+    ``score_corpus`` per system), with the numbers of the old paths: on 4 real WMT21 de-en systems x 30 lines with
+    their real (ragged) hybrid sets, each lexical score equals ``corpus_score`` of that system's texts, corpus BLEU
+    equals sacrebleu's with the same references (streams padded with None), and STM/HWCM equal
+    :func:`syneval_nb.metrics.syntactic.score_corpus`'s corpus scores."""
+    import sacrebleu
+    from syneval_nb.data import load_wmt21_deen
+    from syneval_nb.metrics.base import score_systems
+    from syneval_nb.metrics.syntactic import score_corpus
+
+    segs = load_wmt21_deen().segments
+    systems = ["Borderline", "ICL", "Online-A", "UF"]
+    seg = segs[segs["system"].isin(systems) & (segs["seg_id"] < 30)].sort_values(["system", "seg_id"])
+    seg = seg.reset_index(drop=True)
+    first = seg.drop_duplicates("seg_id").reset_index(drop=True)
+    sets = H6.hybridize_frame(first, ("ref_A", "ref_B"), ("ptb_ref_A", "ptb_ref_B"), progress=False)
+    assert len({len(s.texts) for s in sets.values()}) > 2  # ragged: 1, 2 and more references per segment
+    ch = H6.HybridChapter(ted=pd.DataFrame(), seg=seg, da=dict(zip(systems, [0.1, -0.2, 0.3, 0.0])), ted_sets={},
+                          deen_sets=sets)
+    calls = []
+
+    def spy(metrics, corpora, **kw):
+        calls.append(sorted(corpora))
+        return score_systems(metrics, corpora, **kw)
+
+    monkeypatch.setattr(H6, "score_systems", spy)
+    metrics = H6.make_metrics()
+    lex = H6.system_scores(ch, metrics, progress=False)
+    assert calls == [systems, systems]  # one loop per reference set, every system in it
+    ref_sets = {H6.ORIGINAL: [[a, b] for a, b in zip(first["ref_A"], first["ref_B"])],
+                H6.EXTENDED: [sets[s].texts for s in first["seg_id"]]}
+    for s in systems:
+        hyps = list(seg.loc[seg["system"] == s, "target"])
+        for r, refs in ref_sets.items():
+            for m, obj in metrics.items():
+                assert lex.at[s, (m, r)] == obj.corpus_score(hyps, refs, ref_layout="segments").score, (s, m, r)
+    hyps = list(seg.loc[seg["system"] == "ICL", "target"])
+    for r, refs in ref_sets.items():
+        k = max(map(len, refs))
+        streams = [[rs[i] if i < len(rs) else None for rs in refs] for i in range(k)]
+        assert lex.at["ICL", ("BLEU", r)] == pytest.approx(
+            sacrebleu.corpus_bleu(hyps, streams, smooth_method="exp").score / 100, abs=1e-12)
+    calls.clear()
+    syn = H6.system_scores(ch, ("stm", "hwcm"), progress=False)
+    assert calls == [systems, systems]
+    parse_refs = {H6.ORIGINAL: [[a, b] for a, b in zip(first["ptb_ref_A"], first["ptb_ref_B"])],
+                  H6.EXTENDED: [sets[s].trees for s in first["seg_id"]]}
+    for s in systems:
+        for r, refs in parse_refs.items():
+            old = score_corpus(list(seg.loc[seg["system"] == s, "ptb"]), refs, ("stm", "hwcm"), 4).attrs["corpus"]
+            assert (syn.at[s, ("stm", r)], syn.at[s, ("hwcm", r)]) == (old["stm_4"], old["hwcm_4"]), (s, r)

@@ -51,6 +51,34 @@ def test_systems_resampled_equals_scipy_on_each_resample_and_williams():
     assert (boot.unit, boot.null_kind, boot.null.shape) == ("item", "permutation", (S.N_NULL, 3))
 
 
+def test_systems_resampled_spearman_equals_scipy_on_each_resample():
+    """``method="spearman"`` (chapter 07's system level): scipy's Spearman rho on the systems drawn by hand, the
+    paired differences on the same draws; no Williams test and no permutation null (both are Pearson's)."""
+    rng = np.random.default_rng(3)
+    n, B = 10, 80
+    h = rng.normal(size=n)
+    a, b = h + 0.5 * rng.normal(size=n), h + rng.normal(size=n)
+    t = S.system_table({"a": a, "b": b}, h, baseline="b", method="spearman", holm=False, n_resamples=B,
+                       seed=7).set_index("metric")
+    assert list(t.columns) == list(S.TABLE_COLUMNS[1:])  # no williams_t / williams_p
+    draws = np.random.default_rng(7).integers(0, n, size=(B, n))
+    ra = np.array([sps.spearmanr(a[d], h[d])[0] for d in draws])
+    rb = np.array([sps.spearmanr(b[d], h[d])[0] for d in draws])
+    assert t.at["a", "r"] == pytest.approx(sps.spearmanr(a, h)[0], abs=1e-12)
+    assert (t.at["a", "method"], t.at["b", "r"]) == ("spearman", pytest.approx(sps.spearmanr(b, h)[0], abs=1e-12))
+    ok = np.isfinite(ra)
+    assert ok.all()
+    assert [t.at["a", "low"], t.at["a", "high"]] == pytest.approx(np.percentile(ra, [2.5, 97.5]), abs=1e-12)
+    assert t.at["a", "p_better"] == pytest.approx((np.sum(ra - rb <= 0) + 1) / (B + 1), abs=1e-12)
+    assert t.at["a", "p_better_holm"] == t.at["a", "p_better"]  # holm=False
+    boot = t.attrs["bootstrap"]
+    assert (boot.unit, boot.null_kind, boot.null) == ("item", None, None)
+    with pytest.raises(ValueError, match="unknown correlation method 'nope'"):
+        S.system_table({"a": a}, h, method="nope")
+    with pytest.raises(ValueError, match="is Pearson's: baseline=, controls= and method= are for the table over"):
+        S.system_table({"a": a}, h, list("aabbccddee"), segments=[0, 1] * 5, method="spearman")
+
+
 def test_bad_input_is_named_before_any_work():
     h = np.arange(6.0)
     with pytest.raises(ValueError, match="give both systems= and segments="):

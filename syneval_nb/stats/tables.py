@@ -418,16 +418,15 @@ def system_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, systems: Seq
                  segments: Sequence | None = None, baseline: str | tuple | Mapping | None = None,
                  controls: Mapping[str, ArrayLike] | None = None, n_resamples: int = 1000, seed: int = 0,
                  alpha: float = 0.05, holm: bool = True, n_null: int = N_NULL, method: str = "pearson"):
-    """The one system-level table: each metric's per-system scores against the systems' human scores, Pearson r
-    (``method="spearman"`` over systems: Spearman's rho on the same resamples, without the Williams test and the
-    permutation null, which are Pearson's: columns :data:`TABLE_COLUMNS` only, ``attrs["bootstrap"].null`` None).
+    """The one system-level table: each metric's per-system scores against the systems' human scores, Pearson r.
 
     **Systems resampled** (default): ``scores`` ``{name or (name, depth): one value per system}`` (e.g. corpus
     BLEU), ``human`` one value per system, in the same order. The systems are the independent units:
     :func:`correlation_table` without segments, each row compared with ``baseline`` on the same resamples and by
-    Williams' test (valid here), the null ``n_null`` permutations of ``human`` per row (no placebo row: one random
-    column over 19 systems can correlate strongly by chance); ``controls``: extra rows. Columns
-    :data:`TABLE_COLUMNS` and ``williams_t, williams_p``; ``attrs["bootstrap"]`` for the verdicts.
+    Williams' test (valid here), the null ``n_null`` permutations of ``human`` per row (no placebo row: too few
+    systems); ``controls``: extra rows. Columns :data:`TABLE_COLUMNS` and ``williams_t, williams_p``;
+    ``attrs["bootstrap"]`` for the verdicts. ``method="spearman"`` (or another of :data:`METHODS` that needs no
+    segments): that statistic on the same resamples, without Williams' test and the null (both are Pearson's).
 
     **Source segments resampled** (``systems`` and ``segments``, one label each per row; chapter 10):
     ``scores`` and ``human`` one value per row, a system's score the mean of its rows; the systems are fixed and
@@ -436,23 +435,20 @@ def system_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, systems: Seq
     (:func:`syneval_nb.stats.system_level`) and their pairwise accuracy
     (:func:`syneval_nb.stats.meta.pairwise_accuracy`, mt-metrics-eval's ``Agreement``: a pair tied in both
     agrees), each with its ``1 - alpha`` percentile interval. Columns ``metric, r, low, high, accuracy, acc low,
-    acc high, systems, pairs``; no ``baseline``/``controls``.
-    """
+    acc high, systems, pairs``; no ``baseline``/``controls``."""
     import pandas as pd
 
     if (systems is None) != (segments is None):
         raise ValueError("system_table: give both systems= and segments= (one label per row: the source segments "
                          "are resampled) or neither (one value per system: the systems are resampled)")
-    if method not in ("pearson", "spearman") or (method != "pearson" and systems is not None):
-        raise ValueError(f"system_table: method must be 'pearson' or (over systems) 'spearman', got {method!r}")
     if systems is None:
-        pearson_r = method == "pearson"
         return correlation_table(scores, human, None, baseline=baseline, controls=controls, method=method,
-                                 placebo_column=False, null="permutation" if pearson_r else None, n_null=n_null,
-                                 n_resamples=n_resamples, seed=seed, alpha=alpha, holm=holm, williams=pearson_r)
-    if baseline is not None or controls:
-        raise ValueError("system_table over source segments makes no comparisons: baseline= and controls= are for "
-                         "the table over systems (systems=None, segments=None)")
+                                 null="permutation" if method == "pearson" else None, n_null=n_null, alpha=alpha,
+                                 placebo_column=False, n_resamples=n_resamples, seed=seed, holm=holm,
+                                 williams=method == "pearson")
+    if baseline is not None or controls or method != "pearson":
+        raise ValueError("system_table over source segments makes no comparisons and is Pearson's: baseline=, "
+                         "controls= and method= are for the table over systems (systems=None, segments=None)")
     h = as_vector(human, "human")
     sysl, seg = np.asarray(systems), np.asarray(segments)
     if len(sysl) != len(h) or len(seg) != len(h):

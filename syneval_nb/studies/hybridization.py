@@ -28,14 +28,13 @@ import pandas as pd
 from nltk import Tree
 from tqdm.auto import tqdm
 from syneval_nb import stats
-from syneval_nb.metrics import get as _get_metric
+from syneval_nb.metrics import get as _get_metric, lexical
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segments
-from syneval_nb.metrics import lexical
 from syneval_nb.metrics.hybrid import (DEFAULT_MAX_REFS, HybridSet, align_leaves, detokenize, equivalent_nodes,
                                        hybridize_corpus, seams_attested)
 from syneval_nb.metrics.lexical import edit_distance, tokenize
 from syneval_nb.corpus import Corpus
-from syneval_nb.metrics.base import score_systems
+from syneval_nb.metrics.base import score_rows, score_systems
 from syneval_nb.metrics.syntactic import depth_metrics
 from syneval_nb.studies.common import headline_verdicts
 from syneval_nb.textio import to_json
@@ -213,12 +212,9 @@ def _lexical_scores(metrics: Mapping[str, Any], hyps: Sequence[str], ref_sets: M
     """Segment scores of every metric with every reference set: columns ``(metric, reference set)``.
 
     ``metrics``: name -> a :mod:`syneval_nb.metrics.lexical` metric object; ``ref_sets``: name -> ``refs[i]``, the
-    references of row ``i`` (as in ``Metric.sentence_scores``)."""
-    cols = {}
-    todo = [(m, r) for m in metrics for r in ref_sets]
-    for m, r in tqdm(todo, desc="lexical scores", disable=not progress):
-        cols[(m, r)] = metrics[m].sentence_scores(list(hyps), ref_sets[r], ref_layout="segments")
-    out = pd.DataFrame(cols)
+    references of row ``i``. Scored by :func:`syneval_nb.metrics.base.score_rows`, one call per reference set."""
+    seg = {r: score_rows(metrics, hyps, ref_sets[r]).segment for r in tqdm(ref_sets, "lexical", disable=not progress)}
+    out = pd.DataFrame({(m, r): seg[r][m].to_numpy() for m in metrics for r in ref_sets})
     out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
     return out
 
@@ -231,30 +227,24 @@ def syntactic_scores(df: pd.DataFrame, ref_parse_sets: Mapping[str, Mapping[Any,
 
     ``ref_parse_sets``: name -> ``{seg_id: [bracketed parse or tree of each reference]}`` (the trees of
     :attr:`HybridSet.trees` go in as they are; :attr:`HybridSet.ptbs` gives the same as strings).
-    ``attrs["corpus"]``: the corpus-level scores (summed statistics), one row per system, same columns. Scored by
-    :func:`syneval_nb.metrics.base.score_systems` (one parses-only :class:`~syneval_nb.corpus.Corpus` per system and
-    reference set; the metrics of :func:`syneval_nb.metrics.syntactic.depth_metrics` with maximum depth ``depth``),
-    segment scores by ``Metric.segment_scores``, corpus scores by ``Metric.corpus_from_stats``."""
+    ``attrs["corpus"]``: corpus scores, one row per system (both by :func:`syneval_nb.metrics.base.score_systems`)."""
     segs = list(dict.fromkeys(df[seg_col]))
     pos = {s: k for k, s in enumerate(segs)}
     cols = {(m, r): np.full(len(df), np.nan) for m in metrics for r in ref_parse_sets}
     corpus: dict[tuple[str, str], dict[Any, float]] = {(m, r): {} for m in metrics for r in ref_parse_sets}
     groups = list(df.reset_index(drop=True).groupby(system_col, sort=True))
+    hyps: dict[Any, list[str | None]] = {system: [None] * len(segs) for system, _ in groups}
+    for system, g in groups:
+        for s, h in zip(g[seg_col], g[hyp_col]):
+            hyps[system][pos[s]] = h if isinstance(h, str) else None  # pandas writes a missing parse as NaN
     objs = depth_metrics(metrics, depth)
     for r, sets in tqdm(list(ref_parse_sets.items()), desc="syntactic scores", disable=not progress):
         refs = [list(sets[s]) for s in segs]
-        corpora = {}
-        for system, g in groups:
-            hyps: list[str | None] = [None] * len(segs)
-            for s, h in zip(g[seg_col], g[hyp_col]):
-                hyps[pos[s]] = h if isinstance(h, str) else None  # pandas writes a missing parse as NaN
-            corpora[system] = Corpus([""] * len(segs), [[""] * len(x) for x in refs], hyp_ptb=hyps, ref_ptb=refs,
-                                     ref_layout="segments", parse_source="given",
-                                     check_words=False)  # parses only: placeholder texts
+        corpora = {system: Corpus([""] * len(segs), [[""] * len(x) for x in refs], hyp_ptb=hyps[system], ref_ptb=refs,
+                                  ref_layout="segments", parse_source="given", check_words=False) for system in hyps}
         for m, by_sys in zip(objs, score_systems(list(objs.values()), corpora)):
             for system, g in groups:
-                rows = np.array([pos[s] for s in g[seg_col]])
-                cols[(m, r)][g.index.to_numpy()] = objs[m].segment_scores(by_sys[system])[rows]
+                cols[(m, r)][g.index.to_numpy()] = objs[m].segment_scores(by_sys[system])[g[seg_col].map(pos)]
                 corpus[(m, r)][system] = objs[m].corpus_from_stats(by_sys[system]).score
     out = pd.DataFrame(cols, index=df.index)
     out.columns = pd.MultiIndex.from_tuples(out.columns, names=["metric", "references"])
@@ -528,10 +518,8 @@ def system_scores(ch: HybridChapter, metrics: Mapping[str, Any] | Sequence[str],
     and with the extended sets, one row per system with a DA z (in the order of ``ch.seg``), columns ``(metric,
     reference set)``; the table: ``reference_gain_table(system_scores(ch, metrics), ch.da, ORIGINAL)`` (the
     system-level table, Williams' test against both references). ``metrics``: lexical metric objects by name
-    (:func:`syneval_nb.metrics.base.score_systems` of one :class:`~syneval_nb.corpus.Corpus` per system and reference
-    set, the corpus score by ``Metric.corpus_from_stats``; every system must have the same lines in the same order), or names of
-    syntactic metrics (``("stm", "hwcm")`` at ``depth``: the corpus scores of :func:`syntactic_scores`, on the
-    references' and the hybrids' trees)."""
+    (:func:`syneval_nb.metrics.base.score_systems`, one ``Corpus`` per system; the same lines in the same order),
+    or syntactic metric names (``("stm", "hwcm")`` at ``depth``: the corpus scores of :func:`syntactic_scores`)."""
     seg = ch.seg
     if isinstance(metrics, Mapping):
         order = seg[seg["system"] == seg["system"].iloc[0]]["seg_id"]
