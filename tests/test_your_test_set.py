@@ -342,3 +342,30 @@ def test_report_on_bad_or_unusual_inputs(tmp_path, case):
             assert res["scores"][s]["chrF"] * 100 == pytest.approx(
                 sacrebleu.corpus_chrf(read_lines(f), [ref]).score, abs=1e-9)
         assert "No depth metric (STM, DSTM, HWCM) among the scored metrics ['BLEU', 'chrF', 'TER']: no curves." in page
+
+
+def test_depth_curves_run_through_the_one_scoring_loop(tmp_path, monkeypatch):
+    """Issue 34: the depth curves are scored by :func:`syneval_nb.metrics.base.score_systems` (one call per
+    family, every system; the old code called ``corpus_score`` per system), and the curve's point at depth ``d``
+    is the corpus score of the scored STM / HWCM variant with maximum depth ``d`` scored on its own."""
+    from syneval_nb.metrics.base import score_systems
+
+    hyps, refs, parses, _ = _files(tmp_path, {"good": "system_good", "lit": "system_literal"})
+    st = E.load_study(hyps, refs, None, None, ["bleu", "stm", "hwcm"], parses_dir=parses, progress=False,
+                      n_resamples=20, cache=None)
+    calls = []
+
+    def spy(metrics, corpora, **kw):
+        calls.append(([m.name for m in metrics], sorted(corpora)))
+        return score_systems(metrics, corpora, **kw)
+
+    monkeypatch.setattr(E, "score_systems", spy)
+    curves = E.depth_curves(st, max_depth=4)
+    scored = {m.name.rsplit("-", 1)[0]: m for m in st.evaluation.metrics
+              if getattr(m, "family", None) in ("STM", "HWCM")}
+    assert calls == [([f"{n}-4"], ["good", "lit"]) for n in scored]  # e.g. STM-BP-4 (the kit's default STM)
+    assert len(curves) == 2 * 2 * 4 and set(curves["metric"]) == set(scored)
+    for r in curves.to_dict("records"):
+        alone = scored[r["metric"]].variant(depth=r["depth"])
+        assert alone.name == f"{r['metric']}-{r['depth']}"
+        assert r["score"] == pytest.approx(alone.corpus_score(st.corpora[r["system"]]).score, abs=1e-12), r

@@ -24,6 +24,7 @@ from syneval_nb import stats
 from syneval_nb.data import read_mtme_documents, read_score_table, sample_segment_ids
 from syneval_nb.evaluate import evaluate, file_aliases, load_files
 from syneval_nb.metrics import registry as M
+from syneval_nb.metrics.base import score_systems
 from syneval_nb.metrics.lexical import tokenize
 from syneval_nb.paths import KIT_DATA_DIR
 from syneval_nb.studies.common import check_permute, verdicts_json
@@ -200,8 +201,8 @@ def line_faults(study: Study) -> pd.DataFrame:
 
 
 def depth_curves(study: Study, max_depth: int = 9, families: Sequence[str] = ("STM", "DSTM", "HWCM")) -> pd.DataFrame:
-    """Corpus score of each depth metric with maximum depth ``D = 1..max_depth`` per system (one pass each:
-    the family's ``scores_by_depth`` of the depth-``max_depth`` result). Columns ``system, metric, depth, score``."""
+    """Corpus score of each depth metric with maximum depth ``D = 1..max_depth`` per system (one ``score_systems``
+    pass each: ``scores_by_depth`` of the depth-``max_depth`` result). Columns ``system, metric, depth, score``."""
     rows = []
     for scored in study.evaluation.metrics:
         fam = getattr(scored, "family", None)
@@ -209,12 +210,11 @@ def depth_curves(study: Study, max_depth: int = 9, families: Sequence[str] = ("S
             continue
         m = scored.variant(depth=max_depth)  # the scored metric's options (e.g. -BP) at depth max_depth
         label = scored.name.rsplit("-", 1)[0]
-        for s, c in study.corpora.items():
-            res = m.corpus_score(c)
+        for s, st in score_systems([m], study.corpora)[0].items():
+            res = m.corpus_from_stats(st)
             for d, v in enumerate(res.parts["scores_by_depth"], 1):
                 rows.append({"system": s, "metric": label, "depth": d, "score": v})
     return pd.DataFrame(rows, columns=["system", "metric", "depth", "score"])
-
 
 
 def metric_agreement(study: Study, method: str = "kendall") -> pd.DataFrame:
