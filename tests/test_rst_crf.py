@@ -157,6 +157,17 @@ def _draw(items, n_multi: int, n_single: int, seed: int = 0) -> list[tuple[str, 
     return [(t, seen[t]) for t in rng.sample(multi, n_multi) + rng.sample(single, n_single)]
 
 
+@pytest.fixture(scope="module")
+def syntax_parser():
+    """The kit's syntax step for the RST parser, one JVM for the file (what ``parse_rst`` starts when given none:
+    ``StanfordParser(dependencies=True, both=None)``); test_subprocess_and_inprocess_paths_agree stops it before it
+    checks that no JVM is left."""
+    from syneval_nb.parsers.stanford import StanfordParser
+
+    with StanfordParser(dependencies=True, both=None) as p:
+        yield p
+
+
 @pytest.mark.slow
 def test_marginals_equal_the_command_on_real_features(ted_dir, deen_dir):
     """Record every classification the package makes (subprocess path) on real texts -- segmenter and all four
@@ -194,30 +205,32 @@ def test_marginals_equal_the_command_on_real_features(ted_dir, deen_dir):
 
 
 @pytest.mark.slow
-def test_trees_equal_shipped_ted_and_deen(ted_dir, deen_dir):
+def test_trees_equal_shipped_ted_and_deen(ted_dir, deen_dir, syntax_parser):
     """40 TED + 40 de-en texts (25 multi-EDU each), in-process path: the shipped trees (the full 300 + 300 check
     is benchmarks/rst_identity.py)."""
     items = _draw(_ted(ted_dir), 25, 15, seed=1) + _draw(_deen(deen_dir), 25, 15, seed=1)
-    got = frontend.parse_rst([t for t, _ in items], cache=None, progress=False)
+    got = frontend.parse_rst([t for t, _ in items], cache=None, progress=False, parser=syntax_parser)
     assert [i for i, (g, (_, tr)) in enumerate(zip(got, items)) if g != tr] == []
     assert sum(not rst.is_void(g) for g in got) == 50
 
 
 @pytest.mark.slow
-def test_subprocess_and_inprocess_paths_agree(ted_dir, deen_dir, tmp_path):
+def test_subprocess_and_inprocess_paths_agree(ted_dir, deen_dir, tmp_path, syntax_parser):
     items = _draw(_ted(ted_dir), 5, 1, seed=2) + _draw(_deen(deen_dir), 5, 1, seed=2)
     import shutil
 
     from syneval_nb.parsers.cache import ParseCache
-    from syneval_nb.parsers.stanford import StanfordParser, deps_backend_key
+    from syneval_nb.parsers.stanford import deps_backend_key
 
     texts = [t for t, _ in items]
     # the syntax step once (the records of every sentence, as parse_rst makes them); each path then RST-parses
     # every text from its own copy of that cache (no RST tree in it)
     sents = list(dict.fromkeys(x for t in texts for x in feng_hirst.sentences(t)))
-    with ParseCache(tmp_path / "syntax.sqlite") as c, StanfordParser(dependencies=True, both=None) as p:
-        frontend.parse_strings(sents, backend="stanford-deps", cache=c, parser=p, progress=False, warn=False)
+    with ParseCache(tmp_path / "syntax.sqlite") as c:
+        frontend.parse_strings(sents, backend="stanford-deps", cache=c, parser=syntax_parser, progress=False,
+                               warn=False)
         assert c.count(deps_backend_key()) == len(sents) and c.count(feng_hirst.backend_key()) == 0
+    syntax_parser.close()  # the file's syntax JVM: stopped here, as the `with` block stopped this test's own
     got = {}
     for classifier in ("subprocess", "inprocess"):
         db = shutil.copyfile(tmp_path / "syntax.sqlite", tmp_path / f"{classifier}.sqlite")

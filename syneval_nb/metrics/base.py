@@ -40,13 +40,13 @@ from __future__ import annotations
 
 import copy
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
-from nltk import Tree
 
 from syneval_nb import __version__
 from syneval_nb.corpus import (Corpus, ParseMismatchError, ReferenceLayoutError, Segment,  # noqa: F401 (their
@@ -215,7 +215,8 @@ class Metric:
         else:
             if refs is None:
                 raise TypeError("refs are missing (pass hyp and its references, or a Segment)")
-            if isinstance(refs, (Tree, FlatTree)):
+            # nltk.Tree once nltk is imported (not here: as in trees.ptb), else () (isinstance(x, ()) is False)
+            if isinstance(refs, (getattr(sys.modules.get("nltk.tree.tree"), "Tree", ()), FlatTree)):
                 raise TypeError("refs must be a list of trees (one per reference), not a single tree")
             if isinstance(refs, (str, Mapping)) or not hasattr(refs, "__len__"):
                 refs = [refs]

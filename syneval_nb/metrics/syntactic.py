@@ -98,15 +98,15 @@ from __future__ import annotations
 
 import gc
 import math
+import sys
 import warnings
 from collections import Counter, OrderedDict
 from contextlib import contextmanager
 from itertools import chain
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-from nltk import Tree
 
 from .._accel import speedups as _C
 from syneval_nb.trees.heads import DependencyTree, head_index, chain_counts, to_dependencies
@@ -115,6 +115,15 @@ from syneval_nb.trees.encoding import EncodedTree, Interner, encode
 from syneval_nb.trees.ptb import EmptyParseError, FlatTree, TreeFormatError, flatten, heights, preorder, read_ptb_flat, strip_label
 from syneval_nb.corpus import dependency_tree, spacy_backend_key
 from syneval_nb.metrics.base import Corpus, Metric, Score, depth_scores, mean_rows
+
+
+if TYPE_CHECKING:  # annotations only: nltk (with scikit-learn) is imported where a tree is made (trees.ptb)
+    from nltk import Tree
+
+
+def _nltk_tree():  # nltk.Tree once nltk is imported, else () (as in trees.ptb; isinstance(x, ()) is False)
+    return getattr(sys.modules.get("nltk.tree.tree"), "Tree", ())
+
 
 __all__ = ["STM", "DSTM", "HWCM", "TKM", "DTKM", "stm", "dstm", "hwcm", "tkm", "dtkm", "PRIMARY_DEPTH"]
 # what users call (the notebooks, the README); the other public names are helpers of the kit and its tests
@@ -290,7 +299,7 @@ def _roots_of_depth(hs: list[int], depth: int) -> list[int]:
 
 def _render_subtree(node: Tree, depth: int) -> str:
     """A depth-``depth`` subtree as brackets over node labels (words are left out): ``(S (NP PRON) (VP V NP))``."""
-    kids = [c for c in node if isinstance(c, Tree)]
+    kids = [c for c in node if isinstance(c, _nltk_tree())]
     if depth <= 1 or not kids:
         return str(node.label())
     return "(" + str(node.label()) + "".join(" " + _render_subtree(c, depth - 1) for c in kids) + ")"
@@ -350,7 +359,7 @@ class _Parse:
 
     def __init__(self, tree: Tree | None, space: Space, shared_deps: bool = False,
                  flat: FlatTree | None = None, dep: DependencyTree | None = None) -> None:
-        if tree is not None and not isinstance(tree, Tree):
+        if tree is not None and not isinstance(tree, _nltk_tree()):
             raise TypeError(f"expected an nltk.Tree or None, got {type(tree).__name__}")
         if flat is None and tree is not None:
             flat = _checked_flat(tree)
@@ -370,7 +379,7 @@ class _Parse:
         An ``nltk.Tree`` or a :class:`~syneval_nb.trees.FlatTree` is taken as it is (no printing and re-reading)."""
         if isinstance(text, FlatTree):
             return cls(None, space, flat=text)
-        if isinstance(text, Tree):
+        if isinstance(text, _nltk_tree()):
             return cls(text, space)
         if text is None or (isinstance(text, float) and math.isnan(text)) or not str(text).strip():
             return cls(None, space)
@@ -631,7 +640,7 @@ def _variant_suffix(dependencies: str) -> str:
 
 def _check_refs(refs: Sequence[Tree | None]) -> None:
     """The sentence-level functions take a list of reference trees: reject a single tree and an empty list."""
-    if isinstance(refs, (Tree, str)):
+    if isinstance(refs, (_nltk_tree(), str)):
         raise TypeError("refs must be a list of trees (one per reference), not a single tree")
     if len(refs) == 0:
         raise ValueError("no references given: refs must hold at least one tree")
@@ -853,7 +862,8 @@ class STM(_DepthMetric):
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
         roots = _roots_of_depth(heights(flatten(tree)), depth)
         found = {i: (sid >= 0 and ceiling.get(sid, 0) > 0) for i, sid in zip(roots, ids)}
-        positions = [pos for pos in tree.treepositions() if isinstance(tree[pos], Tree)]  # preorder
+        NT = _nltk_tree()
+        positions = [pos for pos in tree.treepositions() if isinstance(tree[pos], NT)]  # preorder
         layout = svgling.draw_tree(tree)
         green = EdgeStyle(stroke="#1a9641", stroke_width=3)
         for pre, ok in found.items():
@@ -866,7 +876,7 @@ class STM(_DepthMetric):
                     if level >= depth:
                         continue
                     for j, c in enumerate(tree[p]):
-                        if isinstance(c, Tree):
+                        if isinstance(c, NT):
                             layout.set_edge_style(p + (j,), green)
                             stack.append((p + (j,), level + 1))
         return layout
@@ -1011,7 +1021,7 @@ class DTKM(TKM):
 
 
 def _production_text(node: Tree) -> str:
-    rhs = [c.label() if isinstance(c, Tree) else repr(c) for c in node]
+    rhs = [c.label() if isinstance(c, _nltk_tree()) else repr(c) for c in node]
     return f"{node.label()} -> {' '.join(map(str, rhs))}" if rhs else str(node.label())
 
 
@@ -1103,7 +1113,7 @@ def _split_refs(ref_parses: Sequence[Any]) -> list[list[Any]]:
     reference; an ``nltk.Tree`` is a list, so it is checked first)."""
     out = []
     for i, r in enumerate(ref_parses):
-        if r is None or isinstance(r, (str, float, Tree, FlatTree, DependencyTree)):
+        if r is None or isinstance(r, (str, float, _nltk_tree(), FlatTree, DependencyTree)):
             out.append([r])
         else:
             out.append(list(r))

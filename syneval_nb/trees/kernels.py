@@ -28,10 +28,13 @@ hypotheses are compared with it (see :func:`cosine`).
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from nltk import Tree
 from syneval_nb.trees.encoding import EncodedTree, Interner, encode
+
+
+if TYPE_CHECKING:  # annotations only: nltk (with scikit-learn) is imported where a tree is made (trees.ptb)
+    from nltk import Tree
 
 
 __all__ = ["kernel", "cosine", "tree_kernel"]
