@@ -355,3 +355,37 @@ def test_the_chapters_claims_are_data(toy):
     v = stats.decide_claims(cl, tb)
     # 12 source segments: every verdict is below the cluster floor, so exploratory and out of the family
     assert all(x["verdict"] == "exploratory" for x in v.values()) and {x["family_size"] for x in v.values()} == {0}
+
+
+def test_fit_pro_is_scikit_learns_logistic_regression_bit_for_bit():
+    """combine.fit_pro's direct L-BFGS call (the tuned placebo's thousands of fits) gives exactly scikit-learn's
+    LogisticRegression weights (lbfgs, no intercept), on 2 and 3 features, with a NaN feature (its pairs dropped),
+    for C = 1 and 0.1."""
+    rng = np.random.default_rng(0)
+    seg = np.repeat(np.arange(40), 5)
+    f = rng.normal(size=(200, 3))
+    h = 2 * f[:, 0] + rng.normal(size=200)
+    f[7, 2] = np.nan
+    b, w = stats.better_worse_pairs(h, seg)
+    for feats, c in ((f[:, :2], 1.0), (f, 1.0), (f, 0.1)):
+        d = feats[b] - feats[w]
+        d = d[np.isfinite(d).all(axis=1)]
+        X, y = np.vstack([d, -d]), np.r_[np.ones(len(d)), np.zeros(len(d))]
+        expected = LogisticRegression(C=c, fit_intercept=False, max_iter=1000).fit(X, y).coef_.ravel()
+        assert np.array_equal(combine.fit_pro(feats, b, w, c), expected), (feats.shape, c)
+
+
+def test_system_level_placebo_null_is_scipys_spearman_bit_for_bit():
+    """The system-level null (K Spearman values per row, ranks of the human scores computed once) equals
+    scipy.stats.spearmanr of each column exactly, with ties in the scores and in the human scores."""
+    rng = np.random.default_rng(0)
+    human = np.round(rng.normal(size=13), 1)
+    a = np.round(rng.uniform(size=13), 1)
+    placebo = rng.uniform(size=(100, 13))
+    placebo[3] = np.round(placebo[3], 1)
+    t = S.combination_table({("A", "Orig."): a, ("A", S.PLACEBO_COL): (a + placebo) / 2}, human, None,
+                            n_resamples=10)
+    null = np.array([spearmanr((a + p) / 2, human)[0] for p in placebo])
+    assert t.loc["A", S.PLACEBO_COL] == np.quantile(null, 0.95)
+    assert (t.attrs["low"].loc["A", S.PLACEBO_COL], t.attrs["high"].loc["A", S.PLACEBO_COL]) == tuple(
+        np.quantile(null, [0.025, 0.975]))

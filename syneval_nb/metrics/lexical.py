@@ -814,17 +814,17 @@ def _meteor_exhaustive(fixed: list[_Link], types: list[tuple[list[int], list[int
     pair = {(t, u): [[_crossings(o, p) for p in choices[u]] for o in choices[t]]
             for t in range(k) for u in range(t + 1, k)}
 
-    def cost(sel: Sequence[int]) -> int:
-        c = sum(unary[t][sel[t]] for t in range(k))
-        return c + sum(pair[(t, u)][sel[t]][sel[u]] for t in range(k) for u in range(t + 1, k))
-
     def links(sel: Sequence[int]) -> list[_Link]:
         return sorted(fixed + [l for t in range(k) for l in choices[t][sel[t]]])
 
-    sels = list(itertools.product(*[range(len(o)) for o in choices]))
-    costs = [cost(sel) for sel in sels]
-    low = min(costs)
-    return links(min((s for s, c in zip(sels, costs) if c == low), key=lambda sel: _chunks(links(sel))))
+    # the cost (crossings) of every selection, axis t = type t's choice: flattened in itertools.product's order
+    costs = np.zeros(shape := [len(o) for o in choices], dtype=np.int64)
+    for t in range(k):
+        costs += np.reshape(unary[t], [-1 if a == t else 1 for a in range(k)])
+        for u in range(t + 1, k):
+            costs += np.reshape(pair[(t, u)], [shape[a] if a in (t, u) else 1 for a in range(k)])
+    sels = zip(*np.unravel_index(np.flatnonzero(costs.ravel() == costs.min()), shape))
+    return links(min(sels, key=lambda sel: _chunks(links(sel))))
 
 
 def _best_positions(long: np.ndarray, short: np.ndarray, u: np.ndarray, v: np.ndarray,

@@ -336,6 +336,17 @@ def _summarize(keys: Sequence[tuple[str, str]], est: np.ndarray, samples: np.nda
     return table
 
 
+def _spearman_rows(rows: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``[stats.spearman(x, h) for x in rows]`` bit for bit: ``scipy.stats.spearmanr``'s ``np.corrcoef`` of the
+    ranks, ranking ``h`` once and the rows in one call (NaN or constant input: :func:`syneval_nb.stats.spearman`)."""
+    from scipy.stats import rankdata
+
+    ranks, h_ranks, plain = rankdata(rows, axis=1), rankdata(h), np.isfinite(h).all() and np.ptp(h) > 0
+    return np.array([np.corrcoef(np.column_stack((r, h_ranks)), rowvar=False)[1, 0]
+                     if plain and np.isfinite(x).all() and np.ptp(x) > 0 else stats.spearman(x, h)
+                     for x, r in zip(rows, ranks)])
+
+
 def combination_table(scores: Mapping[tuple[str, str], Sequence[float]], human: Sequence[float],
                       segments: Sequence | None, *, threshold: float = DEFAULT_THRESHOLD,
                       texts: Sequence[str] | None = None, metric_ties: str = "discordant",
@@ -357,7 +368,7 @@ def combination_table(scores: Mapping[tuple[str, str], Sequence[float]], human: 
         t = stats.system_table({n: scores[k] for n, k in names.items()}, h, method="spearman", holm=False,
                                n_resamples=n_resamples, seed=seed, alpha=alpha)
         boot = t.attrs["bootstrap"]
-        null = {r: np.array([stats.spearman(x, h) for x in v]) for (r, _), v in scores.items() if np.ndim(v) == 2}
+        null = {r: _spearman_rows(np.asarray(v, dtype=float), h) for (r, _), v in scores.items() if np.ndim(v) == 2}
         return _summarize(keys, np.asarray(boot.estimates), boot.samples, method="spearman", unit="item",
                           n_units=len(h), alpha=alpha, null=null)
     kw = dict(threshold=threshold, distinct=texts, metric_ties=metric_ties, clusters=clusters)
@@ -613,6 +624,7 @@ class DiscourseChapter:
     base: list
     norm: pd.DataFrame
     learned: Any = field(default=None, repr=False)
+    tuned: dict = field(default_factory=dict, repr=False)  # table4's tuned_scores by (human, mode), reused
 
     @property
     def segs(self) -> np.ndarray:
@@ -700,6 +712,7 @@ def table4(ch: DiscourseChapter) -> dict[tuple[str, str, str], pd.DataFrame]:
                                  seed=s.seed, threshold=thr, C=s.C,
                                  placebo=ch.placebo if (human, mode) == (MAIN_HUMAN, "cv") else None,
                                  n_jobs=s.n_jobs)
+            ch.tuned[(human, mode)] = tuned
             for ties in ("discordant", "exclude"):
                 out[(human, mode, ties)] = combination_table(tuned, ch.ted[col], ch.segs, threshold=thr,
                                                              texts=ch.texts, metric_ties=ties, clusters=ch.clusters,
@@ -723,8 +736,9 @@ def beyond_length_tables(ch: DiscourseChapter) -> dict[str, pd.DataFrame]:
     """:func:`partial_table` (MQM z) of the uniform and the tuned cross-validated combinations (no placebo)."""
     s = ch.settings
     col, thr = s.humans()[MAIN_HUMAN]
-    tuned = tuned_scores(ch.norm, ch.ted[col], ch.segs, ch.talks, ch.base, mode="cv", n_folds=s.n_folds,
-                         seed=s.seed, threshold=thr, C=s.C)
+    tuned = ch.tuned.get((MAIN_HUMAN, "cv")) or tuned_scores(  # table4's when computed (its placebo not read here)
+        ch.norm, ch.ted[col], ch.segs, ch.talks, ch.base, mode="cv", n_folds=s.n_folds, seed=s.seed, threshold=thr,
+        C=s.C)
     return {what: partial_table(sc, ch.ted, col, clusters=ch.clusters, n_resamples=s.n_resamples, seed=s.seed)
             for what, sc in (("uniform", uniform_scores(ch.norm, ch.base)), ("tuned cross-validated", tuned))}
 
