@@ -4,6 +4,7 @@
 # - installs every dependency at the exact versions of requirements.lock (PyPI only, no model hub),
 # - installs syneval_nb itself in editable mode with its `syneval-nb` command, compiling its optional speed-ups
 #   (Cython, pinned in pyproject.toml's build requirements; needs a C compiler, else the kit runs pure Python),
+#   and its bytecode,
 # - registers the Jupyter kernel "syneval-nb" inside .venv, which papermill uses,
 # - checks that Java (needed by the Stanford and Feng-Hirst parsers) is there.
 set -euo pipefail
@@ -18,6 +19,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet -r requirements.lock
 .venv/bin/python -m pip install --quiet --no-deps -e .
+# the package's bytecode, written once here: every process of the kit (a notebook kernel, a command) then reads it
+# instead of compiling the modules it imports at each start (as it would where PYTHONDONTWRITEBYTECODE is set)
+.venv/bin/python -m compileall -q syneval_nb >/dev/null
 .venv/bin/python -c "from syneval_nb._accel import STATUS; print('setup.sh: syneval_nb hot loops:', STATUS)"
 .venv/bin/python -m ipykernel install --sys-prefix --name syneval-nb --display-name "Python 3 (syneval-nb)" >/dev/null
 if command -v java >/dev/null 2>&1; then

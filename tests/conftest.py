@@ -6,6 +6,12 @@ from pathlib import Path
 import pytest
 
 from syneval_nb.paths import data_dir
+from syneval_nb.app.runner import import_papermill_for_the_command_line
+
+# Several test modules import nbformat at collection, and every worker runs notebooks through papermill: import it
+# once per process the way `run` and `report` do, without jsonschema's optional rfc3987_syntax (which compiles its
+# grammars at import, ~3 s of CPU a process, for a format no notebook schema uses).
+import_papermill_for_the_command_line()
 
 
 @pytest.fixture(scope="session")
