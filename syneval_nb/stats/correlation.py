@@ -23,7 +23,6 @@ from functools import lru_cache
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy import stats as _sps
 
 __all__ = ["pearson", "spearman", "correlation", "fisher_ci", "williams_test", "METHODS", "system_level",
            "partial_correlation", "wmt12_tau", "wmt_darr_tau", "kendall_tau_b"]
@@ -73,6 +72,11 @@ def dense_labels(labels: Sequence | None, n: int, name: str) -> np.ndarray | Non
 # correlations
 # ----------------------------------------------------------------------------------------------------------------
 
+def _scipy_stats():  # imported at first use: `score` and `report` start without it (~1.5 s of CPU a run)
+    import scipy.stats
+    return scipy.stats
+
+
 def _quiet(fn: Callable, a: np.ndarray, b: np.ndarray) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns on constant input and returns NaN: NaN is our answer too
@@ -86,12 +90,12 @@ def pearson(x: ArrayLike, y: ArrayLike) -> float:
     a, b = as_pair(x, y)
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
-    return _quiet(_sps.pearsonr, a, b)
+    return _quiet(_scipy_stats().pearsonr, a, b)
 
 
 def average_ranks(x: ArrayLike) -> np.ndarray:
     """Ranks 1..n, tied values getting the mean of the ranks they span (``scipy.stats.rankdata``, 'average')."""
-    return _sps.rankdata(as_vector(x, "x"), method="average").astype(float)
+    return _scipy_stats().rankdata(as_vector(x, "x"), method="average").astype(float)
 
 
 def spearman(x: ArrayLike, y: ArrayLike) -> float:
@@ -99,7 +103,7 @@ def spearman(x: ArrayLike, y: ArrayLike) -> float:
     a, b = as_pair(x, y)
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
-    return _quiet(_sps.spearmanr, a, b)
+    return _quiet(_scipy_stats().spearmanr, a, b)
 
 
 def kendall_tau_b(x: ArrayLike, y: ArrayLike) -> float:
@@ -110,7 +114,7 @@ def kendall_tau_b(x: ArrayLike, y: ArrayLike) -> float:
     a, b = as_pair(x, y)
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
-    return _quiet(lambda u, v: _sps.kendalltau(u, v, variant="b"), a, b)
+    return _quiet(lambda u, v: _scipy_stats().kendalltau(u, v, variant="b"), a, b)
 
 
 def center_within(values: ArrayLike, segments: Sequence) -> np.ndarray:
@@ -327,7 +331,7 @@ def fisher_ci(r: float, n: int, alpha: float = 0.05) -> tuple[float, float]:
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     z = np.arctanh(np.clip(r, -1 + 1e-15, 1 - 1e-15))
-    half = _sps.norm.ppf(1 - alpha / 2) / np.sqrt(n - 3)
+    half = _scipy_stats().norm.ppf(1 - alpha / 2) / np.sqrt(n - 3)
     return float(np.tanh(z - half)), float(np.tanh(z + half))
 
 
@@ -356,7 +360,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
     if den <= 0:
         return (0.0, 0.5) if r12 == r13 else (float(np.sign(r12 - r13) * np.inf), float(r12 < r13))
     t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(den)
-    return float(t), float(_sps.t.sf(t, n - 3))
+    return float(t), float(_scipy_stats().t.sf(t, n - 3))
 
 
 def williams_from_scores(human: ArrayLike, metric_a: ArrayLike, metric_b: ArrayLike) -> tuple[float, float]:

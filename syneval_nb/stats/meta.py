@@ -38,7 +38,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.stats
 
 __all__ = ["pairwise_accuracy", "soft_pairwise_accuracy", "item_grouped_correlation", "permutation_test_acc_eq"]
 
@@ -633,7 +632,8 @@ def permutation_test_acc_eq(metric1, metric2, human, items, *, k: int = 1000, sa
         return pairwise_accuracy_tie_calibrated(scores, human, items, sample_rate=sample_rate,
                                                 random_state=rs).acc_eq
 
-    return _permutation_loop(stat, scipy.stats.zscore(m1), scipy.stats.zscore(m2), k, rs, block_size,
+    from scipy.stats import zscore  # at first use: `score` and `report` start without scipy.stats
+    return _permutation_loop(stat, zscore(m1), zscore(m2), k, rs, block_size,
                              early_min, early_max)
 
 
@@ -678,5 +678,6 @@ def permutation_test_spa(metric1_seg_scores, metric2_seg_scores, human_seg_score
     def stat(flat):
         return spa_from_p_values(human_p, _p_values(flat.reshape(shape), signs))
 
-    return _permutation_loop(stat, scipy.stats.zscore(a.reshape(-1)), scipy.stats.zscore(b.reshape(-1)), k, rs,
+    from scipy.stats import zscore  # at first use, as above
+    return _permutation_loop(stat, zscore(a.reshape(-1)), zscore(b.reshape(-1)), k, rs,
                              block_size, early_min, early_max)
