@@ -20,7 +20,7 @@ from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.parsers.frontend import DEFAULT_SPLIT, parse, parse_strings, resolve_split
 from syneval_nb.parsers.sentences import SPLITTER, join_trees, split_sentences
 from syneval_nb.parsers.stanford import (DEFAULT_MAX_LENGTH, StanfordParser, close_shared_parsers,
-                                         too_long_reason)
+                                         get_stanford_parser, too_long_reason)
 from syneval_nb.textio import read_lines
 from syneval_nb.trees import heads, ptb
 from syneval_nb.trees.heads import to_dependencies
@@ -256,7 +256,8 @@ def test_parse_cli_refuses_max_length_with_spacy(tmp_path):
 def test_sentence_mode_with_the_parser(shared_data):
     """One JVM (max_length 20): one-sentence lines give their shipped trees, a two-sentence line the join of its
     sentences parsed alone, and a line whose second sentence is too long gets no parse with that cause, in the
-    report and on the Corpus (``failure_reasons``)."""
+    report and on the Corpus (``failure_reasons``). The parser is the shared one that ``prepare`` then reuses
+    (``get_stanford_parser``, the same options), so the test starts one JVM, not two (issue 38)."""
     ref = read_lines(shared_data / "wmt21-deen" / REF_A)
     ref_ptb = read_lines(shared_data / "wmt21-deen" / PTB_DIR / f"{REF_A}.ptb")
     idx = [i for i in range(40) if len(split_sentences(ref[i])) == 1 and len(ref[i].split()) <= 12][:4]
@@ -264,11 +265,10 @@ def test_sentence_mode_with_the_parser(shared_data):
     long = "Cats " + " ".join(["sleep"] * 28) + " ."  # 30 PTB tokens (white-space words: none is split)
     two = f"{S1} {S2}"
     try:
-        p = StanfordParser(max_length=20)
-        with p:
-            res = parse_strings([ref[i] for i in idx] + [two, f"{S1} {long}"], parser=p, cache=None,
-                                progress=False, warn=False)
-            alone = parse_strings([S1, S2], parser=p, cache=None, progress=False, split="lines")
+        p = get_stanford_parser(max_length=20)
+        res = parse_strings([ref[i] for i in idx] + [two, f"{S1} {long}"], parser=p, cache=None,
+                            progress=False, warn=False)
+        alone = parse_strings([S1, S2], parser=p, cache=None, progress=False, split="lines")
         assert list(res[:4]) == [ref_ptb[i] for i in idx]
         assert list(alone) == [T1, T2] and res[4] == join_trees([T1, T2]) == JOINED
         assert res[5] is None
@@ -282,7 +282,7 @@ def test_sentence_mode_with_the_parser(shared_data):
         assert corpus.failure_reasons[("ptb", "hyp")] == {1: "sentence 2 of 2 has 30 tokens > max_length 20"}
         assert corpus.parse_source.endswith("maxLength=20/split=sentences:syneval-rules-1/memory=2g")
     finally:
-        close_shared_parsers()  # prepare's shared parser (max_length 20)
+        close_shared_parsers()  # the shared parser (max_length 20) of this test and of prepare
 
 
 # The default limit and heap on a correct 200-token sentence (issue 33; formerly test_a_200_token_sentence_gets_a_parse
