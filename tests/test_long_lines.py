@@ -97,7 +97,7 @@ def test_report_with_its_defaults_on_a_test_set_with_long_lines(tmp_path):
     assert long_one == LONG_200 and split_sentences(LONG_200) == [LONG_200]
     for f in [*files, tmp_path / "refB.txt"]:  # the same sentence in every system and the reference
         assert open(f, encoding="utf-8").read().splitlines()[-1] == LONG_200
-    default = StanfordParser()  # what the report's parse gets (no --max-length, no --memory): the defaults
+    default = StanfordParser()  # what the report parses with: no --max-length given, and report has no --memory
     assert (default.max_length, default.memory) == (DEFAULT_MAX_LENGTH, "2g") == (200, "2g")
     with ParseCache(tmp_path / "cache.sqlite") as cache:  # not in the cache: the report really parses it
         assert cache.get(default.backend_key, LONG_200, default="absent") == "absent"
