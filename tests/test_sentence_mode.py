@@ -20,7 +20,7 @@ from syneval_nb.parsers.cache import ParseCache
 from syneval_nb.parsers.frontend import DEFAULT_SPLIT, parse, parse_strings, resolve_split
 from syneval_nb.parsers.sentences import SPLITTER, join_trees, split_sentences
 from syneval_nb.parsers.stanford import (DEFAULT_MAX_LENGTH, StanfordParser, close_shared_parsers,
-                                         too_long_reason)
+                                         get_stanford_parser, too_long_reason)
 from syneval_nb.textio import read_lines
 from syneval_nb.trees import heads, ptb
 from syneval_nb.trees.heads import to_dependencies
@@ -256,7 +256,8 @@ def test_parse_cli_refuses_max_length_with_spacy(tmp_path):
 def test_sentence_mode_with_the_parser(shared_data):
     """One JVM (max_length 20): one-sentence lines give their shipped trees, a two-sentence line the join of its
     sentences parsed alone, and a line whose second sentence is too long gets no parse with that cause, in the
-    report and on the Corpus (``failure_reasons``)."""
+    report and on the Corpus (``failure_reasons``). The parser is the shared one that ``prepare`` then reuses
+    (``get_stanford_parser``, the same options), so the test starts one JVM, not two (issue 38)."""
     ref = read_lines(shared_data / "wmt21-deen" / REF_A)
     ref_ptb = read_lines(shared_data / "wmt21-deen" / PTB_DIR / f"{REF_A}.ptb")
     idx = [i for i in range(40) if len(split_sentences(ref[i])) == 1 and len(ref[i].split()) <= 12][:4]
@@ -264,11 +265,10 @@ def test_sentence_mode_with_the_parser(shared_data):
     long = "Cats " + " ".join(["sleep"] * 28) + " ."  # 30 PTB tokens (white-space words: none is split)
     two = f"{S1} {S2}"
     try:
-        p = StanfordParser(max_length=20)
-        with p:
-            res = parse_strings([ref[i] for i in idx] + [two, f"{S1} {long}"], parser=p, cache=None,
-                                progress=False, warn=False)
-            alone = parse_strings([S1, S2], parser=p, cache=None, progress=False, split="lines")
+        p = get_stanford_parser(max_length=20)
+        res = parse_strings([ref[i] for i in idx] + [two, f"{S1} {long}"], parser=p, cache=None,
+                            progress=False, warn=False)
+        alone = parse_strings([S1, S2], parser=p, cache=None, progress=False, split="lines")
         assert list(res[:4]) == [ref_ptb[i] for i in idx]
         assert list(alone) == [T1, T2] and res[4] == join_trees([T1, T2]) == JOINED
         assert res[5] is None
@@ -282,30 +282,10 @@ def test_sentence_mode_with_the_parser(shared_data):
         assert corpus.failure_reasons[("ptb", "hyp")] == {1: "sentence 2 of 2 has 30 tokens > max_length 20"}
         assert corpus.parse_source.endswith("maxLength=20/split=sentences:syneval-rules-1/memory=2g")
     finally:
-        close_shared_parsers()  # prepare's shared parser (max_length 20)
+        close_shared_parsers()  # the shared parser (max_length 20) of this test and of prepare
 
 
-LONG_200 = (  # 200 PTB tokens: clauses of the WMT21 references joined by ", and" (one correct sentence)
-    'The protests in Israel against head of government Netanjahu become more frequent, and he crashed into the back '
-    'of the car, and the city would develop in totally different ways, different from what they forecast in city hall'
-    ' and from what is said by economics, and the race in Brandenburg will be the start of a very busy schedule, and '
-    'the planned sea drone is designed for destroying costal targets, and the right-back aborted a practice game in '
-    'the Munich foul weather and left the field on a golf cart, and the race schedule of the current Formula 1 season'
-    ' becomes clearer, and the traditional season start in Australia in March had been cancelled on short notice due '
-    'to the impending Corona crisis, and a GIF, an animated picture originated from the short clip that finally '
-    'became one of the most frequently used images for Trump opponents, and he learned his first guitar chords at '
-    'eleven, and a spokesperson for the Ministry of Justice said to the newspaper, that the need for legal '
-    'alterations shall first be sensibly reviewed following a decision from the court today.')
-
-
-@pytest.mark.slow
-def test_a_200_token_sentence_gets_a_parse():
-    """The default limit and heap parse a correct 200-token sentence (measured: 76-140 s on a loaded 2-core
-    machine; README "Parsing"), which the former limit of 150 refused."""
-    assert split_sentences(LONG_200) == [LONG_200]
-    with StanfordParser() as p:  # the defaults: max_length 200, -Xmx2g
-        assert (p.max_length, p.memory) == (200, "2g")
-        res = parse_strings([LONG_200], parser=p, cache=None, progress=False, warn=False)
-    assert res.report.failures == {}
-    flat = read_ptb_flat(res[0])
-    assert sum(w is not None for w in flat.words) == 200 and res[0].startswith("(ROOT (S ")
+# The default limit and heap on a correct 200-token sentence (issue 33; formerly test_a_200_token_sentence_gets_a_parse
+# here): tests/test_long_lines.py, whose report run with its defaults parses that sentence (LONG_200) as its single
+# long line and asserts the defaults, the one-sentence split, no failure, 200 leaves and "(ROOT (S " (issue 38: the
+# suite's one slow parse of a 200-token sentence instead of two).
