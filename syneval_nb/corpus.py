@@ -13,7 +13,6 @@ there are segments) unless ``ref_layout`` says which.
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
@@ -22,16 +21,13 @@ from syneval_nb.parsers.frontend import dask_backend, parse_rst, parse_strings
 from syneval_nb.parsers.spacy import dependency_tree, spacy_backend_key
 from syneval_nb.parsers.stanford import combined_parser
 from syneval_nb.trees.heads import DependencyTree
-from syneval_nb.trees.ptb import FlatTree, TreeFormatError, is_empty_parse, read_ptb_flat, same_words
+from syneval_nb.trees.ptb import (FlatTree, TreeFormatError, is_empty_parse, nltk_tree_class, read_ptb_flat,
+                                  same_words)
 from syneval_nb.trees.rst import edus
 
 
 if TYPE_CHECKING:  # annotations only: nltk (with scikit-learn) is imported where a tree is made (trees.ptb)
     from nltk import Tree
-
-
-def _nltk_tree():  # nltk.Tree once nltk is imported, else () (as in trees.ptb; isinstance(x, ()) is False)
-    return getattr(sys.modules.get("nltk.tree.tree"), "Tree", ())
 
 
 __all__ = ["Corpus", "Segment", "prepare"]
@@ -61,7 +57,7 @@ def _ambiguous(refs: list, n_segments: int) -> bool:
         return False
     rows = []
     for r in refs:
-        if isinstance(r, (str, bytes, Mapping, _nltk_tree(), FlatTree)) or r is None or not hasattr(r, "__len__"):
+        if isinstance(r, (str, bytes, Mapping, nltk_tree_class(), FlatTree)) or r is None or not hasattr(r, "__len__"):
             return False
         r = list(r)
         if len(r) != n_segments:
@@ -106,7 +102,7 @@ def normalize_refs(refs: Any, n_segments: int, layout: str | None = None) -> lis
                                    f"references of segment i.{hint}")
     out = []
     for i, r in enumerate(refs):
-        rs = [r] if isinstance(r, (str, Mapping, _nltk_tree(), FlatTree)) or r is None else _as_list(r, f"refs[{i}]")
+        rs = [r] if isinstance(r, (str, Mapping, nltk_tree_class(), FlatTree)) or r is None else _as_list(r, f"refs[{i}]")
         if not rs:
             raise ValueError(f"segment {i} has no reference")
         out.append(rs)
@@ -139,7 +135,7 @@ def _tree_words(v: Any, kind: str) -> tuple[str, ...] | None:
             return _ptb_string_words(v)
         if isinstance(v, FlatTree):
             return tuple(w for w in v.words if w is not None)
-        if isinstance(v, _nltk_tree()):
+        if isinstance(v, nltk_tree_class()):
             return tuple(str(w) for w in v.leaves())
         return None
     if kind == "rst" and isinstance(v, Mapping):
@@ -199,7 +195,7 @@ class Corpus:
             if not isinstance(h, str):
                 raise TypeError(f"hypothesis {i} is {type(h).__name__}, not str"
                                 + (": give texts, or trees to a metric that reads trees" if isinstance(
-                                    h, (_nltk_tree(), FlatTree, DependencyTree, Mapping)) else ""))
+                                    h, (nltk_tree_class(), FlatTree, DependencyTree, Mapping)) else ""))
         n = len(self.hyps)
         self.refs = normalize_refs(refs, n, ref_layout)
         for i, rs in enumerate(self.refs):
@@ -249,12 +245,12 @@ class Corpus:
             return cls(hyps, refs, ref_layout=ref_layout)
         if kind == "ptb":  # trees given: a string beside them is a bracketed parse, read here or refused
             hyps = [_as_tree(h, f"hypothesis {i}") for i, h in enumerate(hyps)]
-        ok = {"ptb": (_nltk_tree(), FlatTree, str, type(None)), "dep": (DependencyTree, str, type(None))}.get(
+        ok = {"ptb": (nltk_tree_class(), FlatTree, str, type(None)), "dep": (DependencyTree, str, type(None))}.get(
             kind, (Mapping, type(None)))
         for i, h in enumerate(hyps):
             if not isinstance(h, ok):
                 raise TypeError(f"hypothesis {i} is {type(h).__name__}: give texts, or {kind} trees")
-        if kind == "ptb" and isinstance(refs, _nltk_tree()):
+        if kind == "ptb" and isinstance(refs, nltk_tree_class()):
             raise TypeError("refs must be a list of trees (one per reference), not a single tree")
         trees = normalize_refs(refs, len(hyps), ref_layout)
         if kind == "ptb":
@@ -299,7 +295,7 @@ class Corpus:
 
 def _holds_trees(refs: Any, kind: str) -> bool:
     """Whether ``refs`` (any layout) holds a tree object of ``kind`` (then the metric was given trees)."""
-    kinds = {"ptb": (_nltk_tree(), FlatTree), "dep": (DependencyTree,), "rst": (Mapping,)}.get(kind, ())
+    kinds = {"ptb": (nltk_tree_class(), FlatTree), "dep": (DependencyTree,), "rst": (Mapping,)}.get(kind, ())
     if isinstance(refs, kinds):
         return True
     if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
@@ -307,7 +303,7 @@ def _holds_trees(refs: Any, kind: str) -> bool:
     for r in refs:
         if isinstance(r, kinds):
             return True
-        if not isinstance(r, (str, bytes, _nltk_tree())) and hasattr(r, "__iter__") and any(isinstance(x, kinds)
+        if not isinstance(r, (str, bytes, nltk_tree_class())) and hasattr(r, "__iter__") and any(isinstance(x, kinds)
                                                                                            for x in r):
             return True
     return False

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import copy
 import math
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple, Sequence
 
@@ -52,7 +51,7 @@ from syneval_nb import __version__
 from syneval_nb.corpus import (Corpus, ParseMismatchError, ReferenceLayoutError, Segment,  # noqa: F401 (their
                                check_parse_words, map_on_cluster, normalize_refs, prepare)  # former home)
 from syneval_nb.textio import to_json
-from syneval_nb.trees.ptb import FlatTree
+from syneval_nb.trees.ptb import FlatTree, nltk_tree_class
 
 
 __all__ = ["depth_scores", "score_rows", "Metric", "Score", "score_systems"]
@@ -215,8 +214,7 @@ class Metric:
         else:
             if refs is None:
                 raise TypeError("refs are missing (pass hyp and its references, or a Segment)")
-            # nltk.Tree once nltk is imported (not here: as in trees.ptb), else () (isinstance(x, ()) is False)
-            if isinstance(refs, (getattr(sys.modules.get("nltk.tree.tree"), "Tree", ()), FlatTree)):
+            if isinstance(refs, (nltk_tree_class(), FlatTree)):
                 raise TypeError("refs must be a list of trees (one per reference), not a single tree")
             if isinstance(refs, (str, Mapping)) or not hasattr(refs, "__len__"):
                 refs = [refs]

@@ -98,7 +98,6 @@ from __future__ import annotations
 
 import gc
 import math
-import sys
 import warnings
 from collections import Counter, OrderedDict
 from contextlib import contextmanager
@@ -112,17 +111,14 @@ from .._accel import speedups as _C
 from syneval_nb.trees.heads import DependencyTree, head_index, chain_counts, to_dependencies
 from syneval_nb.trees.kernels import KernelTree, check_lam, cosine, kernel_contributions
 from syneval_nb.trees.encoding import EncodedTree, Interner, encode
-from syneval_nb.trees.ptb import EmptyParseError, FlatTree, TreeFormatError, flatten, heights, preorder, read_ptb_flat, strip_label
+from syneval_nb.trees.ptb import (EmptyParseError, FlatTree, TreeFormatError, flatten, heights, nltk_tree_class, preorder,
+                                  read_ptb_flat, strip_label)
 from syneval_nb.corpus import dependency_tree, spacy_backend_key
 from syneval_nb.metrics.base import Corpus, Metric, Score, depth_scores, mean_rows
 
 
 if TYPE_CHECKING:  # annotations only: nltk (with scikit-learn) is imported where a tree is made (trees.ptb)
     from nltk import Tree
-
-
-def _nltk_tree():  # nltk.Tree once nltk is imported, else () (as in trees.ptb; isinstance(x, ()) is False)
-    return getattr(sys.modules.get("nltk.tree.tree"), "Tree", ())
 
 
 __all__ = ["STM", "DSTM", "HWCM", "TKM", "DTKM", "stm", "dstm", "hwcm", "tkm", "dtkm", "PRIMARY_DEPTH"]
@@ -299,7 +295,7 @@ def _roots_of_depth(hs: list[int], depth: int) -> list[int]:
 
 def _render_subtree(node: Tree, depth: int) -> str:
     """A depth-``depth`` subtree as brackets over node labels (words are left out): ``(S (NP PRON) (VP V NP))``."""
-    kids = [c for c in node if isinstance(c, _nltk_tree())]
+    kids = [c for c in node if isinstance(c, nltk_tree_class())]
     if depth <= 1 or not kids:
         return str(node.label())
     return "(" + str(node.label()) + "".join(" " + _render_subtree(c, depth - 1) for c in kids) + ")"
@@ -359,7 +355,7 @@ class _Parse:
 
     def __init__(self, tree: Tree | None, space: Space, shared_deps: bool = False,
                  flat: FlatTree | None = None, dep: DependencyTree | None = None) -> None:
-        if tree is not None and not isinstance(tree, _nltk_tree()):
+        if tree is not None and not isinstance(tree, nltk_tree_class()):
             raise TypeError(f"expected an nltk.Tree or None, got {type(tree).__name__}")
         if flat is None and tree is not None:
             flat = _checked_flat(tree)
@@ -379,7 +375,7 @@ class _Parse:
         An ``nltk.Tree`` or a :class:`~syneval_nb.trees.FlatTree` is taken as it is (no printing and re-reading)."""
         if isinstance(text, FlatTree):
             return cls(None, space, flat=text)
-        if isinstance(text, _nltk_tree()):
+        if isinstance(text, nltk_tree_class()):
             return cls(text, space)
         if text is None or (isinstance(text, float) and math.isnan(text)) or not str(text).strip():
             return cls(None, space)
@@ -640,7 +636,7 @@ def _variant_suffix(dependencies: str) -> str:
 
 def _check_refs(refs: Sequence[Tree | None]) -> None:
     """The sentence-level functions take a list of reference trees: reject a single tree and an empty list."""
-    if isinstance(refs, (_nltk_tree(), str)):
+    if isinstance(refs, (nltk_tree_class(), str)):
         raise TypeError("refs must be a list of trees (one per reference), not a single tree")
     if len(refs) == 0:
         raise ValueError("no references given: refs must hold at least one tree")
@@ -862,7 +858,7 @@ class STM(_DepthMetric):
         ceiling = refs.shape_ceiling(self.depth, self.dependency)
         roots = _roots_of_depth(heights(flatten(tree)), depth)
         found = {i: (sid >= 0 and ceiling.get(sid, 0) > 0) for i, sid in zip(roots, ids)}
-        NT = _nltk_tree()
+        NT = nltk_tree_class()
         positions = [pos for pos in tree.treepositions() if isinstance(tree[pos], NT)]  # preorder
         layout = svgling.draw_tree(tree)
         green = EdgeStyle(stroke="#1a9641", stroke_width=3)
@@ -1021,7 +1017,7 @@ class DTKM(TKM):
 
 
 def _production_text(node: Tree) -> str:
-    rhs = [c.label() if isinstance(c, _nltk_tree()) else repr(c) for c in node]
+    rhs = [c.label() if isinstance(c, nltk_tree_class()) else repr(c) for c in node]
     return f"{node.label()} -> {' '.join(map(str, rhs))}" if rhs else str(node.label())
 
 
@@ -1113,7 +1109,7 @@ def _split_refs(ref_parses: Sequence[Any]) -> list[list[Any]]:
     reference; an ``nltk.Tree`` is a list, so it is checked first)."""
     out = []
     for i, r in enumerate(ref_parses):
-        if r is None or isinstance(r, (str, float, _nltk_tree(), FlatTree, DependencyTree)):
+        if r is None or isinstance(r, (str, float, nltk_tree_class(), FlatTree, DependencyTree)):
             out.append([r])
         else:
             out.append(list(r))

@@ -4,20 +4,15 @@ preorder) through an :class:`Interner` shared by the trees that are compared, so
 compare integers, not strings."""
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Hashable, Iterator
 
-from syneval_nb.trees.ptb import FlatTree, preorder
+from syneval_nb.trees.ptb import FlatTree, nltk_tree_class, preorder
 
 if TYPE_CHECKING:
     from nltk import Tree
 
 __all__ = []  # helpers of trees.ptb, trees.heads and trees.kernels
-
-
-def _nltk_tree():  # nltk.Tree once nltk is imported, else () (as in trees.ptb: nltk is not imported here)
-    return getattr(sys.modules.get("nltk.tree.tree"), "Tree", ())
 
 
 class Interner:
@@ -89,7 +84,7 @@ def encode(t: "Tree | FlatTree", interner: Interner) -> EncodedTree:
     :class:`FlatTree` (then no ``nltk.Tree`` is needed; ``nodes`` is built only if asked for). Both give the same
     ids for the same tree.
     """
-    NT = _nltk_tree()
+    NT = nltk_tree_class()
     if isinstance(t, FlatTree):
         return _encode_flat(t, interner)
     if not isinstance(t, NT):

@@ -68,14 +68,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-import sys
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 if TYPE_CHECKING:  # nltk is imported where a tree is made (trees.ptb), not for this module
     from nltk import Tree
 
 from .._accel import speedups as _C
-from syneval_nb.trees.ptb import FlatTree, TreeFormatError, draw, flatten, read_ptb_flat
+from syneval_nb.trees.ptb import FlatTree, TreeFormatError, draw, flatten, nltk_tree_class, read_ptb_flat
 
 __all__ = ["PUNCT_TAGS", "HEAD_RULES", "NP_RULES", "to_dependencies", "lexicalize", "explain_tree",
            "headword_chains", "dependency_lengths", "attachment_statistics", "DependencyTree"]
@@ -357,8 +356,8 @@ def to_dependencies(tree: "Tree | str | FlatTree", drop_punct: bool = False) -> 
         flat = read_ptb_flat(tree)
     elif isinstance(tree, FlatTree):
         flat = tree
-    elif "nltk.tree.tree" in sys.modules and isinstance(tree, sys.modules["nltk.tree.tree"].Tree):
-        flat = flatten(tree)  # (without nltk imported no nltk.Tree exists)
+    elif isinstance(tree, nltk_tree_class()):
+        flat = flatten(tree)
     else:
         raise TypeError(f"to_dependencies expects an nltk.Tree, a FlatTree or a bracketed string, got "
                         f"{type(tree).__name__}")

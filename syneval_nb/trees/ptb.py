@@ -84,7 +84,7 @@ _TOKEN_RE = re.compile(rf"\({_W}*({_N}+){_W}+({_N}+){_W}*\)|\({_W}*({_N}*)|(\))|
 _FUNCTION_TAG_RE = re.compile(r"[-=]")
 
 
-def _nltk_tree():  # nltk.Tree once nltk is imported, else () (no nltk.Tree exists before; isinstance(x, ()) is False)
+def nltk_tree_class():  # nltk.Tree once nltk is imported, else () (no nltk.Tree exists before; isinstance(x, ()) is False)
     return getattr(sys.modules.get("nltk.tree.tree"), "Tree", ())
 
 
@@ -581,7 +581,7 @@ def read_ptb_file(path: str | PathLike) -> list[Tree | None]:
 
 def _leaves_with_parents(t: Tree) -> Iterator[tuple[str, Tree]]:
     """``(word, the node holding it)`` in surface order, without recursion (a tree of any depth)."""
-    NT = _nltk_tree()
+    NT = nltk_tree_class()
     stack: list = [t]
     while stack:
         node = stack.pop()
@@ -614,7 +614,7 @@ def tree_depth(t: "Tree | FlatTree") -> int:
 
     For PTB-shaped trees (words only in preterminals): a tree that mixes words with other children raises
     :class:`TreeFormatError` (see :func:`flatten`)."""
-    NT = _nltk_tree()
+    NT = nltk_tree_class()
     if isinstance(t, FlatTree):
         return heights(t)[0]
     if not isinstance(t, NT):
@@ -641,7 +641,7 @@ def phrase_labels(t: Tree) -> list[str]:
 
 def spans(t: Tree) -> list[tuple[str, int, int]]:
     """``(label, start, end)`` word spans (end exclusive) of every node, in preorder."""
-    NT = _nltk_tree()
+    NT = nltk_tree_class()
     out: list[tuple[str, int, int]] = []
     pos = 0
     open_at: list[int] = []
@@ -701,7 +701,7 @@ def same_words(tree_words: Sequence[str], text: str) -> bool:
 def preorder(t: Tree) -> list[Tree]:
     """The nodes (``Tree`` objects, not words) in preorder, without recursion (the order of :class:`FlatTree` and
     of :class:`~syneval_nb.trees.encoding.EncodedTree`)."""
-    NT = _nltk_tree()
+    NT = nltk_tree_class()
     out: list[Tree] = []
     stack = [t]
     while stack:
@@ -715,7 +715,7 @@ def flatten(t: Tree) -> FlatTree:
     """The :class:`FlatTree` of an ``nltk.Tree`` whose words stand alone in preterminals (PTB trees, and the
     word-labelled dependency trees, whose nodes have no word children). A node with exactly one ``str`` child is a
     preterminal; a node that mixes words with other children raises :class:`TreeFormatError`."""
-    NT = _nltk_tree()
+    NT = nltk_tree_class()
     if not isinstance(t, NT):
         raise TypeError(f"expected an nltk.Tree, got {type(t).__name__}")
     labels: list[str] = []
