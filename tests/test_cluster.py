@@ -4,7 +4,9 @@ worker processes of one thread each, started once for the module (each worker st
 Checked: cluster output equals the local backend's line for line (Stanford, RST), cached lines are never sent
 (the workers' own counters), a worker killed mid-run (SIGKILL) does not lose or change anything, scores of three
 systems are identical to the local run (syntactic and lexical), the CLI flag, and that Dask is not imported
-without a scheduler.
+without a scheduler. Where another test asserts that the local path gives the shipped parses or trees of the very
+lines used here (named at each use), the cluster's output is compared with the shipped data, and no local JVM is
+started for it (issue 38).
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from syneval_nb.parsers import frontend
 from syneval_nb.parsers import spacy as spacy_parser
 from syneval_nb.trees import rst
 from syneval_nb.parsers.cache import ParseCache
-from syneval_nb.parsers.stanford import StanfordParser, close_shared_parsers
+from syneval_nb.parsers.stanford import StanfordParser
 from syneval_nb.parsers.frontend import parse, parse_strings
 from syneval_nb.textio import read_lines as read_sentences
 from syneval_nb.trees import read_ptb
@@ -41,6 +43,10 @@ REF_B = "newstest2021.de-en.ref.B.en"
 PTB_DIR = "parses/stanford-pcfg-3.3.1"
 SYSTEMS = ("Facebook-AI", "Online-W", "happypoet")
 N_SCORE = 200  # segments scored per system
+# ref A's lines whose local Stanford parse tests/test_parsing.py asserts to be the shipped one: 0 and 2
+# (test_identity_with_shipped_parses), the eight of test_killed_worker_is_restarted_and_batch_goes_on and the ten of
+# test_resume_after_interrupted_cli_run; the cluster's parses of them are compared with the shipped parses
+LOCAL_IS_SHIPPED = (0, 2, 9, 11, 13, 26, 27, 35, 39, 40, 41, 46, 48, 49, 53, 54, 58, 65, 71, 81)
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +76,31 @@ def shipped_a(deen_dir) -> list[str]:
 
 
 @pytest.fixture(scope="module")
+def lines20(ref_a) -> list[str]:
+    return [ref_a[i] for i in LOCAL_IS_SHIPPED]
+
+
+@pytest.fixture(scope="module")
+def shipped20(shipped_a) -> list[str]:
+    return [shipped_a[i] for i in LOCAL_IS_SHIPPED]
+
+
+@pytest.fixture(scope="module")
+def shipped_rst_a(deen_dir) -> list[dict | None]:
+    from syneval_nb.data import RST_DIR
+
+    return rst.load_rst_jsonl(deen_dir / RST_DIR / f"{REF_A}.jsonl")
+
+
+@pytest.fixture(scope="module")
+def package_rst(ref_a, lines20) -> list[dict | None]:
+    """The RST trees of ref A's lines 6..9 and of the last six of ``lines20`` by the package's own syntax step
+    (``syntax="package"``: the two-program path before issue 23), parsed here once for the two tests that compare
+    the cluster with it."""
+    return frontend.parse_rst(ref_a[6:10] + lines20[14:], workers=1, cache=None, progress=False, syntax="package")
+
+
+@pytest.fixture(scope="module")
 def cache_path(tmp_path_factory):
     return tmp_path_factory.mktemp("cluster") / "parses.sqlite"
 
@@ -93,38 +124,73 @@ def test_bad_scheduler_is_a_clear_error():
 
 
 @pytest.mark.slow
-def test_stanford_on_cluster_equals_local(client, ref_a, shipped_a, cache_path):
-    sents = ref_a[:20]  # chunks of 2: both workers get several
+def test_stanford_on_cluster_equals_local(client, lines20, shipped20, cache_path):
+    """The local parse of these 20 lines is their shipped parse (tests/test_parsing.py asserts it, see
+    LOCAL_IS_SHIPPED), so the cluster's output is compared with the shipped parses, and its backend key with the
+    local parser's (issue 38)."""
+    sents = lines20  # chunks of 2: both workers get several
     assert len(set(sents)) == 20
-    with StanfordParser(workers=1) as p:
-        local = parse_strings(sents, parser=p, cache=None, progress=False)
     with ParseCache(cache_path) as cache:
         remote = parse_strings(sents, cache=cache, scheduler=client, progress=False)
         assert cache.count(remote.report.backend_key) == 20
-    assert list(remote) == list(local)
-    assert list(remote) == shipped_a[:20]  # and both equal the shipped parses (parsing module docstring)
+    assert list(remote) == shipped20  # = the local parse (tests/test_parsing.py, LOCAL_IS_SHIPPED)
     assert (remote.report.n_parsed, remote.report.n_cached, remote.report.failures) == (20, 0, {})
-    assert remote.report.backend_key == local.report.backend_key
+    assert remote.report.backend_key == StanfordParser(workers=1).backend_key  # no JVM: the key is the options
     counts = cluster.worker_counts(client)
     assert len(counts) == 2 and _items(counts) == 20
     assert all(c["items"] > 0 for c in counts.values())  # both workers parsed
 
 
 @pytest.mark.slow
-def test_cached_lines_are_never_sent(client, ref_a, cache_path):
+def test_cached_lines_are_never_sent(client, lines20, cache_path):
     before = cluster.worker_counts(client)
     with ParseCache(cache_path) as cache:
-        again = parse_strings(ref_a[:20], cache=cache, scheduler=client.scheduler.address, progress=False)
+        again = parse_strings(lines20, cache=cache, scheduler=client.scheduler.address, progress=False)
         assert (again.report.n_cached, again.report.n_parsed) == (20, 0)
         assert cluster.worker_counts(client) == before  # no task was sent
         # two new lines among cached ones (one of them twice): only the two new texts travel
         new = ["The cluster parses this one .", "And this one too ."]
-        mixed = ref_a[:5] + new + ref_a[5:10] + new[:1]
+        mixed = lines20[:5] + new + lines20[5:10] + new[:1]
         res = parse(mixed, cache=cache, scheduler=client, progress=False)
         assert (res.report.n_cached, res.report.n_parsed) == (10, 3)
     assert _items(cluster.worker_counts(client)) == _items(before) + 2
     assert res[5] == read_ptb("(ROOT (S (NP (DT The) (NN cluster)) (VP (VBZ parses) (NP (DT this) (NN one))) (. .)))")
     assert res[5] == res[12]
+
+
+# Before the two tests that kill workers: the Stanford JVMs the workers started for the tests above parse the 18
+# sentences here (after the kills, the two restarted workers would each start one for this test alone; issue 38).
+@pytest.mark.slow
+def test_score_cli_scheduler_flag(client, deen_dir, tmp_path, capsys):
+    """``syneval-nb score --scheduler``: the parses are made on the cluster (workers' counters move), the JSON
+    equals a local run that reads the same sentences from the cache it filled; an unreachable scheduler is one
+    line and exit 2."""
+    import json as _json
+
+    from syneval_nb.app import score as score_mod
+    lines = {f: (deen_dir / f).read_text(encoding="utf-8").splitlines()[100:106]
+             for f in (REF_A, REF_B, "system-outputs/newstest2021.de-en.hyp.Online-W.en")}
+    paths = {}
+    for f, ls in lines.items():
+        paths[f] = tmp_path / Path(f).name
+        paths[f].write_text("".join(s + "\n" for s in ls), encoding="utf-8")
+    db = tmp_path / "c.sqlite"
+    base = ["-r", str(paths[REF_A]), str(paths[REF_B]), "-i",
+            str(paths["system-outputs/newstest2021.de-en.hyp.Online-W.en"]), "-m", "bleu,stm,hwcm",
+            "--format", "json", "--n-bootstrap", "0", "--cache", str(db), "-q"]
+    before = _items(cluster.worker_counts(client))
+    assert score_mod.cli(base + ["--scheduler", client.scheduler.address]) == 0
+    remote = _json.loads(capsys.readouterr().out)
+    assert _items(cluster.worker_counts(client)) > before  # the 18 sentences went to the workers
+    with ParseCache(db) as c:
+        assert c.count() == 18
+    assert score_mod.cli(base) == 0  # local, everything from the cache the cluster run filled
+    assert _json.loads(capsys.readouterr().out) == remote
+    # everything cached: no task is sent, so the scheduler is not even contacted; without the cache it must be
+    nocache = [a for a in base if a not in ("--cache", str(db))] + ["--no-cache"]
+    assert score_mod.cli(nocache + ["--scheduler", "tcp://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("syneval-nb score:")
 
 
 class _Killer(threading.Thread):
@@ -205,13 +271,15 @@ def test_worker_deaths_beyond_allowed_failures(client, ref_a, shipped_a, tmp_pat
 
 
 @pytest.mark.slow
-def test_rst_on_cluster_equals_local(client, ref_a, tmp_path):
+def test_rst_on_cluster_equals_local(client, ref_a, shipped_rst_a, tmp_path):
+    """The local path's trees of these 6 lines (``parse_rst`` with the kit's syntax step) are their shipped trees
+    (tests/test_rst_crf.py::test_trees_equal_shipped_ted_and_deen parses ref A's first 6 lines locally and asserts
+    it), so the cluster's trees are compared with the shipped ones (issue 38)."""
     texts = ref_a[:6]  # 2, 2, 1, 3, 2, 2 EDUs in the shipped trees
-    local = frontend.parse_rst(texts, workers=1, cache=None, progress=False)
     with ParseCache(tmp_path / "rst.sqlite") as cache:
         remote = frontend.parse_rst(texts, cache=cache, progress=False, scheduler=client)
         assert cache.count(feng_hirst.backend_key()) == 6
-    assert remote == local
+    assert remote == shipped_rst_a[:6]  # = the local path's (test_rst_crf.py::test_trees_equal_shipped_ted_and_deen)
     assert [rst.n_edus(t) for t in remote] == [2, 2, 1, 3, 2, 2]
 
 
@@ -223,14 +291,14 @@ def _jvm_commands(dask_worker=None) -> list[str]:
 
 
 @pytest.mark.slow
-def test_rst_syntax_step_on_the_cluster_workers(client, ref_a, tmp_path):
+def test_rst_syntax_step_on_the_cluster_workers(client, ref_a, package_rst, tmp_path):
     """Issue 23: parse_rst on the cluster: the RST parser's sentences are parsed by the workers' kit
     ParserDemo JVMs (one per worker) and cached by the client, the workers' RST parsers start no JVM of their
     own (the package's is `java -Xmx1000m ... ParserDemo`), and the trees equal the package's local path."""
     from syneval_nb.parsers.stanford import deps_backend_key
 
     texts = ref_a[6:10]
-    local = frontend.parse_rst(texts, workers=1, cache=None, progress=False, syntax="package")
+    local = package_rst[:4]  # frontend.parse_rst(texts, workers=1, cache=None, progress=False, syntax="package")
     with ParseCache(tmp_path / "kit.sqlite") as cache:
         remote = frontend.parse_rst(texts, cache=cache, progress=False, scheduler=client)
         assert cache.count(deps_backend_key()) >= 4
@@ -245,25 +313,27 @@ def test_rst_syntax_step_on_the_cluster_workers(client, ref_a, tmp_path):
 
 
 @pytest.mark.slow
-def test_one_parse_for_both_families_on_the_cluster_workers(client, ref_a, tmp_path):
+def test_one_parse_for_both_families_on_the_cluster_workers(client, lines20, shipped20, package_rst, tmp_path):
     """Issue 23: metrics.prepare with ptb and rst on the cluster: each worker's one SynevalParser JVM parses the
     lines once for both (the client caches the one-line trees and the records; none runs on the client), and the
-    trees equal the local two-program path's."""
+    trees equal the local two-program path's: its RST trees are ``package_rst`` (the package's syntax step, made
+    once for this test and the one above), its one-line trees the local Stanford parses, which on these lines are
+    the shipped ones (tests/test_parsing.py asserts it, see LOCAL_IS_SHIPPED), so no local JVM is started here
+    (issue 38)."""
     from syneval_nb.metrics import Corpus, prepare
     from syneval_nb.parsers.stanford import DEFAULT_MAX_LENGTH, deps_backend_key
 
-    hyps, refs = ref_a[10:13], [[r] for r in ref_a[13:16]]
-    remote, local = Corpus(hyps, refs), Corpus(hyps, refs)
+    hyps, refs = lines20[14:17], [[r] for r in lines20[17:20]]
+    remote = Corpus(hyps, refs)
     with ParseCache(tmp_path / "both.sqlite") as cache:
         prepare([remote], ("ptb", "rst"), cache=cache, progress=False, scheduler=client)
         assert cache.count(StanfordParser().backend_key) == 6
-        assert set(cache.get_many(deps_backend_key(), hyps + ref_a[13:16])) == set(hyps + ref_a[13:16])
-    try:
-        prepare([local], ("ptb", "rst"), cache=None, progress=False, rst_syntax="package")
-    finally:  # the local one-line trees come from the shared parser (kept for reuse until exit): stop its JVM,
-        close_shared_parsers()  # which later tests' "no JVM left behind by this process" checks would see
-    assert (remote.hyp_ptb, remote.ref_ptb, remote.hyp_rst, remote.ref_rst) == (
-        local.hyp_ptb, local.ref_ptb, local.hyp_rst, local.ref_rst)
+        assert set(cache.get_many(deps_backend_key(), lines20[14:])) == set(lines20[14:])
+    # the local two-program path's trees: prepare([Corpus(hyps, refs)], ("ptb", "rst"), cache=None,
+    # rst_syntax="package") fills hyp_ptb / ref_ptb with the local one-line parses and hyp_rst / ref_rst with
+    # parse_rst(..., syntax="package")
+    local = (shipped20[14:17], [[p] for p in shipped20[17:20]], package_rst[4:7], [[t] for t in package_rst[7:10]])
+    assert (remote.hyp_ptb, remote.ref_ptb, remote.hyp_rst, remote.ref_rst) == local
     jvms = client.run(_jvm_commands)
     both = {w: sum(c.endswith(f" SynevalParser {DEFAULT_MAX_LENGTH} The syneval-sentinel") for c in cmds)
             for w, cmds in jvms.items()}
@@ -272,15 +342,15 @@ def test_one_parse_for_both_families_on_the_cluster_workers(client, ref_a, tmp_p
 
 
 @pytest.mark.slow
-def test_cli_scheduler_flag(client, ref_a, shipped_a, cache_path, tmp_path):
+def test_cli_scheduler_flag(client, lines20, shipped20, cache_path, tmp_path):
     src = tmp_path / "in.txt"
-    src.write_text("".join(s + "\n" for s in ref_a[:6]), encoding="utf-8")
+    src.write_text("".join(s + "\n" for s in lines20[:6]), encoding="utf-8")
     out = tmp_path / "out.ptb"
     before = cluster.worker_counts(client)
     rc = parse_command.cli([str(src), "-o", str(out), "--cache", str(cache_path), "--quiet",
                       "--scheduler", client.scheduler.address])
     assert rc == 0
-    assert out.read_text(encoding="utf-8").splitlines() == shipped_a[:6]
+    assert out.read_text(encoding="utf-8").splitlines() == shipped20[:6]
     assert cluster.worker_counts(client) == before  # all six were cached by the first test
     rc = parse_command.cli([str(src), "-o", str(out), "--no-cache", "--quiet", "--scheduler", "tcp://127.0.0.1:9"])
     assert rc == 2
@@ -348,36 +418,3 @@ def test_depth_study_on_cluster_identical(client, ted_dir):
         np.testing.assert_array_equal(remote.segment[k], local.segment[k])
     pd.testing.assert_frame_equal(remote.corpus, local.corpus, check_exact=True)
     assert len(local.frame) == 12 * 13 - local.dropped and local.segment[("STM", 4)].shape == (len(local.frame),)
-
-
-@pytest.mark.slow
-def test_score_cli_scheduler_flag(client, deen_dir, tmp_path, capsys):
-    """``syneval-nb score --scheduler``: the parses are made on the cluster (workers' counters move), the JSON
-    equals a local run that reads the same sentences from the cache it filled; an unreachable scheduler is one
-    line and exit 2."""
-    import json as _json
-
-    from syneval_nb.app import score as score_mod
-    lines = {f: (deen_dir / f).read_text(encoding="utf-8").splitlines()[100:106]
-             for f in (REF_A, REF_B, "system-outputs/newstest2021.de-en.hyp.Online-W.en")}
-    paths = {}
-    for f, ls in lines.items():
-        paths[f] = tmp_path / Path(f).name
-        paths[f].write_text("".join(s + "\n" for s in ls), encoding="utf-8")
-    db = tmp_path / "c.sqlite"
-    base = ["-r", str(paths[REF_A]), str(paths[REF_B]), "-i",
-            str(paths["system-outputs/newstest2021.de-en.hyp.Online-W.en"]), "-m", "bleu,stm,hwcm",
-            "--format", "json", "--n-bootstrap", "0", "--cache", str(db), "-q"]
-    before = _items(cluster.worker_counts(client))
-    assert score_mod.cli(base + ["--scheduler", client.scheduler.address]) == 0
-    remote = _json.loads(capsys.readouterr().out)
-    assert _items(cluster.worker_counts(client)) > before  # the 18 sentences went to the workers
-    with ParseCache(db) as c:
-        assert c.count() == 18
-    assert score_mod.cli(base) == 0  # local, everything from the cache the cluster run filled
-    assert _json.loads(capsys.readouterr().out) == remote
-    # everything cached: no task is sent, so the scheduler is not even contacted; without the cache it must be
-    nocache = [a for a in base if a not in ("--cache", str(db))] + ["--no-cache"]
-    assert score_mod.cli(nocache + ["--scheduler", "tcp://127.0.0.1:9"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("syneval-nb score:")

@@ -380,15 +380,47 @@ def test_base_scores_match_the_lexical_module():
 # ====================================================================================== the `syneval-nb rst` command
 # (issue 13; the path checks shared with `syneval-nb parse` are tested in tests/test_parsing.py)
 
-def _rst_cli(*args, timeout=600) -> subprocess.CompletedProcess:
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     import sys
+    import warnings
 
-    return subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "rst", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout)
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+@pytest.fixture
+def rst_cli(capfd):
+    """``rst_cli(*args)``: ``syneval-nb rst ARGS`` through ``syneval_nb.app.cli.main`` in this process (stdout and
+    stderr captured at the file descriptors, Python's default warning filters, a warning printed to stderr as a
+    subprocess prints it), as a :class:`subprocess.CompletedProcess`: the command's output and exit code without a
+    new interpreter's imports (issue 38). The two Ctrl-C tests below run the command as a real process (the signal
+    and the process group are their point, and they keep the entry point's wiring tested)."""
+    import sys
+    import warnings
+
+    from syneval_nb.app import cli
+
+    def run(*args) -> subprocess.CompletedProcess:
+        argv = ["rst", *map(str, args)]
+        capfd.readouterr()
+        with warnings.catch_warnings():
+            warnings.resetwarnings()  # the filters of a plain `python -m` process
+            for action, cat, mod in (("ignore", ResourceWarning, ""), ("ignore", ImportWarning, ""),
+                                     ("ignore", PendingDeprecationWarning, ""), ("ignore", DeprecationWarning, ""),
+                                     ("default", DeprecationWarning, "__main__")):
+                warnings.filterwarnings(action, category=cat, module=mod)
+            warnings.showwarning = _show_warning
+            try:
+                rc = cli.main(argv)
+            except SystemExit as e:  # argparse's errors
+                rc = e.code if isinstance(e.code, int) else 1
+        out, err = capfd.readouterr()
+        return subprocess.CompletedProcess([sys.executable, "-m", "syneval_nb.app.cli", *argv], rc, out, err)
+
+    return run
 
 
 @pytest.mark.slow
-def test_rst_cli_reads_lines_as_parse_does(tmp_path):
+def test_rst_cli_reads_lines_as_parse_does(tmp_path, rst_cli):
     """Issue 13.4: ``rst`` split lines with ``str.splitlines()``, so U+2028, form feed and NEL inside a line gave
     more output lines than input lines (4 in, 7 out). Now output line i is input line i, parsed as one text."""
     from syneval_nb.parsers.cache import ParseCache
@@ -399,7 +431,7 @@ def test_rst_cli_reads_lines_as_parse_does(tmp_path):
              "She left\x0cearly, and he stayed.", "They met\x85again when the rain stopped."]
     src.write_text("\n".join(texts) + "\n", encoding="utf-8")
     assert read_sentences(src) == texts and len(src.read_text(encoding="utf-8").splitlines()) == 7
-    done = _rst_cli(src, "-o", out, "--cache", db)
+    done = rst_cli(src, "-o", out, "--cache", db)
     assert done.returncode == 0, done.stderr
     rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert [r["i"] for r in rows] == [0, 1, 2, 3]
@@ -473,7 +505,7 @@ def test_rst_cli_ctrl_c_prints_one_line_and_keeps_the_cache(ted_dir, ctrl_c_line
 
 
 @pytest.mark.slow
-def test_rst_cli_parses_a_damaged_cache_entry_again(tmp_path):
+def test_rst_cli_parses_a_damaged_cache_entry_again(tmp_path, rst_cli):
     """A cached entry that is not a valid RST tree was copied to the output; now it is parsed again, replaced
     in the cache and reported."""
     from syneval_nb.parsers.cache import ParseCache
@@ -483,7 +515,7 @@ def test_rst_cli_parses_a_damaged_cache_entry_again(tmp_path):
     src.write_text(text + "\n", encoding="utf-8")
     with ParseCache(db) as c:
         c.put(feng_hirst.backend_key(), text, json.dumps({"label": "Explanation[N][S]", "children": ["The cat sat"]}))
-    done = _rst_cli(src, "-o", out, "--cache", db)
+    done = rst_cli(src, "-o", out, "--cache", db)
     assert done.returncode == 0, done.stderr
     tree = {"label": "Explanation[N][S]", "children": ["The cat sat on the mat", "because it was tired ."]}
     assert json.loads(out.read_text(encoding="utf-8")) == {"i": 0, "tree": tree}
@@ -541,7 +573,7 @@ def test_rst_failure_reason_names_a_long_sentence():
 
 
 @pytest.mark.slow
-def test_rst_cli_names_the_cause_of_a_line_without_a_tree(tmp_path):
+def test_rst_cli_names_the_cause_of_a_line_without_a_tree(tmp_path, rst_cli):
     """Issue 24: a 301-word line (one sentence) gets no tree; ``rst`` says why and what to do, and the other lines
     are parsed (the parser is rebuilt after the failure).
 
@@ -554,7 +586,7 @@ def test_rst_cli_names_the_cause_of_a_line_without_a_tree(tmp_path):
     src, out = tmp_path / "in.txt", tmp_path / "out.jsonl"
     words = ("the committee said that the new rules would apply to every member state and that " * 21).split()
     src.write_text("The cat sat on the mat because it was tired.\n" + " ".join(words[:301]) + ".\n", encoding="utf-8")
-    r = _rst_cli(src, "-o", out, "--no-cache")
+    r = rst_cli(src, "-o", out, "--no-cache")
     assert r.returncode == 1, r.stderr
     assert "2 lines, 1 with more than one EDU, 1 without a tree (lines 2)" in r.stdout
     assert [ln for ln in r.stderr.splitlines() if ln.startswith("  line")] == [

@@ -206,12 +206,19 @@ def test_marginals_equal_the_command_on_real_features(ted_dir, deen_dir):
 
 @pytest.mark.slow
 def test_trees_equal_shipped_ted_and_deen(ted_dir, deen_dir, syntax_parser):
-    """40 TED + 40 de-en texts (25 multi-EDU each), in-process path: the shipped trees (the full 300 + 300 check
-    is benchmarks/rst_identity.py)."""
+    """40 TED + 40 de-en texts (25 multi-EDU each) and de-en ref A's first 6 lines, in-process path: the shipped
+    trees (the full 300 + 300 check is benchmarks/rst_identity.py)."""
     items = _draw(_ted(ted_dir), 25, 15, seed=1) + _draw(_deen(deen_dir), 25, 15, seed=1)
-    got = frontend.parse_rst([t for t, _ in items], cache=None, progress=False, parser=syntax_parser)
-    assert [i for i, (g, (_, tr)) in enumerate(zip(got, items)) if g != tr] == []
-    assert sum(not rst.is_void(g) for g in got) == 50
+    # and de-en ref A's first 6 lines: the local trees that tests/test_cluster.py's cluster run is compared with
+    # (as their shipped trees, which this asserts they are)
+    from syneval_nb.data import RST_DIR
+    from syneval_nb.textio import read_lines
+
+    ref_a = "newstest2021.de-en.ref.A.en"
+    first = list(zip(read_lines(deen_dir / ref_a)[:6], rst.load_rst_jsonl(deen_dir / RST_DIR / f"{ref_a}.jsonl")))
+    got = frontend.parse_rst([t for t, _ in items + first], cache=None, progress=False, parser=syntax_parser)
+    assert [i for i, (g, (_, tr)) in enumerate(zip(got, items + first)) if g != tr] == []
+    assert sum(not rst.is_void(g) for g in got[:len(items)]) == 50
 
 
 @pytest.mark.slow

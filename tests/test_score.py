@@ -1,12 +1,16 @@
-"""``syneval-nb score`` run as a real command in a subprocess, on 40 lines (every 25th) of two WMT21 de-en systems
-with both references, the shipped parses given through --parses; plus one small run that really parses through
-the JVM (slow)."""
+"""``syneval-nb score`` on 40 lines (every 25th) of two WMT21 de-en systems with both references, the shipped parses
+given through --parses; plus one small run that really parses through the JVM (slow). The main run (``json_out``),
+the JVM run's cold start and the read-only cache run are real commands in a subprocess (the entry point's wiring);
+the other runs call the command's entry (``syneval_nb.app.cli.main``) in this process with stdout and stderr
+captured at the file descriptors, the environment patched and Python's default warning filters (a warning the
+command emits is on stderr, as a subprocess prints it), which saves each a new interpreter's imports (issue 38)."""
 from __future__ import annotations
 
 import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +28,42 @@ SYSTEMS = ["UEdin", "Online-W"]
 METRICS = "bleu,ter,meteor,stm,hwcm,dstm,tkm,dtkm,dr,dr-lex"
 
 
-def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def run_subprocess(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "score", "-q", *args], capture_output=True,
                           text=True, env={**os.environ, **(env or {})}, timeout=600)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+@pytest.fixture
+def run(capfd, monkeypatch):
+    """``run(*args, env=None)``: ``syneval-nb score -q ARGS`` through ``syneval_nb.app.cli.main`` in this process,
+    as a :class:`subprocess.CompletedProcess` (exit code, stdout, stderr) -- what :func:`run_subprocess` returns for
+    the same command."""
+    from syneval_nb.app import cli
+
+    def _run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+        argv = ["score", "-q", *args]
+        capfd.readouterr()  # what the test printed before is not the command's
+        with monkeypatch.context() as mp, warnings.catch_warnings():
+            for k, v in (env or {}).items():
+                mp.setenv(k, v)
+            warnings.resetwarnings()  # the filters of a plain `python -m` process, printed to stderr
+            for action, cat, mod in (("ignore", ResourceWarning, ""), ("ignore", ImportWarning, ""),
+                                     ("ignore", PendingDeprecationWarning, ""), ("ignore", DeprecationWarning, ""),
+                                     ("default", DeprecationWarning, "__main__")):
+                warnings.filterwarnings(action, category=cat, module=mod)
+            warnings.showwarning = _show_warning
+            try:
+                rc = cli.main(argv)
+            except SystemExit as e:  # argparse's errors
+                rc = e.code if isinstance(e.code, int) else 1
+        out, err = capfd.readouterr()
+        return subprocess.CompletedProcess([sys.executable, "-m", "syneval_nb.app.cli", *argv], rc, out, err)
+
+    return _run
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +96,7 @@ def api_corpus(files: dict, system_file: str) -> metrics.Corpus:
 
 @pytest.fixture(scope="module")
 def json_out(files):
-    r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", METRICS, "--parses", files["parses"],
+    r = run_subprocess("-r", *files["refs"], "-i", *files["hyps"], "-m", METRICS, "--parses", files["parses"],
             "--format", "json", "--paired-bootstrap", "--baseline", Path(files["hyps"][0]).name, "--segment-level")
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
@@ -116,7 +153,7 @@ def test_ter_paired_direction(json_out):
     assert w["delta"] == pytest.approx(w["score"] - ter["newstest2021.de-en.hyp.UEdin"]["score"], abs=1e-15)
 
 
-def test_text_and_tsv(files):
+def test_text_and_tsv(files, run):
     r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu,stm-9", "--parses", files["parses"])
     assert r.returncode == 0, r.stderr
     assert "STM-BP-9|depth:9" in r.stdout and "BLEU|n:4|smooth:exp" in r.stdout and "95% CI" in r.stdout
@@ -126,7 +163,7 @@ def test_text_and_tsv(files):
     assert rows[0][:3] == ["system", "metric", "score"] and len(rows) == 3
 
 
-def test_unparsed_lines_reported_and_scored_with_the_worst_value(files, tmp_path):
+def test_unparsed_lines_reported_and_scored_with_the_worst_value(files, tmp_path, run):
     """Issue 24: an unparsed hypothesis line counts (STM: no match out of its tokens at every depth), reported by
     line and counted per system and metric (``n_unparsed``); it is not left out (``n_missing`` 0)."""
     p = tmp_path / "parses"
@@ -167,19 +204,19 @@ def _one_error_line(r: subprocess.CompletedProcess, *needles: str) -> None:
         assert n in lines[0], lines[0]
 
 
-def test_error_mismatched_lines(files, tmp_path):
+def test_error_mismatched_lines(files, tmp_path, run):
     short = tmp_path / "short.txt"
     short.write_text("\n".join(read_lines(files["hyps"][0])[:39]) + "\n", encoding="utf-8")
     _one_error_line(run("-r", *files["refs"], "-i", str(short), "-m", "bleu"), "has 39 lines but", "40")
 
 
-def test_error_empty_file(files, tmp_path):
+def test_error_empty_file(files, tmp_path, run):
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
     _one_error_line(run("-r", *files["refs"], "-i", str(empty), "-m", "bleu"), "empty.txt is empty")
 
 
-def test_error_not_utf8(files, tmp_path):
+def test_error_not_utf8(files, tmp_path, run):
     bad = tmp_path / "latin1.txt"
     lines = read_lines(files["hyps"][0])
     lines[2] = "Gr\u00fc\u00dfe aus K\u00f6ln"
@@ -187,18 +224,18 @@ def test_error_not_utf8(files, tmp_path):
     _one_error_line(run("-r", *files["refs"], "-i", str(bad), "-m", "bleu"), "not UTF-8: line 3")
 
 
-def test_error_unknown_metric(files):
+def test_error_unknown_metric(files, run):
     _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu,blue"),
                     "unknown metric 'blue'; valid names: BLEU")
 
 
-def test_error_java_missing(files, tmp_path):
+def test_error_java_missing(files, tmp_path, run):
     r = run("-r", *files["refs"], "-i", *files["hyps"], "-m", "stm", "--cache", str(tmp_path / "c.sqlite"),
             env={"SYNEVAL_NB_JAVA": str(tmp_path / "no-java")})
     _one_error_line(r, "parser cannot run")
 
 
-def test_output_never_overwrites_an_input(files):
+def test_output_never_overwrites_an_input(files, run):
     before = Path(files["hyps"][0]).read_bytes()
     _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "-o", files["hyps"][0]),
                     "the input is never overwritten")
@@ -206,7 +243,7 @@ def test_output_never_overwrites_an_input(files):
 
 
 @pytest.mark.slow
-def test_really_parses_through_the_jvm(files, tmp_path):
+def test_really_parses_through_the_jvm(files, tmp_path, run):
     """10 lines parsed by the Stanford parser (fresh cache), then again from the warm cache: same JSON; the
     scores equal the Python API on the parses the command stored."""
     from syneval_nb.parsers.cache import ParseCache
@@ -219,7 +256,7 @@ def test_really_parses_through_the_jvm(files, tmp_path):
     refs = [str(d / Path(f).name) for f in files["refs"]]
     hyp = [str(d / Path(files["hyps"][0]).name)]
     cache = tmp_path / "parses.sqlite"
-    cold = run("-r", *refs, "-i", *hyp, "-m", "bleu,stm,hwcm", "--cache", str(cache), "--format", "json")
+    cold = run_subprocess("-r", *refs, "-i", *hyp, "-m", "bleu,stm,hwcm", "--cache", str(cache), "--format", "json")
     assert cold.returncode == 0, cold.stderr
     warm = run("-r", *refs, "-i", *hyp, "-m", "bleu,stm,hwcm", "--cache", str(cache), "--format", "json")
     assert json.loads(warm.stdout) == json.loads(cold.stdout)
@@ -240,7 +277,7 @@ def test_really_parses_through_the_jvm(files, tmp_path):
 
 
 @pytest.mark.parametrize("suffix", [".ptb", ".jsonl"])
-def test_parses_of_another_text_are_refused(files, tmp_path, suffix):
+def test_parses_of_another_text_are_refused(files, tmp_path, suffix, run):
     """Issue 24: ``--parses`` holding the parses (or RST trees) of another system's file of the same length gave
     STM-4 .8413 instead of .7059 without a word. Every tree's words are checked against its line (up to PTB
     tokenization), and the first mismatch is named by file and line, before any scoring."""
@@ -258,7 +295,7 @@ def test_parses_of_another_text_are_refused(files, tmp_path, suffix):
                     "belong to another text")
 
 
-def test_a_malformed_parse_line_is_named_by_file_and_line(files, tmp_path):
+def test_a_malformed_parse_line_is_named_by_file_and_line(files, tmp_path, run):
     p = tmp_path / "parses"
     p.mkdir()
     for f in Path(files["parses"]).iterdir():
@@ -275,16 +312,16 @@ def test_a_malformed_parse_line_is_named_by_file_and_line(files, tmp_path):
     (["--n-bootstrap", "-5"], "--n-bootstrap -5: give 0"),
     (["-m", "stm-1000000"], "STM: depth must be in 1..100, got 1000000"),
 ])
-def test_bad_options_are_refused_before_any_work(files, args, needle):
+def test_bad_options_are_refused_before_any_work(files, args, needle, run):
     _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", *args), needle)
 
 
-def test_paired_bootstrap_needs_two_systems(files):
+def test_paired_bootstrap_needs_two_systems(files, run):
     _one_error_line(run("-r", *files["refs"], "-i", files["hyps"][0], "-m", "bleu", "--paired-bootstrap"),
                     "give at least two -i files")
 
 
-def test_output_and_cache_are_checked_before_any_work(files, tmp_path):
+def test_output_and_cache_are_checked_before_any_work(files, tmp_path, run):
     folder = tmp_path / "a-folder"
     folder.mkdir()
     _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "-o", str(folder)),
@@ -316,7 +353,7 @@ def test_a_healthy_cache_in_a_read_only_folder_is_used_with_one_note(files, tmp_
     assert [x["name"] for x in json.loads(r.stdout)["scores"]] == ["BLEU", "STM-BP-4"]
 
 
-def test_a_cache_path_that_is_a_folder_is_one_error_line(files, tmp_path):
+def test_a_cache_path_that_is_a_folder_is_one_error_line(files, tmp_path, run):
     _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", "--cache", str(tmp_path)),
                     f"the parse cache {tmp_path} is a folder: give the cache file's path")
 
@@ -326,7 +363,7 @@ def test_a_cache_path_that_is_a_folder_is_one_error_line(files, tmp_path):
     ("system\tseg_id\tscore\nnewstest2021.de-en.hyp.UEdin\t0\n", "row 1 has 2 tab-separated fields, the header 3"),
     ("system\tseg_id\tscore\nnewstest2021.de-en.hyp.UEdin\t40\t1\n", "seg_id 40 (row 1) is outside the files' 0..39"),
 ])
-def test_empty_ragged_or_out_of_range_human_scores_are_one_error_line(files, tmp_path, text, needle):
+def test_empty_ragged_or_out_of_range_human_scores_are_one_error_line(files, tmp_path, text, needle, run):
     """Issue 24: an empty or ragged score TSV gave raw pandas errors; an id outside the files was dropped."""
     tsv = tmp_path / "h.tsv"
     tsv.write_text(text, encoding="utf-8")
@@ -334,7 +371,7 @@ def test_empty_ragged_or_out_of_range_human_scores_are_one_error_line(files, tmp
                     str(tsv), needle)
 
 
-def test_default_system_names_are_file_stems_and_file_names_are_read_with_a_note(files, tmp_path):
+def test_default_system_names_are_file_stems_and_file_names_are_read_with_a_note(files, tmp_path, run):
     """Issue 24: systems are named by their file stems (as in the WMT layouts); human scores naming them by their
     file names are still read, with one note."""
     tsv = tmp_path / "h.tsv"
