@@ -14,7 +14,8 @@ import pytest
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from scipy.stats import pearsonr
 
-PARAMS = {"sample": 40, "seed": 0, "lam_grid": [1.0, 0.4], "n_resamples": 200}
+# n_jobs 1: the scores do not depend on it, and under the two-worker suite a second process only oversubscribes
+PARAMS = {"sample": 40, "seed": 0, "lam_grid": [1.0, 0.4], "n_resamples": 200, "n_jobs": 1}
 PERMUTED_PARAMS = {**PARAMS, "permute_human": 1}  # the sample: the full data's permuted run (0 of 30 hold) is in
 # benchmarks/results/verdicts_issue21_before_after.txt; here the rule is checked in a CI-sized run
 
