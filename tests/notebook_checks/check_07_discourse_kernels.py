@@ -27,7 +27,7 @@ PC = "+placebo (p95)"  # the 95th percentile of the 100 placebo combinations (st
 @lru_cache(maxsize=1)
 def _length_control_expected() -> tuple[float, float, float]:
     """(WMT12 tau, tau without metric ties, Pearson r) of -|len(h) - len(refB)| with mqm_z on the sample."""
-    from syneval_nb.data import load_ted_zhen_mqm, sample_segment_ids
+    from notebook_checks._data import load_ted_zhen_mqm, sample_segment_ids
 
     ted = load_ted_zhen_mqm()
     ids = sample_segment_ids(ted["seg_id"], 40, 0)
@@ -53,7 +53,7 @@ def _chrf_expected() -> tuple[float, float]:
     import sacrebleu
 
     from syneval_nb import stats
-    from syneval_nb.data import load_ted_zhen_mqm, sample_segment_ids
+    from notebook_checks._data import load_ted_zhen_mqm, sample_segment_ids
 
     ted = load_ted_zhen_mqm()
     d = ted[~ted["is_human"] & ted["mqm"].notna() & ted["seg_id"].isin(sample_segment_ids(ted["seg_id"], 40, 0))]
