@@ -57,9 +57,12 @@ PERMUTED = [nb for nb in NOTEBOOKS if _permuted_check(nb)]
 
 @pytest.mark.slow
 @pytest.mark.parametrize("nb", PERMUTED, ids=[f"{p.stem}-permuted" for p in PERMUTED])
-def test_notebook_permuted_human(nb, shared_data, tmp_path):
+def test_notebook_permuted_human(nb, shared_data, tmp_path, monkeypatch):
     """The ``permute_human`` sanity check: a check module with ``PERMUTED_PARAMS`` and ``check_permuted(result)``
-    runs its notebook with every human score shuffled; no "X beats Y" / "X correlates" verdict may hold."""
+    runs its notebook with every human score shuffled; no "X beats Y" / "X correlates" verdict may hold. The kernel
+    runs with matplotlib's Agg backend (it inherits ``MPLBACKEND``): the figures are built but not encoded to PNG,
+    which test_notebook_runs does for every figure (about 0.5 s of CPU a figure)."""
+    monkeypatch.setenv("MPLBACKEND", "agg")
     checks = importlib.import_module(f"notebook_checks.check_{nb.stem}")
     params = {"data_dir": str(shared_data), **checks.PERMUTED_PARAMS}
     result = run_notebook(nb, tmp_path, params, html_copy=False)

@@ -149,14 +149,20 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     if not len(hyps) == len(txt_refs) == len(ptb_hyps) == len(ptb_refs) == len(sys_arr):
         raise ValueError(f"hyps, txt_refs, ptb_hyps, ptb_refs, systems have {len(hyps)}, {len(txt_refs)}, "
                          f"{len(ptb_hyps)}, {len(ptb_refs)}, {len(sys_arr)} entries")
-    bleu = {f"bleu_{n}": lexical.BLEU(max_ngram_order=n, smooth="epsilon", effective_order=effective_order)
+    bleu = {n: lexical.BLEU(max_ngram_order=n, smooth="epsilon", effective_order=effective_order)
             for n in range(1, max_depth + 1)}
-    seg_lex, corpus_lex, _ = score_rows({**bleu, "chrF": chrf.CHRF()}, hyps, txt_refs, sys_arr, progress=progress,
-                                        scheduler=scheduler)
-    keys = {c: _metric_key(c) for c in bleu} | {"chrF": CHRF_KEY}
-    segment = {k: seg_lex[c].to_numpy() for c, k in keys.items()}
+    seg_lex, corpus_lex, lex = score_rows({"BLEU": bleu[max_depth], "chrF": chrf.CHRF()}, hyps, txt_refs, sys_arr,
+                                          progress=progress, scheduler=scheduler)
     names = sorted(set(sys_arr))
-    corpus: dict[str, dict] = {s: {k: float(corpus_lex.loc[s, c]) for c, k in keys.items()} for s in names}
+    segment, corpus = {("BLEU", n): np.full(len(sys_arr), np.nan) for n in bleu}, {s: {} for s in names}
+    for n, m in bleu.items():  # BLEU_n's statistics are a prefix of BLEU_max_depth's: the n-grams counted once
+        cols = [0, 1, *range(2, 2 + n), *range(2 + max_depth, 2 + max_depth + n)]
+        for s in names:
+            segment[("BLEU", n)][sys_arr == s] = m.segment_scores(lex["BLEU"][s][:, cols])
+            corpus[s][("BLEU", n)] = float(m.corpus_from_stats(lex["BLEU"][s][:, cols]).score)
+    segment[CHRF_KEY] = seg_lex["chrF"].to_numpy()
+    for s in names:
+        corpus[s][CHRF_KEY] = float(corpus_lex.loc[s, "chrF"])
     syn, syn_corpus = _syntactic_by_system(hyps, txt_refs, ptb_hyps, ptb_refs, sys_arr, syntactic_metrics, max_depth,
                                            progress, lam, effective_order, scheduler)
     segment.update({_metric_key(c): v for c, v in syn.items()})

@@ -14,7 +14,7 @@ import pytest
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from scipy.stats import kendalltau
 
-from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+from notebook_checks._data import load_ted_zhen_mqm, sample_segments
 from syneval_nb.metrics import syntactic
 from syneval_nb.trees.ptb import read_ptb
 

@@ -13,7 +13,7 @@ import pytest
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from scipy.stats import pearsonr
 
-from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+from notebook_checks._data import load_ted_zhen_mqm, sample_segments
 
 
 @lru_cache(maxsize=4)

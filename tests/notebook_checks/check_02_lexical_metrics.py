@@ -114,7 +114,7 @@ def _independent() -> dict:
     import sacrebleu
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+    from notebook_checks._data import load_ted_zhen_mqm, sample_segments
 
     ted = load_ted_zhen_mqm()
     mt = sample_segments(ted[~ted["is_human"] & ted["mqm"].notna()], PARAMS["sample"], PARAMS["seed"])

@@ -39,7 +39,7 @@ def _independent() -> dict:
     import sacrebleu
     from scipy.stats import pearsonr
 
-    from syneval_nb.data import load_ted_zhen_mqm, sample_segment_ids
+    from notebook_checks._data import load_ted_zhen_mqm, sample_segment_ids
     from syneval_nb.metrics.learned import split_sources
 
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)

@@ -143,7 +143,7 @@ def _chrf_r() -> tuple[float, float]:
     import sacrebleu
     from scipy.stats import pearsonr
 
-    from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+    from notebook_checks._data import load_ted_zhen_mqm, sample_segments
 
     ted = load_ted_zhen_mqm()
     mt = sample_segments(ted[~ted["is_human"]].reset_index(drop=True), 50, 0)
@@ -157,7 +157,7 @@ def _bleu_r(permute_human: int | None = None) -> float:
     import sacrebleu
     from scipy.stats import pearsonr
 
-    from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+    from notebook_checks._data import load_ted_zhen_mqm, sample_segments
     from syneval_nb.stats import permute_human as shuffle
 
     ted = load_ted_zhen_mqm()

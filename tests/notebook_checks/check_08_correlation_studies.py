@@ -72,7 +72,7 @@ def check(result: dict) -> None:
 
 def _check_raters(result: dict) -> None:
     """Issue 35 point 7: the allocation (recomputed with pandas groupby) and the depth claims on same-rater pairs."""
-    from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+    from notebook_checks._data import load_ted_zhen_mqm, sample_segments
 
     ted = load_ted_zhen_mqm()
     mt = sample_segments(ted[~ted["is_human"]], PARAMS["sample"], PARAMS["seed"])
@@ -129,7 +129,7 @@ def _check_kernel_length(result: dict) -> None:
 def _length_r() -> float:
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    from syneval_nb.data import load_ted_zhen_mqm, sample_segments
+    from notebook_checks._data import load_ted_zhen_mqm, sample_segments
 
     ted = load_ted_zhen_mqm()
     mt = sample_segments(ted[~ted["is_human"]], PARAMS["sample"], PARAMS["seed"])

@@ -34,7 +34,7 @@ def _transfer_chrf_r() -> float:
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from syneval_nb.data import load_newstest2021_zhen_mqm, load_ted_zhen_mqm, sample_segments
+    from notebook_checks._data import load_newstest2021_zhen_mqm, load_ted_zhen_mqm, sample_segments
     from syneval_nb.stats import length_covariates
 
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
@@ -76,7 +76,7 @@ def _by_hand(permuted: int | None = None) -> dict:
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from syneval_nb.data import load_newstest2021_zhen_mqm, load_ted_zhen_mqm, sample_segments
+    from notebook_checks._data import load_newstest2021_zhen_mqm, load_ted_zhen_mqm, sample_segments
     from syneval_nb.stats import length_covariates, permute_human
     from syneval_nb.studies import learned_study
 
@@ -156,7 +156,7 @@ def _news_stm_minus_chrf() -> float:
     import sacrebleu
     from scipy.stats import pearsonr
 
-    from syneval_nb.data import load_newstest2021_zhen_mqm, sample_segments
+    from notebook_checks._data import load_newstest2021_zhen_mqm, sample_segments
     from syneval_nb.studies.depth_study import depth_scores
 
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
