@@ -37,9 +37,9 @@ def ted_dir(shared_data: Path) -> Path:
 # longest-first order keeps one long file from starting last while the other workers sit idle. A file not listed
 # runs after these, in the usual order; a stale list costs time, never a result.
 LONGEST_FIRST = [
-    "test_notebooks.py", "test_score.py", "test_cluster.py", "test_your_test_set.py", "test_sentence_mode.py",
-    "test_rst_crf.py", "test_one_parse.py", "test_wheel.py", "test_runner.py", "test_speedups.py", "test_report.py",
-    "test_discourse.py", "test_long_lines.py", "test_parsing.py", "test_lexical.py",
+    "test_notebooks.py", "test_cluster.py", "test_long_lines.py", "test_rst_crf.py", "test_one_parse.py",
+    "test_your_test_set.py", "test_wheel.py", "test_discourse.py", "test_speedups.py", "test_parsing.py",
+    "test_lexical.py", "test_score.py", "test_report.py", "test_sentence_mode.py", "test_runner.py",
 ]
 
 

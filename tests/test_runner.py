@@ -219,3 +219,13 @@ def test_a_run_prints_no_warning(tmp_path, capfd):
     bad = _notebook(tmp_path / "01_broken.ipynb", "import sys; print('real problem', file=sys.stderr); 1/0")
     with pytest.raises(Exception, match="ZeroDivisionError"):
         runner.run_notebook(bad, tmp_path / "out-bad", html_copy=False)
+
+
+def test_chapter_07_takes_n_jobs_as_a_count_of_processes():
+    """``-p n_jobs=0`` (or -1, joblib's "all cores") is refused before the chapter starts, like ``workers``."""
+    nb = next(p for p in runner.list_notebooks() if p.stem == "07_discourse_kernels")
+    runner.check_parameters([nb], {"n_jobs": 1})
+    for bad in (0, -1):
+        with pytest.raises(runner.ParameterError, match=rf"^07_discourse_kernels: parameter n_jobs={bad} must be a "
+                                                         r"whole number >= 1 \(its default is 2\)$"):
+            runner.check_parameters([nb], {"n_jobs": bad})

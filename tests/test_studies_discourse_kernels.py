@@ -275,6 +275,9 @@ def test_tuned_scores_tune_the_extras_like_dr():
     assert np.isnan(half[("A", "Orig.")][~ev]).all() and 0 < ev.sum() < len(seg)
     with pytest.raises(ValueError, match="mode"):
         S.tuned_scores(norm, h, seg, docs, ["A"], mode="x")
+    for bad in (0, -1, 1.5, True):  # before any fit (a count of processes; joblib's -1 "all cores" is not taken)
+        with pytest.raises(ValueError, match=rf"n_jobs must be a whole number >= 1, got {bad!r}"):
+            S.tuned_scores(norm, h, seg, docs, ["A"], n_jobs=bad)
 
 
 def test_helps_needs_the_edge_over_the_metric_alone():

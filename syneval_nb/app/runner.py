@@ -265,7 +265,7 @@ def check_parameters(notebooks: Iterable[str | Path], parameters: Mapping[str, A
             _check_value(Path(nb).stem, k, v, known[k])
 
 
-_AT_LEAST = {"sample": 1, "seed": 0, "n_resamples": 0, "n_bootstrap": 0, "max_depth": 1, "workers": 1}
+_AT_LEAST = {"sample": 1, "seed": 0, "n_resamples": 0, "n_bootstrap": 0, "max_depth": 1, "workers": 1, "n_jobs": 1}
 """Lower bounds of the common numeric parameters (``None`` stays allowed where it is the default: all data)."""
 
 

@@ -236,6 +236,8 @@ def tuned_scores(normalized: pd.DataFrame, human: Sequence[float], segments: Seq
     features are 0."""
     if mode not in ("cv", "half"):
         raise ValueError(f"mode must be 'cv' or 'half', got {mode!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a whole number >= 1, got {n_jobs!r}")
     args = (np.asarray(human, dtype=float), np.asarray(segments), groups, mode, n_folds, seed, threshold, C)
 
     def run(cols: Sequence[str], columns: np.ndarray | None = None) -> np.ndarray:
@@ -243,7 +245,7 @@ def tuned_scores(normalized: pd.DataFrame, human: Sequence[float], segments: Seq
         f = np.where(np.isnan(f), 0.0, f)
         if columns is None:
             return _tuned(f, None, *args)
-        chunks = np.array_split(columns, max(1, min(int(n_jobs), len(columns))))
+        chunks = np.array_split(columns, min(int(n_jobs), len(columns)))
         if len(chunks) == 1:
             return _tuned(f, columns, *args)
         return np.vstack(Parallel(n_jobs=len(chunks))(delayed(_tuned)(f, c, *args) for c in chunks))
