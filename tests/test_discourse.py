@@ -23,6 +23,7 @@ from syneval_nb.parsers import feng_hirst
 from syneval_nb.parsers import frontend
 from syneval_nb.trees import rst
 from syneval_nb import stats
+from _in_process import run_command
 
 # Elaboration[N][S] over (EDU, Attribution[S][N] over two EDUs): the shape of the paper's Figure 4 example
 T = {"label": "Elaboration[N][S]",
@@ -380,13 +381,6 @@ def test_base_scores_match_the_lexical_module():
 # ====================================================================================== the `syneval-nb rst` command
 # (issue 13; the path checks shared with `syneval-nb parse` are tested in tests/test_parsing.py)
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    import sys
-    import warnings
-
-    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
-
-
 @pytest.fixture
 def rst_cli(capfd):
     """``rst_cli(*args)``: ``syneval-nb rst ARGS`` through ``syneval_nb.app.cli.main`` in this process (stdout and
@@ -394,27 +388,9 @@ def rst_cli(capfd):
     subprocess prints it), as a :class:`subprocess.CompletedProcess`: the command's output and exit code without a
     new interpreter's imports (issue 38). The two Ctrl-C tests below run the command as a real process (the signal
     and the process group are their point, and they keep the entry point's wiring tested)."""
-    import sys
-    import warnings
-
-    from syneval_nb.app import cli
 
     def run(*args) -> subprocess.CompletedProcess:
-        argv = ["rst", *map(str, args)]
-        capfd.readouterr()
-        with warnings.catch_warnings():
-            warnings.resetwarnings()  # the filters of a plain `python -m` process
-            for action, cat, mod in (("ignore", ResourceWarning, ""), ("ignore", ImportWarning, ""),
-                                     ("ignore", PendingDeprecationWarning, ""), ("ignore", DeprecationWarning, ""),
-                                     ("default", DeprecationWarning, "__main__")):
-                warnings.filterwarnings(action, category=cat, module=mod)
-            warnings.showwarning = _show_warning
-            try:
-                rc = cli.main(argv)
-            except SystemExit as e:  # argparse's errors
-                rc = e.code if isinstance(e.code, int) else 1
-        out, err = capfd.readouterr()
-        return subprocess.CompletedProcess([sys.executable, "-m", "syneval_nb.app.cli", *argv], rc, out, err)
+        return run_command(capfd, ["rst", *map(str, args)])
 
     return run
 

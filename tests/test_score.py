@@ -10,12 +10,12 @@ import json
 import os
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _in_process import run_command
 from _read_only import run_read_only
 from syneval_nb import metrics
 from syneval_nb.trees import rst
@@ -33,35 +33,17 @@ def run_subprocess(*args: str, env: dict | None = None) -> subprocess.CompletedP
                           text=True, env={**os.environ, **(env or {})}, timeout=600)
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
-
-
 @pytest.fixture
 def run(capfd, monkeypatch):
-    """``run(*args, env=None)``: ``syneval-nb score -q ARGS`` through ``syneval_nb.app.cli.main`` in this process,
-    as a :class:`subprocess.CompletedProcess` (exit code, stdout, stderr) -- what :func:`run_subprocess` returns for
-    the same command."""
-    from syneval_nb.app import cli
+    """``run(*args, env=None)``: ``syneval-nb score -q ARGS`` through ``syneval_nb.app.cli.main`` in this process
+    (``tests/_in_process.py``), as a :class:`subprocess.CompletedProcess` (exit code, stdout, stderr) -- what
+    :func:`run_subprocess` returns for the same command."""
 
     def _run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-        argv = ["score", "-q", *args]
-        capfd.readouterr()  # what the test printed before is not the command's
-        with monkeypatch.context() as mp, warnings.catch_warnings():
+        with monkeypatch.context() as mp:
             for k, v in (env or {}).items():
                 mp.setenv(k, v)
-            warnings.resetwarnings()  # the filters of a plain `python -m` process, printed to stderr
-            for action, cat, mod in (("ignore", ResourceWarning, ""), ("ignore", ImportWarning, ""),
-                                     ("ignore", PendingDeprecationWarning, ""), ("ignore", DeprecationWarning, ""),
-                                     ("default", DeprecationWarning, "__main__")):
-                warnings.filterwarnings(action, category=cat, module=mod)
-            warnings.showwarning = _show_warning
-            try:
-                rc = cli.main(argv)
-            except SystemExit as e:  # argparse's errors
-                rc = e.code if isinstance(e.code, int) else 1
-        out, err = capfd.readouterr()
-        return subprocess.CompletedProcess([sys.executable, "-m", "syneval_nb.app.cli", *argv], rc, out, err)
+            return run_command(capfd, ["score", "-q", *args])
 
     return _run
 
