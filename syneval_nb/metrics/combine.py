@@ -28,6 +28,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import minimize
+from sklearn._loss.loss import HalfBinomialLoss
 from sklearn.preprocessing import minmax_scale
 from threadpoolctl import threadpool_limits
 from syneval_nb import stats
@@ -197,9 +199,6 @@ def _lbfgs_logistic(X: np.ndarray, y: np.ndarray, C: float) -> np.ndarray | None
     objective, ``LinearModelLoss.loss_gradient``, written out with the same operations, and the same L-BFGS call)
     without the estimator's per-fit checks, most of a fit's time (the tuned placebo makes thousands); None when
     L-BFGS does not converge."""
-    from scipy.optimize import minimize
-    from sklearn._loss.loss import HalfBinomialLoss
-
     pointwise, n, l2 = HalfBinomialLoss().loss_gradient, len(y), 1.0 / (C * len(y))
 
     def loss_gradient(w: np.ndarray) -> tuple[float, np.ndarray]:

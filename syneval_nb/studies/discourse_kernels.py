@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from scipy.stats import rankdata
 from syneval_nb import stats
 from syneval_nb.metrics import get as _get_metric, score_rows as _score_rows
 from syneval_nb.data import load_ted_zhen_mqm, load_wmt21_deen, sample_segment_ids, ted_rst, wmt21_rst
@@ -341,8 +342,6 @@ def _summarize(keys: Sequence[tuple[str, str]], est: np.ndarray, samples: np.nda
 def _spearman_rows(rows: np.ndarray, h: np.ndarray) -> np.ndarray:
     """``[stats.spearman(x, h) for x in rows]`` bit for bit: ``scipy.stats.spearmanr``'s ``np.corrcoef`` of the
     ranks, ranking ``h`` once and the rows in one call (NaN or constant input: :func:`syneval_nb.stats.spearman`)."""
-    from scipy.stats import rankdata
-
     ranks, h_ranks, plain = rankdata(rows, axis=1), rankdata(h), np.isfinite(h).all() and np.ptp(h) > 0
     return np.array([np.corrcoef(np.column_stack((r, h_ranks)), rowvar=False)[1, 0]
                      if plain and np.isfinite(x).all() and np.ptp(x) > 0 else stats.spearman(x, h)
