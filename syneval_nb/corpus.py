@@ -102,7 +102,8 @@ def normalize_refs(refs: Any, n_segments: int, layout: str | None = None) -> lis
                                    f"references of segment i.{hint}")
     out = []
     for i, r in enumerate(refs):
-        rs = [r] if isinstance(r, (str, Mapping, nltk_tree_class(), FlatTree)) or r is None else _as_list(r, f"refs[{i}]")
+        one = isinstance(r, (str, Mapping, nltk_tree_class(), FlatTree)) or r is None
+        rs = [r] if one else _as_list(r, f"refs[{i}]")
         if not rs:
             raise ValueError(f"segment {i} has no reference")
         out.append(rs)

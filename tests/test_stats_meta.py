@@ -419,7 +419,8 @@ def test_the_package_never_imports_the_oracle_or_other_kit_modules():
     imports = [line.strip() for line in source.splitlines() if line.startswith(("import ", "from "))]
     assert imports == ["from __future__ import annotations", "import math", "import numbers", "import warnings",
                        "from dataclasses import dataclass", "import numpy as np"]
-    inside = {line.strip() for line in source.splitlines() if line.lstrip().startswith(("import ", "from "))} - set(imports)
+    inside = {line.strip() for line in source.splitlines()
+              if line.lstrip().startswith(("import ", "from "))} - set(imports)
     assert inside == {"from scipy.stats import zscore  # at first use: `score` and `report` start without scipy.stats",
                       "from scipy.stats import zscore  # at first use, as above"}  # scipy's, loaded when used
 

@@ -61,7 +61,8 @@ CEILING = {
     # -16: one nltk.Tree look-up (trees.ptb.nltk_tree_class) instead of five copies
     # +2 / +2: chapter 07's n_jobs refused below 1 (run's parameter check and discourse_kernels.tuned_scores)
     # -2 / -1: combine's and discourse_kernels' scipy/sklearn imports at the top (neither is imported by a command)
-    "lines_package": 22681,
+    # +1: a line over 120 characters split (corpus.normalize_refs)
+    "lines_package": 22682,
     "lines_studies": 5189,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 1,  # 5 -> 1: stats.system_table; left: depth_study.within_system_table (per system)

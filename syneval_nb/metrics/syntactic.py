@@ -111,8 +111,8 @@ from .._accel import speedups as _C
 from syneval_nb.trees.heads import DependencyTree, head_index, chain_counts, to_dependencies
 from syneval_nb.trees.kernels import KernelTree, check_lam, cosine, kernel_contributions
 from syneval_nb.trees.encoding import EncodedTree, Interner, encode
-from syneval_nb.trees.ptb import (EmptyParseError, FlatTree, TreeFormatError, flatten, heights, nltk_tree_class, preorder,
-                                  read_ptb_flat, strip_label)
+from syneval_nb.trees.ptb import (EmptyParseError, FlatTree, TreeFormatError, flatten, heights, nltk_tree_class,
+                                  preorder, read_ptb_flat, strip_label)
 from syneval_nb.corpus import dependency_tree, spacy_backend_key
 from syneval_nb.metrics.base import Corpus, Metric, Score, depth_scores, mean_rows
 

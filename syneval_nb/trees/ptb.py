@@ -84,7 +84,7 @@ _TOKEN_RE = re.compile(rf"\({_W}*({_N}+){_W}+({_N}+){_W}*\)|\({_W}*({_N}*)|(\))|
 _FUNCTION_TAG_RE = re.compile(r"[-=]")
 
 
-def nltk_tree_class():  # nltk.Tree once nltk is imported, else () (no nltk.Tree exists before; isinstance(x, ()) is False)
+def nltk_tree_class():  # nltk.Tree once nltk is imported, else () (none exists before; isinstance(x, ()) is False)
     return getattr(sys.modules.get("nltk.tree.tree"), "Tree", ())
 
 
