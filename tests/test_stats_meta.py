@@ -10,6 +10,8 @@ from __future__ import annotations
 import doctest
 import importlib
 import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -273,10 +275,59 @@ def test_pairwise_p_values_equal_mtme_on_wmt21_deen_chrf():
     scores = scores.reshape(n_sys, 150)
     oracle = mtme_pce.compute_pairwise_p_values(scores, 500)
     p = pairwise_permutation_p_values(scores, num_permutations=500)
+    # systems 15 and 17 (VolcTrans-AT, Watermelon) differ on one segment only: every flip that keeps it gives
+    # exactly the observed difference, so p is the share of flips keeping it. mtme's float32 sums miss those
+    # exact ties and say 0.0; everywhere else the two agree exactly
+    (only,) = np.flatnonzero(scores[15] != scores[17])
+    keep = np.random.default_rng(4).random((500, 150), dtype=np.float32)[:, only] > np.float32(0.5)
+    assert (oracle[15, 17], p[15, 17], keep.mean()) == (0.0, 0.524, 0.524)
+    oracle[15, 17] = p[15, 17]
     np.testing.assert_array_equal(p, oracle)  # NaN below the diagonal in both
     upper = p[np.triu_indices(n_sys, 1)]
-    assert (n_sys, len(upper), int((upper < 0.05).sum())) == (19, 171, 26)
-    assert (p[0, 1], p[0, 2], round(upper.sum(), 9)) == (0.338, 0.488, 75.994)
+    assert (n_sys, len(upper), int((upper < 0.05).sum())) == (19, 171, 25)  # 26 by mtme: its false 0.0 above
+    assert (p[0, 1], p[0, 2], round(upper.sum(), 9)) == (0.338, 0.488, 76.518)  # 75.994 + 0.524
+
+
+
+def _raw_mqm_exact_p(raw: np.ndarray, num_permutations: int = 1000) -> np.ndarray:
+    """The permutation p-values of raw MQM in exact arithmetic: its scores are tenths, so ten times them are
+    integers and numpy's int64 product with the same sign flips has no rounding at all."""
+    tenths = np.rint(raw * 10).astype(np.int64)
+    assert np.abs(tenths / 10 - raw).max() < 1e-12  # every raw MQM score is a tenth (a sum of weights)
+    signs = np.where(np.random.default_rng(4).random((num_permutations, raw.shape[1]), dtype=np.float32)
+                     > np.float32(0.5), 1, -1).astype(np.int64)  # mtme's flips
+    null, totals = signs @ tenths.T, tenths.sum(axis=1)
+    exact = np.full((len(raw), len(raw)), np.nan)
+    for a in range(len(raw) - 1):
+        exact[a, a + 1:] = np.count_nonzero(null[:, [a]] - null[:, a + 1:] >= totals[a] - totals[a + 1:],
+                                            axis=0) / num_permutations
+    return exact
+
+
+def test_pairwise_p_values_on_raw_mqm_are_exact(ted):
+    """Raw MQM is tie-heavy: for many flips the permuted difference equals the observed one exactly. mtme sums
+    in float32 and its rounding decides those ties (3 of the 78 TED pairs off by up to 0.003 here, 4 under
+    OPENBLAS_CORETYPE=Prescott); the kit's p-values are the exact ones."""
+    raw = ted["mqm"].reshape(NSYS, NSEG)
+    p = pairwise_permutation_p_values(raw)
+    np.testing.assert_array_equal(p, _raw_mqm_exact_p(raw))
+    upper = p[np.triu_indices(NSYS, 1)]
+    assert (p[0, 1], p[0, 2], p[0, 3], int((upper < 0.05).sum()), round(upper.sum(), 9)) == \
+        (1.0, 0.153, 0.995, 24, 38.413)
+
+
+def test_pairwise_p_values_do_not_depend_on_the_blas_kernel(ted):
+    """The same raw MQM p-values under two other OpenBLAS kernels and one thread (mtme's float32 product gave
+    other values under Prescott than under the default kernel on this data)."""
+    raw = ted["mqm"].reshape(NSYS, NSEG)
+    want = pairwise_permutation_p_values(raw)
+    code = ("import sys, numpy as np; from syneval_nb.stats.meta import pairwise_permutation_p_values as f; "
+            "x = np.load(sys.argv[1]); sys.stdout.write(f(x).tobytes().hex())")
+    np.save(tmp := Path(__import__("tempfile").mkdtemp()) / "raw.npy", raw)
+    for env in ({"OPENBLAS_CORETYPE": "Prescott"}, {"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": "1"}):
+        out = subprocess.run([sys.executable, "-c", code, str(tmp)], capture_output=True, text=True, check=True,
+                             env={**os.environ, **env}).stdout
+        assert bytes.fromhex(out) == want.tobytes(), env
 
 
 def test_spa_hand_example():
@@ -387,6 +438,8 @@ NAN = float("nan")
     (lambda: item_grouped_correlation([1, 2, 3], [1, 2, 3], ["a", "b", "c"]), r"items: no item has 2 or more"),
     (lambda: soft_pairwise_accuracy([[1, 2], [3, 4]], [[1, 2, 3], [3, 4, 5]]), r"differ in shape: \(2, 2\) vs"),
     (lambda: soft_pairwise_accuracy([[1, 2]], [[1, 2]]), r"metric_seg_scores: needs at least 2 systems"),
+    (lambda: soft_pairwise_accuracy(np.zeros((2, 0)), np.zeros((2, 0))),
+     r"metric_seg_scores: needs at least 2 systems \(rows\) and 1 segment \(column\), got shape \(2, 0\)"),
     (lambda: soft_pairwise_accuracy([1, 2], [1, 2]), r"metric_seg_scores: expected a 2-D array"),
     (lambda: soft_pairwise_accuracy([[1, 2], [3, 4]], [[1, NAN], [3, 4]]),
      r"human_seg_scores: contains NaN or infinite values \(first at \[system, segment\] = \[0, 1\]\)"),

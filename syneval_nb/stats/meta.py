@@ -116,10 +116,8 @@ def _matrix(x, name: str) -> np.ndarray:
         raise ValueError(f"{name}: expected numbers, got {type(x).__name__} ({e})") from None
     if a.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D array (systems x segments), got shape {a.shape}")
-    if a.shape[0] < 2:
-        raise ValueError(f"{name}: needs at least 2 systems (rows), got {a.shape[0]}")
-    if a.shape[1] < 1:
-        raise ValueError(f"{name}: needs at least 1 segment (column), got 0")
+    if a.shape[0] < 2 or a.shape[1] < 1:
+        raise ValueError(f"{name}: needs at least 2 systems (rows) and 1 segment (column), got shape {a.shape}")
     if not np.isfinite(a).all():
         bad = np.argwhere(~np.isfinite(a))[0].tolist()
         raise ValueError(f"{name}: contains NaN or infinite values (first at [system, segment] = {bad}); keep "
@@ -455,14 +453,14 @@ def _sign_matrix(num_permutations: int, num_segments: int, seed) -> np.ndarray:
 
 
 def _p_values(seg_scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    x = np.ascontiguousarray(seg_scores, dtype=np.float32)
+    x = np.asarray(seg_scores, dtype=np.float32).astype(np.float64)
     num_sys = x.shape[0]
-    totals = np.sum(x, axis=1)  # float32, as pce
-    null = np.matmul(signs, x.T)  # (permutations, systems), float32
+    totals, scale = np.sum(x, axis=1), np.sum(np.abs(x), axis=1)
+    null = np.matmul(signs.astype(np.float64), x.T)  # (permutations, systems)
     p = np.full((num_sys, num_sys), np.nan)
-    for a in range(num_sys - 1):
-        observed = totals[a] - totals[a + 1:]
-        hits = np.count_nonzero((null[:, [a]] - null[:, a + 1:]) >= observed, axis=0)
+    for a in range(num_sys - 1):  # a tie: within 1e-9 of the summed |scores| (float64 rounding is ~1e-13)
+        reach = totals[a] - totals[a + 1:] - 1e-9 * (scale[a] + scale[a + 1:])
+        hits = np.count_nonzero((null[:, [a]] - null[:, a + 1:]) >= reach, axis=0)
         p[a, a + 1:] = hits / signs.shape[0]
     return p
 
@@ -473,8 +471,10 @@ def pairwise_permutation_p_values(seg_scores, *, num_permutations: int = 1000, s
     ``seg_scores``: (systems x segments). ``p[i, j]`` (upper triangle, ``i < j``; NaN elsewhere) is the fraction of
     ``num_permutations`` random sign flips (one swap decision per segment, shared by all pairs) under which the
     summed difference ``sum(x_i - x_j)`` is at least the observed one: the p-value for "system i > system j".
-    Computed in float32 from ``numpy.random.default_rng(seed)`` exactly as mtme does, so the values are mtme's
-    for the same ``seed`` (mtme's default 4; ``stats.PairwiseConfidenceError`` always uses it).
+    mtme's sign flips (``numpy.random.default_rng(seed)``; its default 4) and float32-rounded scores, summed in
+    float64 with exact ties counted as ties (within 1e-9 of the summed |scores|). mtme's float32 sums let the BLAS
+    kernel's rounding decide exact ties: on raw MQM its p-values change with the kernel, and two de-en systems that
+    differ on one segment get p = 0 where half the flips reach the observed difference exactly (here 0.524).
 
     >>> base = np.arange(30) % 7
     >>> p = pairwise_permutation_p_values([base + 2, base + 1, base], num_permutations=100)
