@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import pearsonr
 
 from syneval_nb import stats
+from syneval_nb.stats import meta
 from syneval_nb.studies import common, depth_display, depth_study as ds
 
 
@@ -206,8 +207,18 @@ def test_meta_evaluation_beside_pearson(ch):
                     if g["x"].nunique() > 1 and g["mqm_z"].nunique() > 1])
     assert m.loc["STM-4", "item_r"] == pytest.approx(want, abs=1e-12)
     assert m["acc_eq"].between(0, 1).all() and m["spa"].between(0, 1).all()
-    assert np.isnan(m.loc["chrF", "spa_p"]) and m.drop(index="chrF")["spa_p"].between(0, 1).all()
-
+    assert np.isnan(m.loc["chrF", "spa_p"]) and np.isnan(m.loc["chrF", "acc_eq_p"])
+    # the p against the baseline: (k + 1) / (B + 1) of mtme's PERM-BOTH test, k of its B resamples reaching the
+    # observed difference, counted here from the test's own resamples (its p_value is mtme's k / B, here 0)
+    h, items = lit.frame["mqm_z"].to_numpy(dtype=float), lit.frame["seg_id"].to_numpy()
+    stm, chrf = lit.segment[("STM", 4)], lit.segment[("chrF", None)]
+    r = meta.permutation_test_acc_eq(stm, chrf, h, items, k=200, random_state=0, block_size=100)
+    reached = int(np.count_nonzero(r.resampled[:, 0] - r.resampled[:, 1] >= r.delta))
+    assert (reached, r.k_used, r.p_value) == (0, 100, 0.0)  # stopped early at 100: mtme's p < 0.02
+    t = common.meta_table({("STM", 4): stm, ("chrF", None): chrf}, lit.frame, baseline="STM-4", k=200, seed=0)
+    assert t.loc["chrF", "acc_eq_p"] == (reached + 1) / (r.k_used + 1) == 1 / 101
+    assert (round(t.loc["chrF", "spa_p"], 12), m.loc["STM-4", "acc_eq_p"], m.loc["TKM", "spa_p"]) == \
+        (round(19 / 201, 12), 1.0, 95 / 101)
 
 def test_kernel_variant_and_length_diagnosis(shared_data, ch):
     """TKM at Moschitti's decay is TKM(lam=0.4) on the same trees; the length diagnosis recomputed with scipy's

@@ -243,9 +243,8 @@ def meta_table(scores: Mapping, frame: pd.DataFrame, human: str = "mqm_z", basel
       for every system only (:func:`~syneval_nb.stats.meta.soft_pairwise_accuracy`), with ``spa_p``, the
       permutation p that the metric beats ``baseline`` (:func:`~syneval_nb.stats.meta.permutation_test_spa`).
 
-    The permutation tests draw ``k`` resamples (``random_state=seed``), stopping early every 100 resamples when
-    p < 0.02 or p > 0.5 (mtme's rule with a block of 100). These are shown beside the verdicts' Pearson; they
-    are not part of the Holm family."""
+    The tests draw ``k`` resamples (``random_state=seed``; mtme's early stop every 100); p = (k + 1) / (B + 1), k of
+    the B drawn reaching the observed difference (mtme's k / B can be 0). Not part of the Holm family."""
     meta = stats.meta
     h = frame[human].to_numpy(dtype=float)
     items = frame["seg_id"].to_numpy()
@@ -265,8 +264,9 @@ def meta_table(scores: Mapping, frame: pd.DataFrame, human: str = "mqm_z", basel
                "spa": meta.soft_pairwise_accuracy(matrix(v), hm), "acc_eq_p": np.nan, "spa_p": np.nan}
         if base is not None and nm != baseline:
             kw = dict(k=k, random_state=seed, block_size=100)
-            row["acc_eq_p"] = meta.permutation_test_acc_eq(base, v, h, items, **kw).p_value
-            row["spa_p"] = meta.permutation_test_spa(matrix(base), matrix(v), hm, **kw).p_value
+            for col, r in (("acc_eq_p", meta.permutation_test_acc_eq(base, v, h, items, **kw)),
+                           ("spa_p", meta.permutation_test_spa(matrix(base), matrix(v), hm, **kw))):
+                row[col] = stats.monte_carlo_p(r.delta - (r.resampled[:, 0] - r.resampled[:, 1]))
         rows.append(row)
     out = pd.DataFrame(rows).set_index("metric")
     out.attrs["baseline"] = baseline
