@@ -296,6 +296,13 @@ def load_files(ref_files: Sequence[str], hyp_files: Sequence[str], *, names: Seq
                cache: Any = True, progress: bool = True) -> dict[str, M.Corpus]:
     """Read the files into ``{system: Corpus}`` (ready parses from ``parses_dir`` attached; the missing ones are
     made later, when a metric needs them). Raises :class:`ScoreInputError` with a one-line message."""
+    given, names = bool(names), list(names) if names else system_names(hyp_files)
+    if len(names) != len(hyp_files):
+        raise ScoreInputError(f"--names gives {len(names)} name(s) for {len(hyp_files)} system file(s): one a file")
+    if len(set(names)) != len(names):
+        twice = next(x for x in names if names.count(x) > 1)
+        raise ScoreInputError(f"two systems are named {twice!r}" + ("" if given else
+                              " (the same file given twice): give distinct names with --names"))
     refs = [_read(f, "reference file") for f in ref_files]
     hyps = [_read(f, "system file") for f in hyp_files]
     n = len(refs[0])
@@ -303,9 +310,6 @@ def load_files(ref_files: Sequence[str], hyp_files: Sequence[str], *, names: Seq
         if len(lines) != n:
             raise ScoreInputError(f"{f} has {len(lines)} lines but {ref_files[0]} has {n}: the files must be "
                                   f"line-aligned (one segment per line)")
-    names = list(names) if names else system_names(hyp_files)
-    if len(names) != len(hyp_files) or len(set(names)) != len(names):
-        raise ScoreInputError(f"need {len(hyp_files)} distinct system names, got {names}")
     ready = _read_parses(parses_dir, list(ref_files) + list(hyp_files),
                          dict(zip(list(ref_files) + list(hyp_files), refs + hyps)), set(need))
     ref_ptb = [ready[f][0] for f in ref_files]

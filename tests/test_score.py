@@ -298,6 +298,17 @@ def test_bad_options_are_refused_before_any_work(files, args, needle, run):
     _one_error_line(run("-r", *files["refs"], "-i", *files["hyps"], "-m", "bleu", *args), needle)
 
 
+def test_system_names_are_checked_before_any_file_is_read(files, tmp_path, run):
+    missing = str(tmp_path / "not-read.txt")  # never opened: the names are refused first
+    _one_error_line(run("-r", *files["refs"], "-i", files["hyps"][0], missing, "--names", "x", "-m", "bleu"),
+                    "--names gives 1 name(s) for 2 system file(s): one a file")
+    _one_error_line(run("-r", *files["refs"], "-i", files["hyps"][0], missing, "--names", "q,q", "-m", "bleu"),
+                    "two systems are named 'q'")
+    _one_error_line(run("-r", *files["refs"], "-i", files["hyps"][0], files["hyps"][0], "-m", "bleu"),
+                    f"two systems are named '{files['hyps'][0]}' (the same file given twice): give "
+                    "distinct names with --names")
+
+
 def test_paired_bootstrap_needs_two_systems(files, run):
     _one_error_line(run("-r", *files["refs"], "-i", files["hyps"][0], "-m", "bleu", "--paired-bootstrap"),
                     "give at least two -i files")
