@@ -136,6 +136,16 @@ def test_score_mtme_round_trip(ted, layout, tmp_path, capsys):
     r_seg = pearsonr(stm_all[ok], mt["mqm"].to_numpy()[ok])[0]
     assert result["human"]["STM-BP-4"]["seg_pearson"] == pytest.approx(r_seg, abs=1e-12)
     assert result["human"]["STM-BP-4"]["n_seg"] == int(ok.sum()) == 14 * 529
+    # its 95% interval, 200 resamples of whole talks (--documents), recomputed here: the kit's draws (numpy's
+    # default_rng(seed 0), 100 resamples a chunk), each resample written out row by row for scipy's pearsonr
+    units = np.unique(mt["doc"].to_numpy()[ok], return_inverse=True)[1].reshape(-1)
+    rng, k = np.random.default_rng(0), int(units.max()) + 1
+    draws = np.vstack([rng.integers(0, k, size=(100, k)) for _ in range(2)])
+    rs = [pearsonr(np.repeat(stm_all[ok], c[units]), np.repeat(mt["mqm"].to_numpy()[ok], c[units]))[0]
+          for c in (np.bincount(d, minlength=k) for d in draws)]
+    assert result["human"]["STM-BP-4"]["seg_ci"] == pytest.approx(list(np.nanquantile(rs, [0.025, 0.975])),
+                                                                  abs=1e-9)
+    assert [round(v, 4) for v in result["human"]["STM-BP-4"]["seg_ci"]] == [0.1495, 0.1932]
     sys_mqm = mt.groupby("system")["mqm"].mean().loc[systems].to_numpy()
     r_sys = pearsonr([sys_[s][0] for s in systems], sys_mqm)[0]
     assert result["human"]["STM-BP-4"]["sys_pearson"] == pytest.approx(r_sys, abs=1e-12)

@@ -58,7 +58,7 @@ from syneval_nb.app.files import OutputPathError, check_output_path, write_outpu
 from syneval_nb.stats.verdicts import format_p
 from syneval_nb.parsers.cache import CacheError, ParseCache, read_only_note
 from syneval_nb.parsers.stanford import ParserSetupError, find_java
-from syneval_nb.stats import pearson
+from syneval_nb.stats import bootstrap_ci, pearson
 from syneval_nb.textio import InputEncodingError, to_json
 from syneval_nb.metrics import lexical
 from syneval_nb.metrics import registry as M
@@ -206,10 +206,13 @@ def render(ev: Evaluation, fmt: str = "text", segment_level: bool = False, width
     if notes:
         lines += [""] + [f"not estimated ({note}): shown as -" for note in notes]
     if ev.human:
-        lines += ["", "Pearson r with the human scores:", f"{'metric':{wm}s}  {'segments':>8s}  {'n':>6s}  "
-                  f"{'systems':>8s}  {'n':>3s}"]
-        lines += [f"{k:{wm}s}  {fmt_(v['seg_pearson']):>8s}  {v['n_seg']:>6d}  {fmt_(v['sys_pearson']):>8s}  "
-                  f"{v['n_sys']:>3d}" for k, v in ev.human.items()]
+        cis = {k: f"[{sfmt_(v['seg_ci'][0])}, {sfmt_(v['seg_ci'][1])}]" for k, v in ev.human.items()}
+        wh = max(map(len, cis.values()))
+        lines += ["", "Pearson r with the human scores" + (f" (segments: 95% CI from {ev.n_resamples} resamples of "
+                  f"{ev.unit}s)" if ev.n_resamples else "") + ":", f"{'metric':{wm}s}  {'segments':>8s}  "
+                  f"{'95% CI':>{wh}s}  {'n':>6s}  {'systems':>8s}  {'n':>3s}"]
+        lines += [f"{k:{wm}s}  {fmt_(v['seg_pearson']):>8s}  {cis[k]:>{wh}s}  {v['n_seg']:>6d}  "
+                  f"{fmt_(v['sys_pearson']):>8s}  {v['n_sys']:>3d}" for k, v in ev.human.items()]
         hnotes = list(dict.fromkeys(n for v in ev.human.values() for n in (v.get("seg_note"), v.get("sys_note"))
                                     if n))
         lines += [f"note: {n}" for n in hnotes]
@@ -367,27 +370,36 @@ def read_human_scores(args: argparse.Namespace, systems: list[str], n: int) -> d
     return scores
 
 
-def human_correlations(ev: Evaluation, human: dict[str, np.ndarray]) -> dict[str, dict]:
-    """Each metric's Pearson r with the human scores: over all (system, segment) pairs both score (``seg``), and
-    over the systems' corpus scores against their mean human score (``sys``), by the kit's
+def human_correlations(ev: Evaluation, human: dict[str, np.ndarray], groups=None) -> dict[str, dict]:
+    """Each metric's Pearson r with the human scores: over all (system, segment) pairs both score (``seg``), with a
+    95% percentile interval from ``ev.n_resamples`` resamples (``ev.seed``) of source segments, or of whole
+    documents when ``groups`` (each segment's document) is given (:func:`syneval_nb.stats.bootstrap_ci`), and over
+    the systems' corpus scores against their mean human score (``sys``), by the kit's
     :func:`syneval_nb.stats.pearson`."""
     out = {}
     systems = list(dict.fromkeys(ev.segments["system"]))
     h = np.concatenate([human[s] for s in systems])
+    seg = np.concatenate([ev.segments.loc[ev.segments["system"] == s, "seg"].to_numpy() for s in systems])
+    docs = None if groups is None else np.asarray(groups, dtype=object)[seg]
     h_sys = np.array([np.nanmean(human[s]) if not np.isnan(human[s]).all() else np.nan for s in systems])
     for m in ev.metrics:
         x = np.concatenate([ev.segments.loc[ev.segments["system"] == s, m.name].to_numpy(dtype=float)
                             for s in systems])
         ok = np.isfinite(x) & np.isfinite(h)
         seg_r, seg_note = _r_or_reason(x[ok], h[ok], "segment", "(system, segment) pairs with both scores")
+        ci = [math.nan, math.nan]
+        if not seg_note and ev.n_resamples:
+            b = bootstrap_ci(x[ok], h[ok], "pearson", seg[ok], None if docs is None else docs[ok], ev.n_resamples,
+                             seed=ev.seed)
+            ci = [b.low, b.high]
         xs = np.array([ev.scores[(s, m.name)].score for s in systems], dtype=float)
         oks = np.isfinite(xs) & np.isfinite(h_sys)
         sys_r, sys_note = _r_or_reason(xs[oks], h_sys[oks], "system", "rated systems")
         if not sys_note and oks.sum() == 3:
             sys_note = ("system-level r from only 3 rated systems: one degree of freedom, so |r| near 1 is likely by "
                         "chance")
-        out[m.name] = {"seg_pearson": seg_r, "n_seg": int(ok.sum()), "sys_pearson": sys_r, "n_sys": int(oks.sum()),
-                       "seg_note": seg_note, "sys_note": sys_note}
+        out[m.name] = {"seg_pearson": seg_r, "seg_ci": ci, "n_seg": int(ok.sum()), "sys_pearson": sys_r,
+                       "n_sys": int(oks.sum()), "seg_note": seg_note, "sys_note": sys_note}
     return out
 
 
@@ -608,7 +620,7 @@ def _cli(args: argparse.Namespace, stdin_file: str | None) -> int:
         if groups is not None:
             ev.unit = "document"
         if human is not None:
-            ev.human = human_correlations(ev, human)
+            ev.human = human_correlations(ev, human, groups)
         if args.write_mtme is not None:
             written = write_mtme(ev, args.write_mtme, frame.attrs["ref_names"])
     except (M.UnknownMetricError, OutputPathError, CacheError) as e:
