@@ -770,8 +770,9 @@ def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence
     one or more numeric columns (``required`` must be among them). Everything is checked before any work, each
     error naming the file, the row and the fix: a missing or empty file, ragged rows, a cell that is not a number
     (an empty cell is a missing score, NaN), a ``seg_id`` outside ``0..n_segments-1`` (ids in ``1..n_segments``
-    are called out as 1-based), a system that is not scored (``aliases`` maps other accepted spellings, e.g.
-    file stems, to the system names), a (system, seg_id) given twice. Returns ``system`` (when given), ``seg_id``
+    are called out as 1-based), a file none of whose systems is scored, or one that spells a scored system in
+    another case (``aliases`` maps other accepted spellings, e.g. file stems, to the system names), a (system,
+    seg_id) given twice. Rows of other systems are left out (``attrs["left_out_note"]`` says which). Returns ``system`` (when given), ``seg_id``
     and the score columns; ``attrs["aliases_used"]`` maps the other spellings the file used to the system names."""
     path = Path(path)
     if not path.is_file():
@@ -813,9 +814,20 @@ def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence
         if systems is not None:
             known = {**(aliases or {}), **{x: x for x in systems}}
             unknown = sorted(set(s["system"]) - set(known))
-            if unknown:
-                raise ValueError(f"{path}: systems {unknown} are not among the scored systems {list(systems)}"
-                                 + (f" (also accepted: {sorted(aliases)})" if aliases else ""))
+            also = f" (also accepted: {sorted(aliases)})" if aliases else ""
+            if unknown and len(unknown) == s["system"].nunique():
+                raise ValueError(f"{path}: none of its systems {unknown[:5]} is among the scored systems "
+                                 f"{list(systems)}{also}")
+            for u in unknown:  # a scored system spelled in another case would lose its scores: refused
+                hits = [x for x in known if x.casefold() == u.casefold() and known[x] not in
+                        {known.get(y) for y in s["system"]}]
+                if hits:
+                    raise ValueError(f"{path}: system {u!r} is not {hits[0]!r} (system names are case-sensitive): "
+                                     f"its scores would be lost; rename it in the file")
+            s = s[~s["system"].isin(unknown)]  # systems not scored (a WMT file rates them all): left out, noted
+            s.attrs["left_out_note"] = (f"{path}: the rows of {len(unknown)} system(s) that are not scored are left "
+                                        f"out ({', '.join(unknown[:5])}{', ...' if len(unknown) > 5 else ''})"
+                                        if unknown else None)
             used = {x: known[x] for x in s["system"] if x not in systems}
             s["system"] = [known[x] for x in s["system"]]
             s.attrs["aliases_used"] = used  # other spellings met, in order of appearance: the caller may note them

@@ -56,6 +56,21 @@ def test_default_names_are_file_stems_and_file_names_are_aliases_with_a_note(tmp
         "given)")
 
 
+def test_rows_of_systems_not_scored_are_left_out_with_a_note(tmp_path):
+    """A WMT human-score file rates every system of the test set; scoring two of them with it is legal: the other
+    systems' rows are left out, and the note names them (score and report print it)."""
+    h = read_human(EXAMPLE / "human_scores.tsv", NAMES[:2], 30, FILES[:2])
+    assert (len(h), sorted(set(h["system"]))) == (60, NAMES[:2])
+    assert h.attrs["left_out_note"] == (f"{EXAMPLE / 'human_scores.tsv'}: the rows of 1 system(s) that are not "
+                                        "scored are left out (system_scrambled)")
+    assert read_human(EXAMPLE / "human_scores.tsv", NAMES, 30, FILES).attrs["left_out_note"] is None
+    out = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "score", "-q", "-r", str(EXAMPLE / "ref.A.txt"),
+                          "-i", *FILES[:2], "-m", "bleu", "--human-scores", str(EXAMPLE / "human_scores.tsv"),
+                          "--n-bootstrap", "0"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr.splitlines() == [f"syneval-nb score: note: {h.attrs['left_out_note']}"]
+    assert "BLEU      0.7611  [-, -]      60         -    2\n" in out.stdout  # 60 rated segments of the two systems
+
+
 def test_one_based_ids_are_called_out(tmp_path):
     rows = "".join(f"system_good\t{i + 1}\t{i}\n" for i in range(30))
     with pytest.raises(ValueError, match=r"seg_id 30 \(row 30\) is outside the files' 0..29; the ids look "
@@ -76,7 +91,9 @@ def test_an_id_outside_the_files_is_refused(tmp_path):
     ("system\tseg_id\tmqm\nsystem_good\t0\t1\n", "missing 'score'"),
     ("system\tseg_id\tscore\nsystem_good\t0\tabc\n", "'abc' is not a number"),
     ("system\tseg_id\tscore\nsystem_good\t1.5\t1\n", "not a whole number"),
-    ("system\tseg_id\tscore\nGPT4\t0\t1\n", r"systems \['GPT4'\] are not among the scored systems"),
+    ("system\tseg_id\tscore\nGPT4\t0\t1\n", r"none of its systems \['GPT4'\] is among the scored systems"),
+    ("system\tseg_id\tscore\nSYSTEM_GOOD\t0\t1\nsystem_literal\t0\t1\n",
+     "system 'SYSTEM_GOOD' is not 'system_good' \\(system names are case-sensitive\\): its scores would be lost"),
     ("system\tseg_id\tscore\nsystem_good\t3\t1\nsystem_good.txt\t3\t2\n", "system system_good and seg_id 3 is "
                                                                           "given twice"),
     ("seg_id\tscore\n0\t1\n", "needs a 'system' column"),

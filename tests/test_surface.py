@@ -63,7 +63,9 @@ CEILING = {
     # -2 / -1: combine's and discourse_kernels' scipy/sklearn imports at the top (neither is imported by a command)
     # +1: a line over 120 characters split (corpus.normalize_refs)
     # +16: score's segment-level r with the human scores gets its 95% interval (segments or documents resampled)
-    "lines_package": 22698,
+    # +14: human scores naming systems that are not scored (a WMT file rates them all) are read with a note, not
+    # refused; a scored system spelled in another case is refused as in the metrics-task layout's reader
+    "lines_package": 22712,
     "lines_studies": 5189,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 1,  # 5 -> 1: stats.system_table; left: depth_study.within_system_table (per system)

@@ -161,8 +161,9 @@ def cli(argv: list[str] | None = None) -> int:
             n_seg = len(next(iter(corpora.values())))
             if human_tsv:  # and the human scores against the files, before any parsing
                 h = read_human(human_tsv, list(corpora), n_seg, args.input)
-                if alias_note(h.attrs["aliases_used"]):
-                    print(f"syneval-nb report: note: {alias_note(h.attrs['aliases_used'])}", file=sys.stderr)
+                for note in (h.attrs.get("left_out_note"), alias_note(h.attrs["aliases_used"])):
+                    if note:
+                        print(f"syneval-nb report: note: {note}", file=sys.stderr)
             if args.documents:
                 _, docs = read_mtme_documents(args.documents)
                 if len(docs) != n_seg:

@@ -355,8 +355,9 @@ def read_human_scores(args: argparse.Namespace, systems: list[str], n: int) -> d
         scores = D.mtme_seg_scores(path, systems, n)
     else:  # the kit's one score-table reader (ids, names or file stems, numbers, duplicates checked)
         t = D.read_score_table(path, n, systems, aliases=file_aliases(systems, args.input), required=("score",))
-        if alias_note(t.attrs.get("aliases_used")):
-            print(f"syneval-nb score: note: {alias_note(t.attrs['aliases_used'])}", file=sys.stderr)
+        for note in (t.attrs.get("left_out_note"), alias_note(t.attrs.get("aliases_used"))):
+            if note:
+                print(f"syneval-nb score: note: {note}", file=sys.stderr)
         scores = {s: np.full(n, np.nan) for s in systems}
         for s, g in (t.groupby("system") if "system" in t.columns else [(systems[0], t)]):
             scores[s][g["seg_id"].to_numpy(dtype=int)] = g["score"].to_numpy(dtype=float)

@@ -94,11 +94,11 @@ def read_human(path: str | Path, names: Sequence[str], n_segments: int,
     scoring; a system may be named by its system name, its file name or its file stem (as in WMT layouts;
     ``attrs["aliases_used"]`` lists the other spellings met, :func:`syneval_nb.evaluate.alias_note`)."""
     h = read_score_table(path, n_segments, list(names), aliases=file_aliases(names, files), required=("score",))
-    used = dict(h.attrs.get("aliases_used", {}))
+    attrs = {"aliases_used": dict(h.attrs.get("aliases_used", {})), "left_out_note": h.attrs.get("left_out_note")}
     if "system" not in h.columns:  # one system: the TSV may leave the column out
         h.insert(0, "system", names[0])
     h = h[["system", "seg_id", "score"]].copy()
-    h.attrs["aliases_used"] = used
+    h.attrs.update(attrs)
     return h
 
 
