@@ -296,6 +296,54 @@ def test_paired_bootstrap():
         S.paired_bootstrap(x[:4], x[:3], h[:4])
 
 
+def _differ_on_three_segments():
+    """TED zh-en MT rows of 50 sampled source segments: chrF against refB, and the same scores +5 on the rows of 3
+    source segments only, with MQM z."""
+    import sacrebleu
+    from notebook_checks._data import load_ted_zhen_mqm, sample_segment_ids
+
+    ted = load_ted_zhen_mqm()
+    d = ted[~ted["is_human"] & ted["mqm"].notna()]
+    d = d[d["seg_id"].isin(sample_segment_ids(d["seg_id"], 50, 0))]
+    a = np.array([sacrebleu.sentence_chrf(x, [r]).score for x, r in zip(d["target"], d["refB"])])
+    seg = d["seg_id"].to_numpy()
+    changed = np.isin(seg, np.unique(seg)[:3])
+    return a + 5.0 * changed, a, d["mqm_z"].to_numpy(), seg, changed
+
+
+def test_a_resample_where_two_metrics_agree_is_a_tie_on_every_blas_kernel():
+    """Two metrics that differ on 3 of 50 source segments: every resample that draws none of the 3 has a difference
+    of exactly 0, which floating-point sums give as about +-1e-16 with a sign that changed with the OpenBLAS kernel
+    (p_better 0.2917, 0.2977, 0.2947, 0.2927 under the default, Prescott, Haswell and Sandybridge kernels). Such a
+    draw is a tie, counted against both claims: recomputed here with the kit's draws (numpy default_rng(0), 100 a
+    chunk, source segments), scipy's pearsonr on every resample written out row by row, and the ties found as the
+    resamples that draw none of the 3 segments; the same bytes under another kernel and one thread."""
+    import os
+    import subprocess
+    import sys
+
+    b, a, h, seg, changed = _differ_on_three_segments()
+    r = S.paired_bootstrap(b, a, h, "pearson", segments=seg, n_resamples=1000, seed=0)
+    units = np.unique(seg, return_inverse=True)[1].reshape(-1)
+    rng, k = np.random.default_rng(0), int(units.max()) + 1
+    counts = [np.bincount(dr, minlength=k) for dr in np.vstack([rng.integers(0, k, (100, k)) for _ in range(10)])]
+    tie = np.array([c[np.unique(units[changed])].sum() == 0 for c in counts])
+    d = np.array([0.0 if t else sps.pearsonr(np.repeat(b, c[units]), np.repeat(h, c[units]))[0]
+                  - sps.pearsonr(np.repeat(a, c[units]), np.repeat(h, c[units]))[0] for t, c in zip(tie, counts)])
+    assert (int(tie.sum()), int((d < 0).sum()), int((d > 0).sum())) == (46, 270, 684)
+    assert (r.p_better, r.p_worse) == ((270 + 46 + 1) / 1001, (684 + 46 + 1) / 1001) == (0.3166833166833167,
+                                                                                          0.7302697302697303)
+    code = ("import sys; sys.path.insert(0, 'tests'); from test_stats import _differ_on_three_segments as f; "
+            "from syneval_nb import stats; b, a, h, seg, _ = f(); "
+            "r = stats.paired_bootstrap(b, a, h, 'pearson', segments=seg, n_resamples=1000, seed=0); "
+            "print(repr((r.p_better, r.p_worse, r.delta.low, r.delta.high)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1"})
+    p_better, p_worse, low, high = eval(out.stdout)
+    assert (p_better, p_worse) == (r.p_better, r.p_worse)
+    assert (low, high) == pytest.approx((r.delta.low, r.delta.high), abs=1e-15)
+
+
 def test_p_better_means_a_beats_b():
     """p_better is the one-sided bootstrap p for "a is better than b": the share of resamples where
     stat(a) - stat(b) <= 0. a = human + small noise is clearly better than b = pure noise."""

@@ -321,9 +321,16 @@ class BootstrapResult:
     samples: np.ndarray
 
 
+# a resampled statistic within 1e-12 of 0 is 0: two statistics equal in exact arithmetic (two metrics that agree on
+# every segment a resample draws) differ in floating point by about +-1e-16, with a sign set by the BLAS kernel
+_ZERO = 1e-12
+
+
 def percentile_ci(samples: np.ndarray, alpha: float = 0.05, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval (q_{alpha/2}, q_{1-alpha/2}) of bootstrap samples along ``axis`` (NaNs ignored)."""
+    """Percentile interval (q_{alpha/2}, q_{1-alpha/2}) of bootstrap samples along ``axis`` (NaNs ignored; values
+    within 1e-12 of 0 are 0, as ties)."""
     s = np.asarray(samples, dtype=float)
+    s = np.where(np.abs(s) <= _ZERO, 0.0, s)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column gives NaN bounds
         lo, hi = np.nanquantile(s, [alpha / 2, 1 - alpha / 2], axis=axis)
@@ -362,8 +369,9 @@ def bootstrap_ci(metric: ArrayLike, human: ArrayLike, method: str | Callable = "
 def monte_carlo_p(stat: np.ndarray) -> float:
     """The one-sided Monte-Carlo p of a claim whose resampled (or null) statistic is ``stat`` (the claim fails in a
     draw where ``stat <= 0``): ``(k + 1) / (B + 1)`` with ``k`` such draws out of ``B`` finite ones, so never 0
-    (Davison & Hinkley 1997, eq. 4.11; Phipson & Smyth 2010); NaN without a finite draw. Every p of the kit's
-    resampling and null distributions is this one.
+    (Davison & Hinkley 1997, eq. 4.11; Phipson & Smyth 2010); NaN without a finite draw; a draw within 1e-12 of
+    0 is a tie (float rounding must not decide it). Every p of the kit's resampling and null
+    distributions is this one.
 
     >>> monte_carlo_p(np.array([0.2, 0.1, -0.1, 0.3]))
     0.4
@@ -372,7 +380,7 @@ def monte_carlo_p(stat: np.ndarray) -> float:
     ok = np.isfinite(stat)
     if not ok.any():
         return float("nan")
-    return float((np.count_nonzero(stat[ok] <= 0) + 1) / (ok.sum() + 1))
+    return float((np.count_nonzero(stat[ok] <= _ZERO) + 1) / (ok.sum() + 1))
 
 
 def p_one_sided(d: np.ndarray) -> tuple[float, float]:
