@@ -203,6 +203,36 @@ def test_one_document_gives_no_interval():
     assert ev.table["ci_low"].notna().all() and set(ev.table["note"]) == {""}
 
 
+def test_a_correlation_table_on_one_document_gives_no_interval_and_no_test(tmp_path):
+    """Before: every resample of one document is the data, so the table showed [r, r] intervals, p_better 1/201
+    and a "+" mark, and the report's figure of those intervals crashed (matplotlib: 'xerr' must not contain
+    negative values, from a +-1e-16 gap). Now NaN (not estimated); the point r and delta stay."""
+    from scipy.stats import pearsonr
+    from syneval_nb import stats
+
+    rng = np.random.default_rng(0)
+    h = rng.normal(size=90)
+    a, b, seg = h + rng.normal(size=90), h + 2 * rng.normal(size=90), np.repeat(np.arange(30), 3)
+    t = stats.correlation_table({"a": a, "b": b}, h, seg, clusters=["doc"] * 90, baseline="b", n_resamples=200)
+    row = t.set_index("metric").loc["a"]
+    assert (row.n_clusters, row.mark) == (1, "") and row.r == pytest.approx(pearsonr(a, h)[0], abs=1e-12)
+    assert row.delta == pytest.approx(pearsonr(a, h)[0] - pearsonr(b, h)[0], abs=1e-12)
+    assert t.loc[t.metric != "placebo", ["low", "high", "delta_low", "delta_high", "p_better", "p_worse"]
+                 ].isna().all().all()
+    two = stats.correlation_table({"a": a, "b": b}, h, seg, clusters=["d1"] * 45 + ["d2"] * 45, baseline="b",
+                                  n_resamples=200)
+    assert two[["low", "high"]].notna().all().all() and two.n_clusters.iloc[0] == 2
+    docs = tmp_path / "one.docs"
+    docs.write_text("news doc1\n" * 30, encoding="utf-8")
+    refs, hyps = [str(EXAMPLE / "ref.A.txt")], [str(EXAMPLE / f) for f in SYSTEMS]
+    r = subprocess.run([sys.executable, "-m", "syneval_nb.app.cli", "report", "-q", "-r", *refs, "-i", *hyps,
+                        "-m", "bleu,chrf", "--human-scores", str(EXAMPLE / "human_scores.tsv"), "--documents",
+                        str(docs), "-o", str(tmp_path / "rep")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = json.loads((tmp_path / "rep" / "09_evaluate_your_system.json").read_text(encoding="utf-8"))
+    assert {v["verdict"] for v in got["verdicts"].values()} <= {"cannot tell", "exploratory"}
+
+
 def test_bootstrap_p_is_k_plus_one_over_b_plus_one():
     """A system better in every resample: p = 1/(B+1), never 0 (before: 0.0)."""
     d = _example("system_good.txt")

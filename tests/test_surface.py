@@ -67,7 +67,8 @@ CEILING = {
     # refused; a scored system spelled in another case is refused as in the metrics-task layout's reader
     # +8: a resampled statistic within 1e-12 of 0 is a tie in percentile_ci and monte_carlo_p (the BLAS kernel's
     # rounding decided them: chapter 06's p-values changed with OPENBLAS_CORETYPE)
-    "lines_package": 22720,
+    # +2: correlation_table on one resampling unit: no interval, no test (the report's figure crashed on them)
+    "lines_package": 22722,
     "lines_studies": 5189,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 1,  # 5 -> 1: stats.system_table; left: depth_study.within_system_table (per system)

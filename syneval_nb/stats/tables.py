@@ -284,7 +284,8 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
     instead, :func:`syneval_nb.stats.holm_verdicts`); ``mark`` ``"+"`` if ``p_better_holm < alpha``, ``"-"`` if
     ``p_worse_holm < alpha``, else ``""``. ``williams=True`` adds ``williams_t, williams_p`` (:func:`williams_test`
     of row > baseline, Pearson only, n = rows: valid only when rows are independent, i.e. system level or one row
-    per segment). ``attrs["bootstrap"]``: the :class:`TableBootstrap` (for the verdicts).
+    per segment). With one resampling unit the intervals and p-values are NaN (not estimated; ``delta`` is
+    kept). ``attrs["bootstrap"]``: the :class:`TableBootstrap` (for the verdicts).
     """
     import pandas as pd
 
@@ -330,7 +331,7 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
         est = np.array([estimate_row(row, h, method, segments, threshold, metric_ties) for row in mat])
         samples, n_units = boot_matrix(mat, h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)
         method_label = method if isinstance(method, str) else "custom"
-    lo, hi = percentile_ci(samples, alpha)
+    lo, hi = percentile_ci(samples, alpha) if n_units > 1 else (np.full(len(names), np.nan),) * 2
     out = pd.DataFrame({"metric": names, "method": method_label, "r": est,
                         "low": lo, "high": hi, "n": len(h), "n_clusters": n_units,
                         "baseline": [base.get(nm, "") for nm in names]})
@@ -338,10 +339,11 @@ def correlation_table(scores: Mapping[Any, ArrayLike], human: ArrayLike, segment
     for i, nm in enumerate(names):
         if nm in base and base[nm] != nm:
             j = names.index(base[nm])
-            d = samples[:, i] - samples[:, j]
             delta[i] = est[i] - est[j]
-            dlo[i], dhi[i] = percentile_ci(d, alpha)
-            pb[i], pw[i] = p_one_sided(d)
+            if n_units > 1:  # one unit: every resample is the data, nothing to test
+                d = samples[:, i] - samples[:, j]
+                dlo[i], dhi[i] = percentile_ci(d, alpha)
+                pb[i], pw[i] = p_one_sided(d)
     pbh, pwh = (holm_adjust(pb), holm_adjust(pw)) if holm else (pb.copy(), pw.copy())
     out["delta"], out["delta_low"], out["delta_high"] = delta, dlo, dhi
     out["p_better"], out["p_worse"], out["p_better_holm"], out["p_worse_holm"] = pb, pw, pbh, pwh
