@@ -233,6 +233,26 @@ def test_a_correlation_table_on_one_document_gives_no_interval_and_no_test(tmp_p
     assert {v["verdict"] for v in got["verdicts"].values()} <= {"cannot tell", "exploratory"}
 
 
+def test_an_interval_that_excludes_its_estimate_is_drawn():
+    """A percentile interval need not contain its estimate (r = 0.5, interval [0.52, 0.6]); matplotlib's errorbar
+    refused the negative error that gave, so a report or chapter figure could crash on legal data. plot_ci draws
+    the bar from low to high and the estimate as a marker; NaN intervals draw nothing."""
+    import matplotlib
+    matplotlib.use("agg")
+    import matplotlib.pyplot as plt
+    from syneval_nb.studies.common import plot_ci
+
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="must not contain negative values"):
+        ax.errorbar([0.5], [0], xerr=[[0.5 - 0.52], [0.6 - 0.5]])
+    fig, ax = plt.subplots()
+    plot_ci(ax, [0.5, 0.3], ["a", "b"], [0.52, np.nan], [0.6, np.nan], color="k", capsize=2)
+    segs = ax.collections[-1].get_segments()  # the interval bars
+    assert np.allclose(segs[0], [[0.52, 0], [0.6, 0]]) and np.isnan(segs[1]).all()
+    assert ax.lines[0].get_xdata().tolist() == [0.5, 0.3]  # the estimates, as markers
+    plt.close("all")
+
+
 def test_bootstrap_p_is_k_plus_one_over_b_plus_one():
     """A system better in every resample: p = 1/(B+1), never 0 (before: 0.0)."""
     d = _example("system_good.txt")

@@ -30,9 +30,11 @@ CEILING = {
     # 654 / 589 / 166 -> 327 / 293 / 127 (issue 34): every module's `__all__` is what users call (the notebooks'
     # code, the README's, and the API a user of an MT-metrics kit expects: Metric, score_systems, the loaders, the
     # stats functions); every other public name is a helper of the kit and its tests
-    "public_names": 327,
-    "public_names_outside_init": 293,
-    "public_names_studies": 127,
+    # +1: studies.common.plot_ci, the one interval plot of five chapters and the report (matplotlib's errorbar
+    # refused a percentile interval that excludes its estimate: a crash on legal data)
+    "public_names": 328,
+    "public_names_outside_init": 294,
+    "public_names_studies": 128,
     "max_public_names_per_module": 19,
     "modules_over_20": 0,
     # raised once, from 22,121 to 22,466: issue 36's newstest2021 zh-en loader, the ridge metric and `fit` (+330
@@ -68,8 +70,8 @@ CEILING = {
     # +8: a resampled statistic within 1e-12 of 0 is a tie in percentile_ci and monte_carlo_p (the BLAS kernel's
     # rounding decided them: chapter 06's p-values changed with OPENBLAS_CORETYPE)
     # +2: correlation_table on one resampling unit: no interval, no test (the report's figure crashed on them)
-    "lines_package": 22722,
-    "lines_studies": 5189,
+    "lines_package": 22736,  # +14 / +14: plot_ci (above)
+    "lines_studies": 5203,
     "metrics_imports_from_parsers": 0,
     "system_table_functions": 1,  # 5 -> 1: stats.system_table; left: depth_study.within_system_table (per system)
     "verdict_functions": 3,

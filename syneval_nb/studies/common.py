@@ -35,7 +35,7 @@ from syneval_nb.textio import to_json
 
 
 __all__ = ["HUMANS", "ASPECTS", "load_ted", "load_deen", "verdict_lines", "verdict_table", "plot_distributions",
-           "plot_scatter", "family_note", "meta_table"]
+           "plot_scatter", "plot_ci", "family_note", "meta_table"]
 
 MAX_HEADLINE_VERDICTS = 6
 """At most this many headline verdicts per chapter (the index card shows them; the rest fold away): a chapter's
@@ -201,6 +201,21 @@ def plot_distributions(scores: Mapping[str, np.ndarray], title_what: str = "segm
                  + f" (lowest: {low})", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def plot_ci(ax, est, pos, low, high, *, vertical: bool = False, fmt: str = "o", **kw) -> None:
+    """Each estimate at ``pos`` (a marker, ``fmt``; ``"none"`` for none) with its interval drawn from ``low`` to
+    ``high``. A percentile interval need not contain its estimate, and matplotlib's ``errorbar`` refuses the
+    negative error that then gives, so the bar is centred on the interval, not the estimate. ``kw`` go to
+    ``errorbar`` (``color`` and ``label`` to the marker too)."""
+    est, low, high = (np.asarray(v, dtype=float) for v in (est, low, high))
+    xy = (lambda v: (pos, v)) if vertical else (lambda v: (v, pos))  # noqa: E731
+    color, label = kw.pop("color", None), kw.pop("label", None)
+    if fmt != "none":
+        (point,) = ax.plot(*xy(est), fmt, color=color, label=label, linestyle="none")
+        color, label = color or point.get_color(), None
+    ax.errorbar(*xy((low + high) / 2), **{"yerr" if vertical else "xerr": (high - low) / 2}, fmt="none",
+                ecolor=kw.pop("ecolor", color), label=label, **kw)
 
 
 def plot_scatter(scores: Mapping[str, np.ndarray], human: np.ndarray, human_name: str = "MQM z"):

@@ -15,7 +15,7 @@ from syneval_nb import stats
 from syneval_nb.metrics import lexical, syntactic
 from syneval_nb.metrics import registry as metrics
 from syneval_nb.studies import depth_study
-from syneval_nb.studies.common import holm_chapter
+from syneval_nb.studies.common import holm_chapter, plot_ci
 from syneval_nb.trees import heads
 from syneval_nb.trees.ptb import read_ptb
 
@@ -280,8 +280,7 @@ def plot_parsers(ps: ParserStudy):
         sns.pointplot(data=g, x="family", y="r", hue="parser", dodge=0.3, linestyle="none", ax=ax, errorbar=None)
         for k, (parser, sub) in enumerate(g.groupby("parser", sort=False)):
             x = np.arange(len(sub)) + (-0.15 if k == 0 else 0.15)
-            ax.errorbar(x, sub["r"], yerr=[sub["r"] - sub["low"], sub["high"] - sub["r"]], fmt="none",
-                        ecolor="grey", lw=1)
+            plot_ci(ax, sub["r"], x, sub["low"], sub["high"], vertical=True, fmt="none", ecolor="grey", lw=1)
         chrf_r = float(stats.table_row(t, "chrF")["r"])
         ax.axhline(chrf_r, color="grey", ls="--", lw=1)
         ax.text(0.01, chrf_r, f"chrF {chrf_r:.3f}", fontsize=8, color="grey", va="bottom",
