@@ -772,7 +772,9 @@ def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence
     (an empty cell is a missing score, NaN), a ``seg_id`` outside ``0..n_segments-1`` (ids in ``1..n_segments``
     are called out as 1-based), a file none of whose systems is scored, or one that spells a scored system in
     another case (``aliases`` maps other accepted spellings, e.g. file stems, to the system names), a (system,
-    seg_id) given twice. Rows of other systems are left out (``attrs["left_out_note"]`` says which). Returns ``system`` (when given), ``seg_id``
+    seg_id) given twice. Rows of other systems are left out (``attrs["left_out_note"]`` says which). The published
+    MQM files (``*.avg_seg_scores.tsv`` of google/wmt-mqm-human-evaluation: ``system mqm_avg_score seg_id``,
+    1-based, ``None``) are read too, as ``score``. Returns ``system`` (when given), ``seg_id``
     and the score columns; ``attrs["aliases_used"]`` maps the other spellings the file used to the system names."""
     path = Path(path)
     if not path.is_file():
@@ -780,6 +782,15 @@ def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence
     lines = [ln for ln in read_lines(path) if ln.strip() and not ln.lstrip().startswith("#")]
     if len(lines) < 2:
         raise ValueError(f"{path}: no scores (a header line and at least one row are needed)")
+    published = lines[0].split() == ["system", "mqm_avg_score", "seg_id"]
+    if published:  # google/wmt-mqm-human-evaluation's *.avg_seg_scores.tsv: whitespace, 1-based seg_id, None
+        rows = [ln.split() for ln in lines[1:]]
+        bad = next((i for i, r in enumerate(rows) if len(r) != 3), None)
+        if bad is not None:
+            raise ValueError(f"{path}: row {bad + 1} has {len(rows[bad])} fields; the published MQM format has 3 "
+                             f"(system mqm_avg_score seg_id)")
+        lines = ["system\tseg_id\tscore"] + [f"{r[0]}\t{int(r[2]) - 1 if r[2].isdigit() else r[2]}\t"
+                                             f"{'' if r[1] == 'None' else r[1]}" for r in rows]
     header = lines[0].split("\t")
     for i, ln in enumerate(lines[1:]):
         if len(ln.split("\t")) != len(header):
@@ -804,11 +815,14 @@ def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence
         s[c] = np.array([_score_table_number(path, c, i, t) for i, t in enumerate(s[c])], dtype=float)
     bad = s[(s["seg_id"] < 0) | (s["seg_id"] >= n_segments)]
     if len(bad):
-        one_based = s["seg_id"].min() >= 1 and s["seg_id"].max() == n_segments
-        raise ValueError(f"{path}: seg_id {int(bad['seg_id'].iloc[0])} (row {bad.index[0] + 1}) is outside the "
-                         f"files' 0..{n_segments - 1}" + ("; the ids look 1-based (1.." f"{n_segments}): "
-                                                               "subtract 1, seg_id is the 0-based line number"
-                                                               if one_based else ""))
+        one_based = s["seg_id"].min() >= 1 and s["seg_id"].max() == n_segments and not published
+        raise ValueError(f"{path}: seg_id {int(bad['seg_id'].iloc[0]) + published} (row {bad.index[0] + 1}) is "
+                         f"outside the files' {int(published)}..{n_segments - 1 + published}"
+                         + ("; the ids look 1-based (1.." f"{n_segments}): subtract 1, seg_id is the 0-based line "
+                            "number" if one_based else "")
+                         + (f"; this published MQM file numbers the lines of a test set of {s['seg_id'].max() + 1}: "
+                            "score files of that whole test set, or give a TSV system, seg_id (0-based), score of "
+                            "your lines" if published else ""))
     if "system" in s.columns:
         s["system"] = [str(x).strip() for x in s["system"]]
         if systems is not None:
@@ -825,9 +839,11 @@ def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence
                     raise ValueError(f"{path}: system {u!r} is not {hits[0]!r} (system names are case-sensitive): "
                                      f"its scores would be lost; rename it in the file")
             s = s[~s["system"].isin(unknown)]  # systems not scored (a WMT file rates them all): left out, noted
-            s.attrs["left_out_note"] = (f"{path}: the rows of {len(unknown)} system(s) that are not scored are left "
-                                        f"out ({', '.join(unknown[:5])}{', ...' if len(unknown) > 5 else ''})"
-                                        if unknown else None)
+            s.attrs["left_out_note"] = "; ".join(
+                [f"{path}: read as the published MQM format (seg_id 1-based, None: not rated)"] * published
+                + [f"{'the' if published else f'{path}: the'} rows of {len(unknown)} system(s) that are not "
+                   f"scored are left out ({', '.join(unknown[:5])}{', ...' if len(unknown) > 5 else ''})"] * bool(unknown)
+            ) or None
             used = {x: known[x] for x in s["system"] if x not in systems}
             s["system"] = [known[x] for x in s["system"]]
             s.attrs["aliases_used"] = used  # other spellings met, in order of appearance: the caller may note them

@@ -71,6 +71,50 @@ def test_rows_of_systems_not_scored_are_left_out_with_a_note(tmp_path):
     assert "BLEU      0.7611  [-, -]      60         -    2\n" in out.stdout  # 60 rated segments of the two systems
 
 
+def test_the_published_mqm_format_is_read(shared_data, tmp_path):
+    """google/wmt-mqm-human-evaluation's ``*.avg_seg_scores.tsv`` (``system mqm_avg_score seg_id``, whitespace,
+    1-based seg_id, ``None``) is read as given: newstest2021 zh-en's file, renumbered to the 650 lines shipped here
+    (segments.tsv's wmt_seg_id), against 3 systems. The segment-level r recomputed with sacrebleu's sentence chrF and
+    scipy's pearsonr on the rated rows; the unrenumbered file (lines of the whole test set) is refused by name."""
+    import json
+    import math
+
+    import sacrebleu
+    from scipy.stats import pearsonr
+
+    z = shared_data / "newstest2021-zhen-mqm"
+    pos = {int(r.split("\t")[1]): int(r.split("\t")[0]) + 1 for r in read_lines(z / "segments.tsv")[1:]}
+    published = read_lines(z / "mqm_newstest2021_zhen.avg_seg_scores.tsv")
+    rows = [(ln.split()[0], ln.split()[1], int(ln.split()[2])) for ln in published[1:]]
+    mine = tmp_path / "pub650.tsv"
+    mine.write_text("\n".join([published[0]] + [f"{sy}\t{v} {pos[i]}" for sy, v, i in rows if i in pos]) + "\n",
+                    encoding="utf-8")
+    systems = ["SMU", "NiuTrans", "Borderline"]
+    cmd = [sys.executable, "-m", "syneval_nb.app.cli", "score", "-q", "-r", str(z / "ref-A.en"), "-i",
+           *[str(z / f"{s}.en") for s in systems], "-m", "chrf", "--n-bootstrap", "0", "--format", "json",
+           "--human-scores"]
+    out = subprocess.run(cmd + [str(mine)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.splitlines() == [
+        f"syneval-nb score: note: {mine}: read as the published MQM format (seg_id 1-based, None: not rated); the "
+        "rows of 12 system(s) that are not scored are left out (DIDI-NLP, Facebook-AI, IIE-MT, MiSS, Online-W, ...)"]
+    ref = read_lines(z / "ref-A.en")
+    score = {(sy, pos[i] - 1): float(v) for sy, v, i in rows if i in pos and v != "None"}
+    x, h = [], []
+    for sy in systems:
+        for k, hyp in enumerate(read_lines(z / f"{sy}.en")):
+            if (sy, k) in score:
+                x.append(sacrebleu.sentence_chrf(hyp, [ref[k]]).score)
+                h.append(score[(sy, k)])
+    got = json.loads(out.stdout)["human"]["chrF"]
+    assert got["n_seg"] == len(h) == 1950 and math.isclose(got["seg_pearson"], pearsonr(x, h)[0], abs_tol=1e-9)
+    assert round(got["seg_pearson"], 4) == 0.2006
+    whole = subprocess.run(cmd + [str(z / "mqm_newstest2021_zhen.avg_seg_scores.tsv")], capture_output=True,
+                           text=True)
+    assert whole.returncode == 2 and "seg_id 651 (row 651) is outside the files' 1..650; this published MQM file " \
+        "numbers the lines of a test set of 1948" in whole.stderr
+
+
 def test_one_based_ids_are_called_out(tmp_path):
     rows = "".join(f"system_good\t{i + 1}\t{i}\n" for i in range(30))
     with pytest.raises(ValueError, match=r"seg_id 30 \(row 30\) is outside the files' 0..29; the ids look "
