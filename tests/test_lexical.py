@@ -107,6 +107,32 @@ def test_corpus_bleu_equals_sacrebleu_all_systems_both_refs(deen):
     assert bleu.signature().startswith("BLEU|n:4|smooth:exp|eff:no|tok:13a|case:mixed|nrefs:2")
 
 
+def test_bleu_statistics_cut_to_lower_orders_are_those_of_the_lower_order_bleu(deen):
+    """BLEU-9's statistics cut to orders 1..n (stats_up_to, which chapter 03/04's depth curves use to count the
+    n-grams once) equal BLEU-n's own, row for row, on 200 de-en lines of one system against both references; so do
+    the corpus scores, and corpus BLEU-4 from the cut rows is sacrebleu's."""
+    import doctest
+
+    from syneval_nb.metrics import lexical
+
+    ref_a, ref_b, systems = deen
+    hyps, refs = systems["UEdin"][:200], [[a, b] for a, b in zip(ref_a[:200], ref_b[:200])]
+    nine = BLEU(max_ngram_order=9, smooth="epsilon")
+    rows9 = nine.segment_stats(hyps, refs)
+    for n in range(1, 10):
+        own = BLEU(max_ngram_order=n, smooth="epsilon")
+        assert np.array_equal(nine.stats_up_to(rows9, n), own.segment_stats(hyps, refs)), n
+    cut4 = nine.stats_up_to(rows9, 4)
+    assert BLEU().corpus_from_stats(cut4).score == pytest.approx(
+        sacrebleu.corpus_bleu(hyps, [ref_a[:200], ref_b[:200]]).score / 100, abs=1e-12)
+    with pytest.raises(ValueError, match="n must be in 1..9"):
+        nine.stats_up_to(rows9, 10)
+    runner = doctest.DocTestRunner()
+    for t in doctest.DocTestFinder().find(lexical.BLEU.stats_up_to, "stats_up_to", globs={"BLEU": BLEU, "np": np}):
+        runner.run(t)
+    assert tuple(runner.summarize(verbose=False)) == (0, 1)  # (failed, attempted): the docstring's example holds
+
+
 @pytest.mark.parametrize("smooth", ["exp", "floor", "add-k", "none"])
 @pytest.mark.parametrize("effective_order", [True, False])
 def test_sentence_bleu_equals_sacrebleu(deen, smooth, effective_order):

@@ -331,6 +331,17 @@ class BLEU(_ClippedNgrams):
     def score_from_stats(self, stats: np.ndarray) -> np.ndarray:
         return self._compute(np.atleast_2d(stats))[0]
 
+    def stats_up_to(self, stats: np.ndarray, n: int) -> np.ndarray:
+        """These statistics rows cut to the orders 1..``n``: the rows ``BLEU(max_ngram_order=n)`` gives on the same
+        segments, so BLEU at several orders counts the n-grams once.
+
+        >>> BLEU(max_ngram_order=3).stats_up_to(np.array([[5, 6, 4, 2, 1, 5, 4, 3]]), 2).tolist()
+        [[5, 6, 4, 2, 5, 4]]
+        """
+        if not 1 <= n <= self.max_n:
+            raise ValueError(f"BLEU: n must be in 1..{self.max_n} (this BLEU's orders), got {n}")
+        return np.atleast_2d(stats)[:, [0, 1, *range(2, 2 + n), *range(2 + self.max_n, 2 + self.max_n + n)]]
+
     def _compute(self, stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Vectorised BLEU of statistics rows -> (score, precisions [rows x N], bp)."""
         n_max = self.max_n

@@ -156,10 +156,10 @@ def depth_scores(hyps: Sequence[str], txt_refs: Sequence[Sequence[str]], ptb_hyp
     names = sorted(set(sys_arr))
     segment, corpus = {("BLEU", n): np.full(len(sys_arr), np.nan) for n in bleu}, {s: {} for s in names}
     for n, m in bleu.items():  # BLEU_n's statistics are a prefix of BLEU_max_depth's: the n-grams counted once
-        cols = [0, 1, *range(2, 2 + n), *range(2 + max_depth, 2 + max_depth + n)]
         for s in names:
-            segment[("BLEU", n)][sys_arr == s] = m.segment_scores(lex["BLEU"][s][:, cols])
-            corpus[s][("BLEU", n)] = float(m.corpus_from_stats(lex["BLEU"][s][:, cols]).score)
+            cut = bleu[max_depth].stats_up_to(lex["BLEU"][s], n)
+            segment[("BLEU", n)][sys_arr == s] = m.segment_scores(cut)
+            corpus[s][("BLEU", n)] = float(m.corpus_from_stats(cut).score)
     segment[CHRF_KEY] = seg_lex["chrF"].to_numpy()
     for s in names:
         corpus[s][CHRF_KEY] = float(corpus_lex.loc[s, "chrF"])
