@@ -203,6 +203,22 @@ def test_one_document_gives_no_interval():
     assert ev.table["ci_low"].notna().all() and set(ev.table["note"]) == {""}
 
 
+def test_the_r_with_human_scores_gets_no_interval_from_one_document(tmp_path, capsys):
+    """score --human-scores --documents with one document: the r is given, its interval is not (it was [r, r])."""
+    docs = tmp_path / "one.docs"
+    docs.write_text("news doc1\n" * 30, encoding="utf-8")
+    args = ["-r", str(EXAMPLE / "ref.A.txt"), "-i", *[str(EXAMPLE / f) for f in SYSTEMS], "-m", "chrf",
+            "--human-scores", str(EXAMPLE / "human_scores.tsv"), "--format", "json", "-q", "--n-bootstrap", "200"]
+    assert score_app.cli(args + ["--documents", str(docs)]) == 0
+    one = json.loads(capsys.readouterr().out)["human"]["chrF"]
+    assert one["seg_ci"] == [None, None] and one["seg_pearson"] is not None
+    assert one["seg_note"] == "segment-level r: no interval from one document (every resample is the data)"
+    assert score_app.cli(args) == 0
+    segs = json.loads(capsys.readouterr().out)["human"]["chrF"]
+    assert segs["seg_pearson"] == one["seg_pearson"] and segs["seg_note"] == ""
+    assert segs["seg_ci"][0] < segs["seg_pearson"] < segs["seg_ci"][1]
+
+
 def test_a_correlation_table_on_one_document_gives_no_interval_and_no_test(tmp_path):
     """Before: every resample of one document is the data, so the table showed [r, r] intervals, p_better 1/201
     and a "+" mark, and the report's figure of those intervals crashed (matplotlib: 'xerr' must not contain
