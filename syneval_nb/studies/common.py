@@ -258,8 +258,8 @@ def meta_table(scores: Mapping, frame: pd.DataFrame, human: str = "mqm_z", basel
       for every system only (:func:`~syneval_nb.stats.meta.soft_pairwise_accuracy`), with ``spa_p``, the
       permutation p that the metric beats ``baseline`` (:func:`~syneval_nb.stats.meta.permutation_test_spa`).
 
-    The tests draw ``k`` resamples (``random_state=seed``; mtme's early stop every 100); p = (k + 1) / (B + 1), k of
-    the B drawn reaching the observed difference (mtme's k / B can be 0). Not part of the Holm family."""
+    The tests draw ``k`` resamples (``random_state=seed``; mtme's early stop every 100); p = (m + 1) / (B + 1), m of
+    the B drawn reaching the observed difference (mtme's m / B can be 0). Not part of the Holm family."""
     meta = stats.meta
     h = frame[human].to_numpy(dtype=float)
     items = frame["seg_id"].to_numpy()
