@@ -832,9 +832,9 @@ def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence
             if unknown and len(unknown) == s["system"].nunique():
                 raise ValueError(f"{path}: none of its systems {unknown[:5]} is among the scored systems "
                                  f"{list(systems)}{also}")
+            present = {known[y] for y in set(s["system"]) - set(unknown)}
             for u in unknown:  # a scored system spelled in another case would lose its scores: refused
-                hits = [x for x in known if x.casefold() == u.casefold() and known[x] not in
-                        {known.get(y) for y in s["system"]}]
+                hits = [x for x in known if x.casefold() == u.casefold() and known[x] not in present]
                 if hits:
                     raise ValueError(f"{path}: system {u!r} is not {hits[0]!r} (system names are case-sensitive): "
                                      f"its scores would be lost; rename it in the file")
@@ -842,7 +842,8 @@ def read_score_table(path: str | os.PathLike, n_segments: int, systems: Sequence
             s.attrs["left_out_note"] = "; ".join(
                 [f"{path}: read as the published MQM format (seg_id 1-based, None: not rated)"] * published
                 + [f"{'the' if published else f'{path}: the'} rows of {len(unknown)} system(s) that are not "
-                   f"scored are left out ({', '.join(unknown[:5])}{', ...' if len(unknown) > 5 else ''})"] * bool(unknown)
+                   f"scored are left out ({', '.join(unknown[:5])}{', ...' if len(unknown) > 5 else ''})"]
+                * bool(unknown)
             ) or None
             used = {x: known[x] for x in s["system"] if x not in systems}
             s["system"] = [known[x] for x in s["system"]]

@@ -296,6 +296,20 @@ def test_paired_bootstrap():
         S.paired_bootstrap(x[:4], x[:3], h[:4])
 
 
+def test_one_resampling_unit_gives_no_interval_and_no_p():
+    """One cluster: every resample is the data, so bootstrap_ci and paired_bootstrap give NaN, not [r, r] and a p
+    of 1/(B+1); the estimates stay (scipy's pearsonr)."""
+    x, h = _data(2, n=60)
+    y = x + np.random.default_rng(5).normal(size=60)
+    one = S.bootstrap_ci(x, h, clusters=["d"] * 60, n_resamples=100)
+    assert np.isnan([one.low, one.high]).all() and one.estimate == pytest.approx(sps.pearsonr(x, h)[0], abs=1e-12)
+    pair = S.paired_bootstrap(x, y, h, clusters=["d"] * 60, n_resamples=100)
+    assert np.isnan([pair.delta.low, pair.delta.high, pair.p_better, pair.p_worse, pair.p_two_sided]).all()
+    assert pair.delta.estimate == pytest.approx(sps.pearsonr(x, h)[0] - sps.pearsonr(y, h)[0], abs=1e-12)
+    two = S.bootstrap_ci(x, h, clusters=["d", "e"] * 30, n_resamples=100)
+    assert np.isfinite([two.low, two.high]).all()
+
+
 def _differ_on_three_segments():
     """TED zh-en MT rows of 50 sampled source segments: chrF against refB, and the same scores +5 on the rows of 3
     source segments only, with MQM z."""

@@ -217,8 +217,11 @@ def test_meta_evaluation_beside_pearson(ch):
     assert (reached, r.k_used, r.p_value) == (0, 100, 0.0)  # stopped early at 100: mtme's p < 0.02
     t = common.meta_table({("STM", 4): stm, ("chrF", None): chrf}, lit.frame, baseline="STM-4", k=200, seed=0)
     assert t.loc["chrF", "acc_eq_p"] == (reached + 1) / (r.k_used + 1) == 1 / 101
-    assert (round(t.loc["chrF", "spa_p"], 12), m.loc["STM-4", "acc_eq_p"], m.loc["TKM", "spa_p"]) == \
-        (round(19 / 201, 12), 1.0, 95 / 101)
+    f = lit.frame.assign(stm=stm, chrf=chrf)  # the SPA test on the (systems x segments) matrices, recounted
+    mat = lambda c: f.pivot(index="system", columns="seg_id", values=c).to_numpy(dtype=float)  # noqa: E731
+    rs = meta.permutation_test_spa(mat("stm"), mat("chrf"), mat("mqm_z"), k=200, random_state=0, block_size=100)
+    reached = int(np.count_nonzero(rs.resampled[:, 0] - rs.resampled[:, 1] >= rs.delta))
+    assert t.loc["chrF", "spa_p"] == (reached + 1) / (rs.k_used + 1) == 19 / 201
 
 def test_kernel_variant_and_length_diagnosis(shared_data, ch):
     """TKM at Moschitti's decay is TKM(lam=0.4) on the same trees; the length diagnosis recomputed with scipy's

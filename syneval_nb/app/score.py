@@ -388,13 +388,13 @@ def human_correlations(ev: Evaluation, human: dict[str, np.ndarray], groups=None
                             for s in systems])
         ok = np.isfinite(x) & np.isfinite(h)
         seg_r, seg_note = _r_or_reason(x[ok], h[ok], "segment", "(system, segment) pairs with both scores")
-        ci, units = [math.nan, math.nan], (seg if docs is None else docs)[ok]
-        if not seg_note and ev.n_resamples and len(set(units)) < 2:
-            seg_note = f"segment-level r: no interval from one {ev.unit} (every resample is the data)"
-        elif not seg_note and ev.n_resamples:
-            b = bootstrap_ci(x[ok], h[ok], "pearson", seg[ok], None if docs is None else units, ev.n_resamples,
+        ci = [math.nan, math.nan]
+        if not seg_note and ev.n_resamples:  # one segment or document: no interval (bootstrap_ci gives NaN)
+            b = bootstrap_ci(x[ok], h[ok], "pearson", seg[ok], None if docs is None else docs[ok], ev.n_resamples,
                              seed=ev.seed)
             ci = [b.low, b.high]
+            if not np.isfinite(ci).any():
+                seg_note = f"segment-level r: no interval from one {ev.unit} (every resample is the data)"
         xs = np.array([ev.scores[(s, m.name)].score for s in systems], dtype=float)
         oks = np.isfinite(xs) & np.isfinite(h_sys)
         sys_r, sys_note = _r_or_reason(xs[oks], h_sys[oks], "system", "rated systems")

@@ -3,7 +3,8 @@
 (Formerly ``syneval_nb.stats.meta``, which still forwards here. Imports no other kit module.)
 
 The definitions are those of google-research/mt-metrics-eval (``stats.py``, ``tau_optimization.py``, ``pce.py``;
-"mtme" below), re-implemented (vectorised) and held equal to that code by ``tests/test_stats_meta.py``:
+"mtme" below), re-implemented (vectorised) and held equal to that code by ``tests/test_stats_meta.py`` (SPA's
+p-values but where mtme's float32 rounding decides an exact tie: :func:`pairwise_permutation_p_values`):
 
 * :func:`pairwise_accuracy_tie_calibrated`: segment-level pairwise accuracy with tie calibration, acc_eq
   (Deutsch, Foster & Freitag 2023), pairs formed within an item (mtme ``average_by="item"``) and averaged per item;

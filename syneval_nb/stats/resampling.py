@@ -355,15 +355,15 @@ def bootstrap_ci(metric: ArrayLike, human: ArrayLike, method: str | Callable = "
                  statistic: str | Callable | None = None) -> BootstrapResult:
     """Percentile bootstrap interval [q_{alpha/2}, q_{1-alpha/2}] of ``correlation(metric, human, method,
     segments)`` over resamples of source segments (``segments``; whole ``clusters`` such as talks when given;
-    single items when neither is given, i.e. rows assumed independent). ``method`` in :data:`METHODS` or a
-    callable ``f(metric, human) -> float`` (one resample at a time). ``groups`` is the former name of
-    ``clusters`` and ``statistic`` of ``method``."""
+    single items when neither is given, i.e. rows assumed independent; one unit: no interval, NaN). ``method``
+    in :data:`METHODS` or a callable ``f(metric, human) -> float`` (one resample at a time). ``groups`` is the
+    former name of ``clusters`` and ``statistic`` of ``method``."""
     method = _method_arg(method, statistic)
     clusters = clusters if clusters is not None else groups
     m, h = as_pair(metric, human, min_n=3, names=("metric", "human"))
-    s = boot_matrix(m[None, :], h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0][:, 0]
-    lo, hi = percentile_ci(s, alpha)
-    return BootstrapResult(estimate_row(m, h, method, segments, threshold, metric_ties), float(lo), float(hi), s)
+    s, n_units = boot_matrix(m[None, :], h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)
+    lo, hi = percentile_ci(s[:, 0], alpha) if n_units > 1 else (np.nan, np.nan)  # one unit: resamples = the data
+    return BootstrapResult(estimate_row(m, h, method, segments, threshold, metric_ties), float(lo), float(hi), s[:, 0])
 
 
 def monte_carlo_p(stat: np.ndarray) -> float:
@@ -427,16 +427,17 @@ def paired_bootstrap(metric_a: ArrayLike, metric_b: ArrayLike, human: ArrayLike,
     clusters = clusters if clusters is not None else groups
     a, h = as_pair(metric_a, human, min_n=3, names=("metric_a", "human"))
     b, _ = as_pair(metric_b, human, min_n=3, names=("metric_b", "human"))
-    s = boot_matrix(np.vstack([a, b]), h, method, segments, clusters, n_resamples, seed, threshold, metric_ties)[0]
+    s, n_units = boot_matrix(np.vstack([a, b]), h, method, segments, clusters, n_resamples, seed, threshold,
+                             metric_ties)
     d = s[:, 0] - s[:, 1]
 
-    def res(est: float, smp: np.ndarray) -> BootstrapResult:
-        lo, hi = percentile_ci(smp, alpha)
+    def res(est: float, smp: np.ndarray) -> BootstrapResult:  # one unit: every resample is the data, no interval
+        lo, hi = percentile_ci(smp, alpha) if n_units > 1 else (np.nan, np.nan)
         return BootstrapResult(float(est), float(lo), float(hi), smp)
 
     ea = estimate_row(a, h, method, segments, threshold, metric_ties)
     eb = estimate_row(b, h, method, segments, threshold, metric_ties)
-    pb, pw = p_one_sided(d)
+    pb, pw = p_one_sided(d) if n_units > 1 else (np.nan, np.nan)
     return PairedBootstrapResult(res(ea, s[:, 0]), res(eb, s[:, 1]), res(ea - eb, d), pb, pw, _p_two_sided(pb, pw))
 
 
